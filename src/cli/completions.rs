@@ -1,0 +1,27 @@
+//! `ctxj completions <shell>`: print a shell completion script.
+
+use anyhow::Result;
+use clap::CommandFactory;
+
+use super::{Ctx, EXIT_OK};
+
+/// Print a completion script for a shell.
+///
+/// Examples:
+///   ctxj completions bash > ~/.local/share/bash-completion/completions/ctxj
+///   ctxj completions zsh > ~/.zfunc/_ctxj
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
+    let mut cmd = super::Cli::command();
+    let mut out = super::stdout();
+    clap_complete::generate(args.shell, &mut cmd, "ctxj", &mut out);
+    std::io::Write::flush(&mut out)?;
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,224 @@
+//! The command line: one file per subcommand, each a `#[derive(clap::Args)]` struct and a `run`
+//! function. Shared here: global options, exit codes, loading a session, safe output.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+
+use ctxj::journal::{Journal, ReadOptions, Session};
+use ctxj::render::text::escape_line;
+
+pub mod completions;
+pub mod log;
+pub mod show;
+
+/// Exit code: success, no findings, no differences.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: findings (validate, audit) or differences (diff).
+pub const EXIT_FINDINGS: u8 = 1;
+/// Exit code: usage error or unusable input.
+pub const EXIT_USAGE: u8 = 2;
+
+/// Audit what LLM coding agents send to their models.
+///
+/// A session journal is append-only; what the provider receives on each turn is a projection of
+/// it. ctxj reconstructs that projection at any revision or turn, replays other strategies,
+/// diffs, validates and costs them.
+///
+/// Exit codes: 0 ok, 1 findings or differences, 2 usage or input error.
+#[derive(Debug, Parser)]
+#[command(name = "ctxj", version, about, long_about, propagate_version = true)]
+#[command(
+    after_help = "Examples:\n  ctxj show sample-journals/bugfix-todo --at turn 5\n  ctxj log sample-journals/long-elision\n  ctxj show my-session-id --root ~/.harness/sessions --json | sha256sum"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+impl Cli {
+    pub fn parse_from_env() -> Cli {
+        Cli::parse()
+    }
+}
+
+/// Options every subcommand accepts.
+#[derive(Debug, clap::Args)]
+pub struct GlobalArgs {
+    /// When to colour output: auto (a terminal without NO_COLOR), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Treat a torn last line as an error instead of a warning.
+    #[arg(long, global = true)]
+    pub strict: bool,
+    /// Folder where bare session ids are looked up.
+    #[arg(long, global = true, env = "CTXJ_ROOT", value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Show(show::Args),
+    Log(log::Args),
+    Completions(completions::Args),
+}
+
+/// Settings resolved once from the global options.
+pub struct Ctx {
+    pub color: bool,
+    pub read: ReadOptions,
+    pub root: Option<PathBuf>,
+}
+
+impl Ctx {
+    pub fn new(g: &GlobalArgs) -> Ctx {
+        let color = match g.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        };
+        Ctx { color, read: ReadOptions { strict: g.strict }, root: g.root.clone() }
+    }
+
+    /// Resolves and parses a session; warnings go to stderr, escaped.
+    pub fn load(&self, spec: &str) -> Result<(Session, Journal)> {
+        let session = Session::resolve(spec, self.root.as_deref())?;
+        let journal = session.load(self.read)?;
+        for w in &journal.warnings {
+            eprintln!("warning: {}: {}", escape_line(&journal.path.display().to_string()), escape_line(&w.to_string()));
+        }
+        Ok((session, journal))
+    }
+}
+
+pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
+    match cmd {
+        Command::Show(a) => show::run(a, ctx),
+        Command::Log(a) => log::run(a, ctx),
+        Command::Completions(a) => completions::run(a, ctx),
+    }
+}
+
+/// Buffered stdout. Write errors propagate, so a closed pipe ends the command quietly.
+pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
+    io::BufWriter::with_capacity(1 << 16, io::stdout().lock())
+}
+
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+}
+
+/// Prints an error chain as one message, control characters escaped.
+pub fn print_error(e: &anyhow::Error) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "error: {}", ctxj::render::text::escape_block(&format!("{e:#}")));
+}
+
+/// Which state of the journal a command looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum At {
+    /// After applying records 1..=N.
+    Rev(u64),
+    /// The request of turn K.
+    Turn(usize),
+}
+
+impl At {
+    /// Parses the values of `--at` pairs (`rev N`, `turn K`).
+    pub fn parse_pairs(v: &[String]) -> Result<Vec<At>> {
+        v.chunks(2)
+            .map(|p| match p {
+                [what, n] => {
+                    let n: u64 = n.parse().with_context(|| format!("--at {what} {n}: {n:?} is not a number"))?;
+                    match what.as_str() {
+                        "rev" => Ok(At::Rev(n)),
+                        "turn" if n >= 1 => Ok(At::Turn(n as usize)),
+                        "turn" => anyhow::bail!("--at turn {n}: turns count from 1"),
+                        _ => anyhow::bail!("--at takes `rev N` or `turn K`, not {what:?}"),
+                    }
+                }
+                _ => anyhow::bail!("--at takes two values: `rev N` or `turn K`"),
+            })
+            .collect()
+    }
+
+    /// Checks the position exists in `journal`.
+    pub fn check(self, journal: &Journal) -> Result<()> {
+        match self {
+            At::Rev(n) => {
+                let last = journal.last_rev();
+                anyhow::ensure!(n >= 1 && n <= last, "--at rev {n}: the journal has revs 1..{last}");
+            }
+            At::Turn(k) => {
+                let turns = journal.turns.len();
+                anyhow::ensure!(k <= turns, "--at turn {k}: the journal has {turns} turns");
+            }
+        }
+        Ok(())
+    }
+
+    pub fn describe(self) -> String {
+        match self {
+            At::Rev(n) => format!("rev {n}"),
+            At::Turn(k) => format!("turn {k}"),
+        }
+    }
+}
+
+/// ANSI styling that is a no-op when colour is off.
+pub struct Paint {
+    on: bool,
+}
+
+impl Paint {
+    pub fn new(on: bool) -> Paint {
+        Paint { on }
+    }
+    fn wrap(&self, code: &str, s: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    pub fn bold(&self, s: &str) -> String {
+        self.wrap("1", s)
+    }
+    pub fn dim(&self, s: &str) -> String {
+        self.wrap("2", s)
+    }
+    pub fn red(&self, s: &str) -> String {
+        self.wrap("31", s)
+    }
+    pub fn green(&self, s: &str) -> String {
+        self.wrap("32", s)
+    }
+    pub fn yellow(&self, s: &str) -> String {
+        self.wrap("33", s)
+    }
+    pub fn cyan(&self, s: &str) -> String {
+        self.wrap("36", s)
+    }
+}
+
+/// A comfy-table with ctxj's house style.
+pub fn table(header: &[&str]) -> comfy_table::Table {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
+    t.set_header(header.iter().copied());
+    t
+}

@@ -1,0 +1,18 @@
+//! The journal: bytes on disk to typed records.
+//!
+//! [`mmap`] opens the file read-only (the one module with `unsafe`), [`index`] finds line
+//! boundaries with memchr, [`record`] defines the typed records of spec §2, [`reader`] parses lines
+//! in parallel into a [`Journal`], and [`session`] resolves what the user named into a session
+//! directory and confines every path inside it.
+
+pub mod error;
+pub mod index;
+pub mod mmap;
+pub mod reader;
+pub mod record;
+pub mod session;
+
+pub use error::{JournalError, JournalErrorKind, Warning};
+pub use reader::{parse_bytes, Journal, ReadOptions};
+pub use record::*;
+pub use session::{Session, SessionError};

@@ -1,0 +1,304 @@
+//! Typed journal records (spec `journal-v1.md` §2).
+//!
+//! Texts are `Arc<str>` so that projections, which copy blocks turn after turn, share them with
+//! the records instead of duplicating tool output. JSON values taken verbatim from the journal
+//! (`args`, `tools`, mirror drafts) are `serde_json::Value`s built with `preserve_order` and
+//! `arbitrary_precision`, so their canonical bytes keep the journal's key order and number text.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Shared, immutable text.
+pub type Text = Arc<str>;
+
+/// One record of the journal, with where it stands in the file.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// The record's `rev` field, or its ordinal (from 1) when the field is missing.
+    pub rev: u64,
+    /// Whether `rev` was present in the record.
+    pub rev_recorded: bool,
+    /// The `ts` field (empty when absent).
+    pub ts: Text,
+    /// Physical line number, from 1 (0 for records made in memory, e.g. by an importer).
+    pub line: usize,
+    /// Byte offset of the line in the file.
+    pub offset: u64,
+    pub body: Body,
+}
+
+impl Record {
+    /// The `kind` string of the record.
+    pub fn kind(&self) -> &str {
+        self.body.kind()
+    }
+}
+
+/// The kind-specific part of a record.
+#[derive(Debug, Clone)]
+pub enum Body {
+    Session(SessionRec),
+    System(SystemRec),
+    Notice(NoticeRec),
+    User(UserRec),
+    Assistant(AssistantRec),
+    Result(ResultRec),
+    Elide(ElideRec),
+    Clear(ClearRec),
+    Mirror(MirrorRec),
+    Compact(CompactRec),
+    Model(ModelRec),
+    /// A kind this version does not know: kept, listed by `log`, ignored by the projection.
+    Unknown {
+        kind: String,
+    },
+}
+
+impl Body {
+    pub fn kind(&self) -> &str {
+        match self {
+            Body::Session(_) => "session",
+            Body::System(_) => "system",
+            Body::Notice(_) => "notice",
+            Body::User(_) => "user",
+            Body::Assistant(_) => "assistant",
+            Body::Result(_) => "result",
+            Body::Elide(_) => "elide",
+            Body::Clear(_) => "clear",
+            Body::Mirror(_) => "mirror",
+            Body::Compact(_) => "compact",
+            Body::Model(_) => "model",
+            Body::Unknown { kind } => kind,
+        }
+    }
+
+    /// Parses the body of a record whose `kind` is `kind` from the whole record object.
+    pub fn from_value(kind: &str, value: Value) -> Result<Body, serde_json::Error> {
+        Ok(match kind {
+            "session" => Body::Session(serde_json::from_value(value)?),
+            "system" => Body::System(serde_json::from_value(value)?),
+            "notice" => Body::Notice(serde_json::from_value(value)?),
+            "user" => Body::User(serde_json::from_value(value)?),
+            "assistant" => Body::Assistant(serde_json::from_value(value)?),
+            "result" => Body::Result(serde_json::from_value(value)?),
+            "elide" => Body::Elide(serde_json::from_value(value)?),
+            "clear" => Body::Clear(serde_json::from_value(value)?),
+            "mirror" => Body::Mirror(serde_json::from_value(value)?),
+            "compact" => Body::Compact(serde_json::from_value(value)?),
+            "model" => Body::Model(serde_json::from_value(value)?),
+            other => Body::Unknown { kind: other.to_string() },
+        })
+    }
+}
+
+/// Context settings in tokens (spec §6). Every field is optional in the journal.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct CtxSettings {
+    pub ctx_window: Option<u64>,
+    pub context_budget: Option<u64>,
+    pub context_reserve: Option<u64>,
+    pub context_target: Option<u64>,
+    pub keep_results: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SessionRec {
+    pub id: String,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub harness: Option<String>,
+    #[serde(default)]
+    pub encoding: Option<String>,
+    #[serde(default)]
+    pub ctx: Option<CtxSettings>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SystemRec {
+    pub text: Text,
+    /// Tool schemas, kept verbatim; `None` when the field is absent.
+    #[serde(default, deserialize_with = "present")]
+    pub tools: Option<Arc<Value>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct NoticeRec {
+    pub id: String,
+    pub text: Text,
+    #[serde(default)]
+    pub topic: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AttachmentRef {
+    pub id: String,
+    pub path: String,
+    #[serde(default)]
+    pub bytes: u64,
+    #[serde(default = "empty_text")]
+    pub preview: Text,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct UserRec {
+    pub id: String,
+    pub text: Text,
+    #[serde(default)]
+    pub attachments: Vec<AttachmentRef>,
+}
+
+/// A tool call inside an `assistant` record.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Call {
+    pub id: String,
+    pub tool: String,
+    pub args: Arc<Value>,
+}
+
+/// Provider-reported usage of one LLM call.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct Usage {
+    pub prompt_tokens: Option<u64>,
+    pub cached_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AssistantRec {
+    pub id: String,
+    #[serde(default = "empty_text", deserialize_with = "text_or_null")]
+    pub text: Text,
+    #[serde(default)]
+    pub calls: Vec<Call>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    #[serde(default)]
+    pub prompt_sha256: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ResultRec {
+    pub call: String,
+    pub tool: String,
+    pub text: Text,
+    #[serde(default)]
+    pub bytes: u64,
+    #[serde(default)]
+    pub is_error: Option<bool>,
+    #[serde(default)]
+    pub spill: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ElideRec {
+    #[serde(default)]
+    pub by: Option<String>,
+    pub calls: Vec<String>,
+    #[serde(default)]
+    pub estimate_before: Option<f64>,
+    #[serde(default)]
+    pub estimate_after: Option<f64>,
+    #[serde(default)]
+    pub budget: Option<u64>,
+    #[serde(default)]
+    pub target: Option<u64>,
+    #[serde(default)]
+    pub keep_results: Option<u64>,
+}
+
+/// The arguments of a `ctx clear` action as sent by the model.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct ClearRequest {
+    pub call_ids: Option<Vec<String>>,
+    pub before: Option<String>,
+    pub keep_last: Option<u64>,
+    pub tool: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClearRec {
+    #[serde(default)]
+    pub request: ClearRequest,
+    #[serde(default)]
+    pub cleared: Vec<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct MirrorRec {
+    pub mirror_rev: u64,
+    pub base_rev: u64,
+    pub status: String,
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// The draft, kept as JSON: it is parsed when applied or validated, so that a malformed
+    /// draft is a finding rather than an unreadable journal.
+    #[serde(default)]
+    pub draft: Value,
+    #[serde(default)]
+    pub service_calls: Vec<String>,
+}
+
+impl MirrorRec {
+    pub fn accepted(&self) -> bool {
+        self.status == "accepted"
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct CompactRec {
+    #[serde(default)]
+    pub trigger: Option<String>,
+    #[serde(default)]
+    pub instruction: Option<String>,
+    pub summary: Text,
+    #[serde(default)]
+    pub first_kept: Option<u64>,
+    #[serde(default)]
+    pub kept: Option<Vec<String>>,
+    #[serde(default)]
+    pub mode: Option<String>,
+    #[serde(default)]
+    pub fallback: Option<bool>,
+    #[serde(default)]
+    pub tokens_before: Option<f64>,
+    #[serde(default)]
+    pub tokens_after: Option<f64>,
+}
+
+impl CompactRec {
+    /// `chain` appends the summary after earlier ones; anything else rotates (the default).
+    pub fn chains(&self) -> bool {
+        self.mode.as_deref() == Some("chain")
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ModelRec {
+    pub model: String,
+    #[serde(default)]
+    pub ctx: Option<CtxSettings>,
+}
+
+fn empty_text() -> Text {
+    Arc::from("")
+}
+
+fn text_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+    let s: Option<String> = Option::deserialize(d)?;
+    Ok(Arc::from(s.unwrap_or_default()))
+}
+
+/// `Some(value)` whenever the field is present, even when it is `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Arc<Value>>, D::Error> {
+    Ok(Some(Arc::new(Value::deserialize(d)?)))
+}

@@ -1,0 +1,127 @@
+//! Sessions on disk: resolve what the user named (a session directory, a `journal.jsonl` path or
+//! a bare id under a root folder) and open files inside the session directory only.
+//!
+//! ctxj never writes, truncates, locks or renames anything here: every open is read-only.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::error::{JournalError, JournalErrorKind};
+use super::mmap::Source;
+use super::reader::{parse_bytes, Journal, ReadOptions};
+
+/// The file name of a journal inside its session directory.
+pub const JOURNAL_FILE: &str = "journal.jsonl";
+
+/// Why a session or a file inside it could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("no session at {0}: not a directory holding journal.jsonl, a journal file, or a session id under --root / CTXJ_ROOT")]
+    NotFound(String),
+    #[error("{0}")]
+    Journal(#[from] JournalError),
+    #[error("path {path:?} is refused: {why}")]
+    Confined { path: String, why: &'static str },
+    #[error("{path}: {err}")]
+    Io { path: String, err: std::io::Error },
+}
+
+/// A located session: its directory and journal file.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub dir: PathBuf,
+    pub journal_path: PathBuf,
+}
+
+impl Session {
+    /// Resolves `spec`: a directory with `journal.jsonl`, a journal file, or an id under `root`.
+    pub fn resolve(spec: &str, root: Option<&Path>) -> Result<Session, SessionError> {
+        let p = Path::new(spec);
+        if p.is_dir() {
+            let j = p.join(JOURNAL_FILE);
+            if j.is_file() {
+                return Ok(Session { dir: p.to_path_buf(), journal_path: j });
+            }
+            return Err(SessionError::NotFound(spec.to_string()));
+        }
+        if p.exists() {
+            let dir = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            return Ok(Session { dir, journal_path: p.to_path_buf() });
+        }
+        if let Some(root) = root {
+            if is_plain_name(spec) {
+                let dir = root.join(spec);
+                let j = dir.join(JOURNAL_FILE);
+                if j.is_file() {
+                    return Ok(Session { dir, journal_path: j });
+                }
+            }
+        }
+        Err(SessionError::NotFound(spec.to_string()))
+    }
+
+    /// Reads and parses the journal.
+    pub fn load(&self, opts: ReadOptions) -> Result<Journal, SessionError> {
+        let src = Source::open(&self.journal_path)
+            .map_err(|e| JournalError::file(&self.journal_path, JournalErrorKind::Io(e.to_string())))?;
+        Ok(parse_bytes(&self.journal_path, src.bytes(), opts)?)
+    }
+
+    /// Resolves a journal reference to a file inside the session directory, refusing absolute
+    /// paths, `..` components and symlinks that lead outside. The file must exist.
+    pub fn confined(&self, rel: &str) -> Result<PathBuf, SessionError> {
+        confine(&self.dir, rel)
+    }
+
+    /// Reads a confined file (spill or attachment) as bytes.
+    pub fn read_confined(&self, rel: &str) -> Result<Vec<u8>, SessionError> {
+        let p = self.confined(rel)?;
+        std::fs::read(&p).map_err(|err| SessionError::Io { path: rel.to_string(), err })
+    }
+}
+
+fn is_plain_name(s: &str) -> bool {
+    let p = Path::new(s);
+    !s.is_empty() && p.components().count() == 1 && matches!(p.components().next(), Some(Component::Normal(_)))
+}
+
+/// The one place where a journal's file reference becomes a path (spec §1).
+pub fn confine(dir: &Path, rel: &str) -> Result<PathBuf, SessionError> {
+    let refuse = |why| Err(SessionError::Confined { path: rel.to_string(), why });
+    let p = Path::new(rel);
+    if rel.is_empty() {
+        return refuse("empty path");
+    }
+    if p.is_absolute() || p.has_root() {
+        return refuse("absolute path");
+    }
+    for c in p.components() {
+        match c {
+            Component::Normal(_) | Component::CurDir => {}
+            Component::ParentDir => return refuse("contains a `..` component"),
+            _ => return refuse("not a relative path"),
+        }
+    }
+    let base = dir.canonicalize().map_err(|err| SessionError::Io { path: dir.display().to_string(), err })?;
+    let full = base.join(p);
+    let real = full.canonicalize().map_err(|err| SessionError::Io { path: rel.to_string(), err })?;
+    if !real.starts_with(&base) {
+        return refuse("resolves outside the session directory");
+    }
+    Ok(real)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_escapes() {
+        let d = std::env::temp_dir();
+        assert!(matches!(confine(&d, "../../etc/passwd"), Err(SessionError::Confined { .. })));
+        assert!(matches!(confine(&d, "/etc/passwd"), Err(SessionError::Confined { .. })));
+        assert!(matches!(confine(&d, "a/../b"), Err(SessionError::Confined { .. })));
+    }
+}

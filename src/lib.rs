@@ -1,0 +1,21 @@
+//! ctxj — audit what LLM coding agents send to their models.
+//!
+//! The crate is a library with a thin binary on top. Data flows one way:
+//!
+//! ```text
+//! bytes ──► records ──► projection (per strategy, per turn) ──► tokens / cache / findings ──► rendering
+//! journal   journal     projection, strategy                    tokens, cache, check            render (+ cli)
+//! ```
+//!
+//! * [`journal`] maps a session's `journal.jsonl`, indexes its lines and parses typed
+//!   [`journal::Record`]s (spec `journal-v1.md` §1–§2);
+//! * [`projection`] turns records into the [`projection::Projection`] the provider received at any
+//!   revision or turn, and writes its canonical JSON bytes (§3–§5);
+//! * [`render`] holds the terminal-safe text helpers shared by every command.
+//!
+//! Nothing on the left of the flow knows what is on its right: the reader knows no projection, the
+//! projection knows no tokens, and no core module prints.
+
+pub mod journal;
+pub mod projection;
+pub mod render;

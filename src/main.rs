@@ -1,0 +1,21 @@
+//! The `ctxj` binary: parse arguments, dispatch to one subcommand, map errors to exit codes.
+//! Everything else lives in the library (`ctxj::…`) and in `cli/`.
+
+mod cli;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse_from_env();
+    let ctx = cli::Ctx::new(&args.global);
+    match cli::dispatch(args.command, &ctx) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            if cli::is_broken_pipe(&e) {
+                return ExitCode::from(cli::EXIT_OK);
+            }
+            cli::print_error(&e);
+            ExitCode::from(cli::EXIT_USAGE)
+        }
+    }
+}

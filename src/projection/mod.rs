@@ -1,0 +1,13 @@
+//! The projection: what the provider received, rebuilt from records (spec §2–§5).
+//!
+//! [`block`] defines [`Block`] and its canonical JSON, [`markers`] the elision and clear marker
+//! strings, [`mirror`] parses mirror drafts, and [`recorded`] applies the journal's own decisions
+//! record by record to give the projection at any revision or turn.
+
+pub mod block;
+pub mod markers;
+pub mod mirror;
+pub mod recorded;
+
+pub use block::{Block, BlockCall, Mark, ProjBlock, Projection};
+pub use recorded::{for_each_request, request_at_turn, state_at_rev, Replayer};

@@ -1,0 +1,300 @@
+//! The recorded projection: the journal's own decisions applied record by record (spec §2–§3).
+//!
+//! [`Replayer`] walks the records in file order and keeps the projection after each one, so the
+//! request of every turn costs one pass over the journal. Rules implemented here:
+//!
+//! * `system` replaces the system block; `notice`, `user` (+ attachments), `assistant` and
+//!   `result` append conversation blocks with their source rev;
+//! * `elide` / `clear` turn the named blocks' text into the markers of §5 (the later marker wins;
+//!   targets no longer present are skipped);
+//! * an accepted `mirror` rebuilds the conversation from its draft (see [`Replayer`] for the exact
+//!   order), a rejected one changes nothing;
+//! * `compact` keeps the blocks from `first_kept` (or those in `kept`) and rotates or chains the
+//!   summary; `model` and `session` only change the settings in force.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use crate::journal::{Body, CompactRec, CtxSettings, ElideRec, Journal, MirrorRec, Record};
+
+use super::block::{Block, BlockCall, Mark, ProjBlock, Projection};
+use super::markers;
+use super::mirror::parse_draft;
+
+/// Applies the journal's records one at a time.
+///
+/// An accepted mirror draft is applied as recorded: the summaries return to what they were at
+/// `base_rev`, the conversation becomes the draft's blocks, then the records after `base_rev` are
+/// replayed in journal order (their blocks appended, their `elide`, `clear` and `compact`
+/// decisions applied again; targets no longer present are skipped), and finally the service calls
+/// leave the projection. Replaying in journal order is the spec's "blocks after `base_rev`, then
+/// the decisions again" made exact for the cases where the two orders differ (a `chain` compaction
+/// is not appended twice; a `kept` compaction does not drop blocks written after it).
+pub struct Replayer<'j> {
+    journal: &'j Journal,
+    state: Projection,
+    next: usize,
+    /// Calls removed as mirror service calls: their results never enter the projection.
+    dropped: HashSet<String>,
+    /// Source rev of every block id created so far.
+    src: HashMap<String, u64>,
+    /// The summaries after every compaction, for mirror re-application.
+    summary_history: Vec<(u64, Vec<Block>)>,
+    /// Settings in force.
+    pub model: Option<String>,
+    pub ctx: CtxSettings,
+}
+
+impl<'j> Replayer<'j> {
+    pub fn new(journal: &'j Journal) -> Self {
+        Replayer {
+            journal,
+            state: Projection::default(),
+            next: 0,
+            dropped: HashSet::new(),
+            src: HashMap::new(),
+            summary_history: Vec::new(),
+            model: None,
+            ctx: CtxSettings::default(),
+        }
+    }
+
+    /// The projection after the records applied so far.
+    pub fn projection(&self) -> &Projection {
+        &self.state
+    }
+
+    /// Index of the next record to apply.
+    pub fn position(&self) -> usize {
+        self.next
+    }
+
+    /// Applies the next record; returns notes about anything skipped (empty when none), or
+    /// `None` at the end of the journal.
+    pub fn step(&mut self) -> Option<Vec<String>> {
+        let rec = self.journal.records.get(self.next)?;
+        self.next += 1;
+        let mut notes = Vec::new();
+        self.apply(rec, &mut notes);
+        Some(notes)
+    }
+
+    /// Applies records until `end` (exclusive).
+    pub fn advance_to(&mut self, end: usize) {
+        while self.next < end.min(self.journal.records.len()) {
+            self.step();
+        }
+    }
+
+    fn apply(&mut self, rec: &Record, notes: &mut Vec<String>) {
+        match &rec.body {
+            Body::Session(s) => {
+                self.model = s.model.clone();
+                self.ctx = s.ctx.clone().unwrap_or_default();
+            }
+            Body::Model(m) => {
+                self.model = Some(m.model.clone());
+                if let Some(c) = &m.ctx {
+                    self.ctx = c.clone();
+                }
+            }
+            Body::System(s) => self.state.system = Some(Block::System { text: s.text.clone(), tools: s.tools.clone() }),
+            Body::Mirror(m) => self.apply_mirror(rec.rev, m, notes),
+            _ => self.apply_content(rec, notes),
+        }
+    }
+
+    /// Records that add blocks or take decisions on them (the ones a mirror re-application
+    /// replays).
+    fn apply_content(&mut self, rec: &Record, notes: &mut Vec<String>) {
+        let rev = rec.rev;
+        match &rec.body {
+            Body::Notice(n) => self.push(Block::Notice { id: n.id.clone(), text: n.text.clone() }, rev),
+            Body::User(u) => {
+                self.push(Block::User { id: u.id.clone(), text: u.text.clone() }, rev);
+                for a in &u.attachments {
+                    self.push(Block::Attachment { id: a.id.clone(), user: u.id.clone(), text: a.preview.clone() }, rev);
+                }
+            }
+            Body::Assistant(a) => {
+                let calls = a
+                    .calls
+                    .iter()
+                    .map(|c| BlockCall { id: c.id.clone(), tool: c.tool.clone(), args: c.args.clone() })
+                    .collect();
+                self.push(Block::Assistant { id: a.id.clone(), text: a.text.clone(), calls }, rev);
+            }
+            Body::Result(r) => {
+                if !self.dropped.contains(&r.call) {
+                    self.push(Block::Result { call: r.call.clone(), tool: r.tool.clone(), text: r.text.clone() }, rev);
+                }
+            }
+            Body::Elide(e) => self.apply_elide(rev, e, notes),
+            Body::Clear(c) => {
+                for id in &c.cleared {
+                    match self.state.position(id) {
+                        Some(p) => {
+                            let b = &mut self.state.conv[p];
+                            if let Block::Result { tool, .. } = &b.block {
+                                let bytes = self.journal.result(id).map_or(0, |r| r.bytes);
+                                let marker = markers::cleared(tool, bytes);
+                                b.block.set_text(marker.into());
+                                b.mark = Mark::Cleared(rev);
+                            } else {
+                                notes.push(format!("clear: {id} is not a result; skipped"));
+                            }
+                        }
+                        None => notes.push(format!("clear: {id} is not in the projection; skipped")),
+                    }
+                }
+            }
+            Body::Compact(c) => self.apply_compact(rev, c),
+            _ => {}
+        }
+    }
+
+    fn push(&mut self, block: Block, rev: u64) {
+        if let Some(id) = block.id() {
+            self.src.entry(id.to_string()).or_insert(rev);
+        }
+        self.state.conv.push(ProjBlock { block, src_rev: rev, mark: Mark::None });
+    }
+
+    fn apply_elide(&mut self, rev: u64, e: &ElideRec, notes: &mut Vec<String>) {
+        for id in &e.calls {
+            let Some(p) = self.state.position(id) else {
+                notes.push(format!("elide: {id} is not in the projection; skipped"));
+                continue;
+            };
+            let b = &mut self.state.conv[p];
+            let marker = match &b.block {
+                Block::Result { call, tool, .. } => {
+                    let bytes = self.journal.result(call).map_or(0, |r| r.bytes);
+                    let null = serde_json::Value::Null;
+                    let args = self.journal.call(call).map_or(&null, |c| &*c.args);
+                    markers::elided_result(tool, bytes, args)
+                }
+                Block::Attachment { id, .. } => match self.journal.attachment(id) {
+                    Some(a) => markers::elided_attachment(a.bytes, &a.path),
+                    None => markers::elided_attachment(0, ""),
+                },
+                _ => {
+                    notes.push(format!("elide: {id} is not a result or attachment; skipped"));
+                    continue;
+                }
+            };
+            b.block.set_text(marker.into());
+            b.mark = Mark::Elided(rev);
+        }
+    }
+
+    fn apply_compact(&mut self, rev: u64, c: &CompactRec) {
+        let kept: Option<HashSet<&str>> = c.kept.as_ref().map(|k| k.iter().map(String::as_str).collect());
+        let first_kept = c.first_kept.unwrap_or(rev);
+        self.state.conv.retain(|b| match &kept {
+            Some(k) => b.block.id().is_some_and(|id| k.contains(id)),
+            None => b.src_rev >= first_kept,
+        });
+        let summary = Block::Summary { text: c.summary.clone() };
+        if c.chains() {
+            self.state.summaries.push(summary);
+        } else {
+            self.state.summaries = vec![summary];
+        }
+        self.summary_history.push((rev, self.state.summaries.clone()));
+    }
+
+    fn apply_mirror(&mut self, rev: u64, m: &MirrorRec, notes: &mut Vec<String>) {
+        if !m.accepted() {
+            return;
+        }
+        let draft = match parse_draft(&m.draft) {
+            Ok(d) => d,
+            Err(e) => {
+                notes.push(format!("mirror r{}: accepted draft is unusable ({e}); not applied", m.mirror_rev));
+                return;
+            }
+        };
+        let before: HashMap<String, (Block, Mark)> = self
+            .state
+            .conv
+            .iter()
+            .filter_map(|b| b.block.id().map(|id| (id.to_string(), (b.block.clone(), b.mark))))
+            .collect();
+        self.state.summaries = self
+            .summary_history
+            .iter()
+            .rev()
+            .find(|(r, _)| *r <= m.base_rev)
+            .map(|(_, s)| s.clone())
+            .unwrap_or_default();
+        self.state.conv = draft
+            .into_iter()
+            .filter(|b| !matches!(b, Block::System { .. } | Block::Summary { .. }))
+            .map(|block| {
+                let id = block.id().unwrap_or_default().to_string();
+                let src_rev = self.src.get(&id).copied().unwrap_or(m.base_rev);
+                let mark = match before.get(&id) {
+                    Some((old, mark)) if *old == block => *mark,
+                    _ => Mark::Edited(m.mirror_rev),
+                };
+                ProjBlock { block, src_rev, mark }
+            })
+            .collect();
+        let journal = self.journal;
+        let upto = self.next - 1; // the mirror record itself
+        for r in journal.records[..upto].iter().filter(|r| r.rev > m.base_rev) {
+            self.apply_content(r, notes);
+        }
+        self.remove_calls(&m.service_calls);
+        let _ = rev;
+    }
+
+    /// Removes calls and their results; an assistant block left with no calls and empty text
+    /// goes too. Later results of these calls are dropped.
+    fn remove_calls(&mut self, ids: &[String]) {
+        if ids.is_empty() {
+            return;
+        }
+        let set: HashSet<&str> = ids.iter().map(String::as_str).collect();
+        self.state.conv.retain_mut(|b| match &mut b.block {
+            Block::Result { call, .. } => !set.contains(call.as_str()),
+            Block::Assistant { text, calls, .. } => {
+                let n = calls.len();
+                calls.retain(|c| !set.contains(c.id.as_str()));
+                !(calls.len() < n && calls.is_empty() && text.is_empty())
+            }
+            _ => true,
+        });
+        self.dropped.extend(ids.iter().cloned());
+    }
+}
+
+/// The projection after records 1..=`rev` (`--at rev N`).
+pub fn state_at_rev(journal: &Journal, rev: u64) -> Projection {
+    let mut r = Replayer::new(journal);
+    r.advance_to(journal.prefix_len_at_rev(rev));
+    r.state
+}
+
+/// The request of turn `k` (from 1): the projection just before its `assistant` record.
+pub fn request_at_turn(journal: &Journal, k: usize) -> Option<Projection> {
+    let idx = journal.turn_record(k)?;
+    let mut r = Replayer::new(journal);
+    r.advance_to(idx);
+    Some(r.state)
+}
+
+/// Calls `f(turn, record_index, request)` for every turn, in one pass over the journal.
+pub fn for_each_request(journal: &Journal, mut f: impl FnMut(usize, usize, &Projection)) {
+    let mut r = Replayer::new(journal);
+    for (k, &idx) in journal.turns.iter().enumerate() {
+        r.advance_to(idx);
+        f(k + 1, idx, &r.state);
+    }
+}
+
+/// Shared text helper for callers that build blocks.
+pub fn text(s: &str) -> crate::journal::Text {
+    Arc::from(s)
+}
