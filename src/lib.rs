@@ -16,6 +16,11 @@
 //! Nothing on the left of the flow knows what is on its right: the reader knows no projection, the
 //! projection knows no tokens, and no core module prints.
 
+pub mod cache;
+pub mod check;
+pub mod import;
 pub mod journal;
 pub mod projection;
 pub mod render;
+pub mod strategy;
+pub mod tokens;

@@ -10,13 +10,26 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ctxj::journal::{Journal, ReadOptions, Session};
 use ctxj::render::text::escape_line;
 
+pub mod audit;
+pub mod budget;
+pub mod cache;
 pub mod completions;
+pub mod diff;
+pub mod import;
 pub mod log;
+pub mod report;
+pub mod sessions;
 pub mod show;
+pub mod synth;
+pub mod tokens;
+pub mod turns;
+pub mod usage;
+pub mod validate;
 
 /// Exit code: success, no findings, no differences.
 pub const EXIT_OK: u8 = 0;
 /// Exit code: findings (validate, audit) or differences (diff).
+#[allow(dead_code)] // used by diff, validate and audit
 pub const EXIT_FINDINGS: u8 = 1;
 /// Exit code: usage error or unusable input.
 pub const EXIT_USAGE: u8 = 2;
@@ -71,7 +84,20 @@ pub enum ColorChoice {
 pub enum Command {
     Show(show::Args),
     Log(log::Args),
+    Diff(diff::Args),
+    Turns(turns::Args),
+    Tokens(tokens::Args),
+    Cache(cache::Args),
+    Budget(budget::Args),
+    Validate(validate::Args),
+    Audit(audit::Args),
+    Import(import::Args),
+    Sessions(sessions::Args),
+    Usage(usage::Args),
+    Report(report::Args),
     Completions(completions::Args),
+    #[command(hide = true)]
+    Synth(synth::Args),
 }
 
 /// Settings resolved once from the global options.
@@ -108,7 +134,19 @@ pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
     match cmd {
         Command::Show(a) => show::run(a, ctx),
         Command::Log(a) => log::run(a, ctx),
+        Command::Diff(a) => diff::run(a, ctx),
+        Command::Turns(a) => turns::run(a, ctx),
+        Command::Tokens(a) => tokens::run(a, ctx),
+        Command::Cache(a) => cache::run(a, ctx),
+        Command::Budget(a) => budget::run(a, ctx),
+        Command::Validate(a) => validate::run(a, ctx),
+        Command::Audit(a) => audit::run(a, ctx),
+        Command::Import(a) => import::run(a, ctx),
+        Command::Sessions(a) => sessions::run(a, ctx),
+        Command::Usage(a) => usage::run(a, ctx),
+        Command::Report(a) => report::run(a, ctx),
         Command::Completions(a) => completions::run(a, ctx),
+        Command::Synth(a) => synth::run(a, ctx),
     }
 }
 
@@ -179,10 +217,12 @@ impl At {
 }
 
 /// ANSI styling that is a no-op when colour is off.
+#[allow(dead_code)] // some colours are only used by some commands
 pub struct Paint {
     on: bool,
 }
 
+#[allow(dead_code)]
 impl Paint {
     pub fn new(on: bool) -> Paint {
         Paint { on }

@@ -124,10 +124,8 @@ impl<'j> Replayer<'j> {
                     .collect();
                 self.push(Block::Assistant { id: a.id.clone(), text: a.text.clone(), calls }, rev);
             }
-            Body::Result(r) => {
-                if !self.dropped.contains(&r.call) {
-                    self.push(Block::Result { call: r.call.clone(), tool: r.tool.clone(), text: r.text.clone() }, rev);
-                }
+            Body::Result(r) if !self.dropped.contains(&r.call) => {
+                self.push(Block::Result { call: r.call.clone(), tool: r.tool.clone(), text: r.text.clone() }, rev);
             }
             Body::Elide(e) => self.apply_elide(rev, e, notes),
             Body::Clear(c) => {

@@ -84,7 +84,7 @@ pub fn write_block(out: &mut String, n: usize, b: &Block, mark: Option<Mark>, sr
         _ => None,
     };
     if let Some(m) = m {
-        out.push_str(" ");
+        out.push(' ');
         out.push_str(&style.marker(&format!("[{m}]")));
     }
     out.push('\n');

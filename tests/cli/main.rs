@@ -1,0 +1,5 @@
+//! The one integration-test binary: drives the real `ctxj` executable with assert_cmd.
+//! Tests are hermetic: no colour, no user environment (`CTXJ_ROOT`, `NO_COLOR` cleared).
+
+mod common;
+mod foundation;
