@@ -39,7 +39,7 @@ fn main() {
 
 /// Writes every sample under `out` (each into `out/<name>/`, replaced if present).
 pub fn generate_all(out: &Path) -> std::io::Result<()> {
-    let samples: Vec<fn() -> Gen> = vec![bugfix_todo::build];
+    let samples: Vec<fn() -> Gen> = vec![bugfix_todo::build, long_elision::build];
     for build in samples {
         build().write(out)?;
     }
@@ -122,6 +122,13 @@ struct Gen {
     named: HashSet<String>,
     /// A `manage_context` notice was sent and no mirror has been applied since.
     notice_sent: bool,
+    /// The rev the last turn's request was built from (a mirror written then has this base).
+    last_request_rev: u64,
+    /// The calibrated estimate of the last turn's request.
+    last_estimate: u64,
+    mirror_rev: u64,
+    /// Range of unseen reasoning tokens added to each completion.
+    reasoning: (u64, u64),
 }
 
 fn est() -> CharEstimator {
@@ -146,6 +153,10 @@ impl Gen {
             auto: None,
             named: HashSet::new(),
             notice_sent: false,
+            last_request_rev: 0,
+            last_estimate: 0,
+            mirror_rev: 0,
+            reasoning: (6, 90),
         }
     }
 
@@ -240,6 +251,11 @@ impl Gen {
         let p = self.projection();
         let blocks: Vec<&Block> = p.blocks().collect();
         let raw = 3 + blocks.iter().map(|b| est().block(b)).sum::<u64>();
+        self.last_request_rev = self.rev;
+        self.last_estimate = (raw as f64 * self.multiplier() + 0.5).floor() as u64;
+        if std::env::var_os("GEN_TRACE").is_some() {
+            eprintln!("{} turn {} rev {} est {}", self.name, self.history.len() + 1, self.rev, self.last_estimate);
+        }
         let ptoks: Vec<u64> = blocks.iter().map(|b| self.provider_tokens(b)).collect();
         let prompt = 3 + ptoks.iter().sum::<u64>();
         let ids: Vec<String> = calls.iter().map(|_| self.id("call")).collect();
@@ -249,7 +265,8 @@ impl Gen {
         // What the model wrote, in provider tokens, plus some unseen reasoning.
         let written =
             est().count(text) + calls.iter().map(|(t, a)| est().count(t) + est().count(&a.to_string())).sum::<u64>();
-        let completion = (written as f64 * self.factor).ceil() as u64 + self.rng.range(6, 90);
+        let (lo, hi) = self.reasoning;
+        let completion = (written as f64 * self.factor).ceil() as u64 + self.rng.range(lo, hi);
         // Latency: time to first token grows with the prompt, then ~70 tokens/s.
         let latency = 900 + prompt / 20 + completion * 14;
         self.wait(latency, latency + latency / 3);
@@ -427,7 +444,15 @@ impl Gen {
                 json!({"by": "auto", "calls": chosen, "estimate_before": before, "estimate_after": after,
                        "budget": a.budget, "target": a.target, "keep_results": a.keep}),
             );
-            self.named.extend(chosen);
+            self.named.extend(chosen.iter().cloned());
+        }
+        if std::env::var_os("GEN_TRACE").is_some() {
+            eprintln!(
+                "{} elide before turn {}: {before} -> {after}, {} blocks",
+                self.name,
+                self.history.len() + 1,
+                chosen.len()
+            );
         }
         if after > a.target && !self.notice_sent {
             self.notice_sent = true;
@@ -441,6 +466,110 @@ impl Gen {
             );
             self.wait(1, 4);
             self.notice("manage_context", &text);
+            if std::env::var_os("GEN_TRACE").is_some() {
+                eprintln!("{} NOTICE before turn {}", self.name, self.history.len() + 1);
+            }
+        }
+    }
+
+    /// The model's `ctx clear` (its `assistant` record already written): the `clear` record
+    /// with the selection of spec §2, then the call's result. Returns the cleared ids.
+    fn clear(&mut self, call: &str, request: Value) -> Vec<String> {
+        let j = self.journal();
+        let p = state_at_rev(&j, u64::MAX);
+        let results: Vec<&str> =
+            p.conv.iter().filter(|b| matches!(b.block, Block::Result { .. })).filter_map(|b| b.block.id()).collect();
+        let mut sel: Vec<&str> = results.iter().copied().filter(|id| !self.named.contains(*id)).collect();
+        if let Some(ids) = request.get("call_ids").and_then(Value::as_array) {
+            sel.retain(|id| ids.iter().any(|x| x == id));
+        }
+        if let Some(before) = request.get("before").and_then(Value::as_str) {
+            match results.iter().position(|id| *id == before) {
+                Some(end) => sel.retain(|id| results[..end].contains(id)),
+                None => sel.clear(),
+            }
+        }
+        if let Some(t) = request.get("tool").and_then(Value::as_str) {
+            sel.retain(|id| j.result(id).is_some_and(|r| r.tool == t));
+        }
+        if let Some(n) = request.get("keep_last").and_then(Value::as_u64) {
+            sel.truncate(sel.len().saturating_sub(n as usize));
+        }
+        let cleared: Vec<String> = sel.iter().map(|s| s.to_string()).collect();
+        let bytes: u64 = cleared.iter().map(|id| j.result(id).map_or(0, |r| r.bytes)).sum();
+        self.wait(3, 15);
+        let mut f = Map::new();
+        f.insert("request".into(), request);
+        f.insert("cleared".into(), json!(cleared));
+        if cleared.is_empty() {
+            f.insert("message".into(), json!("nothing to clear"));
+        }
+        self.record("clear", Value::Object(f));
+        self.named.extend(cleared.iter().cloned());
+        let text = if cleared.is_empty() {
+            "nothing to clear".to_string()
+        } else {
+            format!("cleared {} result(s): {} ({} bytes)", cleared.len(), cleared.join(", "), bytes)
+        };
+        self.result(call, "ctx", &text);
+        cleared
+    }
+
+    /// The mirror file as the harness writes it: the conversation blocks of the projection at
+    /// `base_rev`, one per line.
+    fn mirror_file(&self, base_rev: u64) -> String {
+        let p = state_at_rev(&self.journal(), base_rev);
+        let blocks: Vec<String> =
+            p.conv.iter().map(|b| String::from_utf8(b.block.canonical()).expect("utf-8")).collect();
+        format!("{{\"base_rev\": {base_rev}, \"blocks\": [\n{}\n]}}\n", blocks.join(",\n"))
+    }
+
+    /// The draft blocks of the projection at `base_rev`, as JSON values to edit.
+    fn mirror_blocks(&self, base_rev: u64) -> Vec<Value> {
+        let p = state_at_rev(&self.journal(), base_rev);
+        p.conv.iter().map(|b| serde_json::from_slice(&b.block.canonical()).expect("canonical JSON parses")).collect()
+    }
+
+    /// `ctx commit`: the commit call's result, the `mirror` record, then the confirmation notice.
+    #[allow(clippy::too_many_arguments)]
+    fn commit(&mut self, call: &str, base_rev: u64, draft: Vec<Value>, service_calls: &[&str], rejected: Option<&str>) {
+        self.mirror_rev += 1;
+        let r = self.mirror_rev;
+        self.result(call, "ctx", &format!("commit received: mirror r{r} from LIVE_CONTEXT.json (base rev {base_rev})"));
+        self.wait(5, 30);
+        let mut f = Map::new();
+        f.insert("mirror_rev".into(), json!(r));
+        f.insert("base_rev".into(), json!(base_rev));
+        f.insert("status".into(), json!(if rejected.is_some() { "rejected" } else { "accepted" }));
+        if let Some(why) = rejected {
+            f.insert("reason".into(), json!(why));
+        }
+        f.insert("draft".into(), json!({"blocks": draft}));
+        f.insert("service_calls".into(), json!(service_calls));
+        self.record("mirror", Value::Object(f));
+        self.wait(1, 5);
+        match rejected {
+            None => {
+                self.notice_sent = false;
+                let p = self.projection();
+                let raw = 3 + p.blocks().map(|b| est().block(b)).sum::<u64>();
+                let after = (raw as f64 * self.multiplier() + 0.5).floor() as u64;
+                let text = format!(
+                    "Mirror r{r} applied (base rev {base_rev}): the projection now holds {} blocks, ~{after} \
+                     tokens (was ~{}). The mirror's service calls were removed from the projection; they stay \
+                     in the journal.",
+                    p.len(),
+                    self.last_estimate
+                );
+                self.notice("mirror_applied", &text);
+            }
+            Some(why) => {
+                let text = format!(
+                    "Mirror r{r} rejected by restore(): {why}. Nothing was applied. Only tool results and call \
+                     arguments may shrink; user blocks and assistant text must stay as they are."
+                );
+                self.notice("mirror_rejected", &text);
+            }
         }
     }
 
@@ -857,6 +986,1273 @@ cast does no runtime conversion, so a request parsed from JSON (`{\"id\":\"1\"}`
 \"1\" to `TaskStore.markComplete`, whose strict `t.id === id` never matched the numeric id. The fix \
 coerces at the API boundary with `Number(request.payload.id)`, as the `get` case already did. The \
 whole suite passes (4/4).",
+            &[],
+        );
+        g
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// long-elision: the seed-000 harness in a long, tool-heavy session that crosses its budget
+// ---------------------------------------------------------------------------------------------
+
+mod long_elision {
+    use super::*;
+
+    const SYSTEM: &str = "You are a coding agent working in a Rust workspace at /home/dev/ledger. Use the tools \
+to read, search, edit and test the code; keep changes minimal and keep `cargo test` green.\n\n\
+Context. What the provider receives is not the session journal but an editable projection of it: the journal is \
+append-only and kept for audit, and cleanup never rewrites it.\n\n\
+Where things are. Cutting loses no data: large or binary output is stored by the core as a file under <id>.out/ \
+and the result ends with [full output: …]; read a piece of it with grep/read.\n\n\
+Two cleanup layers. Auto-elision runs before a turn without you: once the request crosses context_budget, the \
+oldest tool results collapse to a marker (tool name, size, command tail), never the last keep_results, until the \
+estimate is back at context_target. Only if it is still above the target will you be asked to edit the mirror \
+LIVE_CONTEXT.json with ordinary read/edit/write calls and then call ctx with {\"action\":\"commit\"} \
+({\"action\":\"status\"} prints the mirror path, budget, target and the last accepted mirror revision). The \
+confirmation is the next system message; do not repeat a commit to get it. restore() rejects a draft that removes \
+or changes a user block or assistant text: only tool results and call arguments may shrink, and a call and its \
+result go together.\n\n\
+ctx clear removes tool results precisely: {\"action\":\"clear\",\"call_ids\":[...]}, {\"action\":\"clear\",\
+\"before\":\"<call id>\"}, {\"action\":\"clear\",\"keep_last\":N,\"tool\":\"<tool>\"}; masks narrow what is \
+selected. Clearing what is already cleared answers \"nothing to clear\".\n\n\
+Limits. Conversation turns are untouchable. Before any cleanup, write the decisions you rely on as DECIDED: \
+notes — the rules protect the dialogue but do not replace a note. A large paste from the human cannot be shrunk by \
+a mirror edit: it leaves as a file and falls away with the tools.";
+
+    pub fn tools() -> Value {
+        json!([
+            tool(
+                "read",
+                "Read a file (optionally a line range).",
+                json!({"path": {"type": "string"}, "offset": {"type": "integer"}, "limit": {"type": "integer"}}),
+                &["path"]
+            ),
+            tool(
+                "edit",
+                "Replace the exact text `old` with `new` in a file; `old` must occur once.",
+                json!({"path": {"type": "string"}, "old": {"type": "string"}, "new": {"type": "string"}}),
+                &["path", "old", "new"]
+            ),
+            tool(
+                "write",
+                "Create or overwrite a file.",
+                json!({"path": {"type": "string"}, "content": {"type": "string"}}),
+                &["path", "content"]
+            ),
+            tool(
+                "run",
+                "Run a shell command in the workspace; returns exit code, stdout and stderr.",
+                json!({"command": {"type": "string"}}),
+                &["command"]
+            ),
+            tool(
+                "grep",
+                "Search files with a regular expression (ripgrep syntax).",
+                json!({"pattern": {"type": "string"}, "path": {"type": "string"}}),
+                &["pattern"]
+            ),
+            tool(
+                "ctx",
+                "Manage your context: commit or inspect the mirror, or clear tool results.",
+                json!({"action": {"type": "string", "enum": ["commit", "status", "clear"]},
+                        "call_ids": {"type": "array", "items": {"type": "string"}},
+                        "before": {"type": "string"}, "keep_last": {"type": "integer"}, "tool": {"type": "string"}}),
+                &[]
+            ),
+        ])
+    }
+
+    pub const CSV_RS: &str = r#"//! CSV writer for ledger exports.
+//!
+//! One row per posting: date, account, memo, amount, currency. The header row is written once;
+//! amounts use the currency's minor-unit precision from `ledger_core::money`.
+
+use std::io::{self, Write};
+
+use ledger_core::entry::{Entry, Posting};
+use ledger_core::money::Money;
+
+use crate::totals::Totals;
+use crate::ExportOptions;
+
+pub const HEADER: [&str; 5] = ["date", "account", "memo", "amount", "currency"];
+
+pub struct CsvWriter<W: Write> {
+    out: W,
+    delimiter: u8,
+    rows: usize,
+    totals: Totals,
+}
+
+impl<W: Write> CsvWriter<W> {
+    pub fn new(out: W, opts: &ExportOptions) -> Self {
+        CsvWriter { out, delimiter: opts.delimiter, rows: 0, totals: Totals::default() }
+    }
+
+    pub fn write_header(&mut self) -> io::Result<()> {
+        self.write_record(&HEADER.map(String::from))
+    }
+
+    pub fn write_entry(&mut self, entry: &Entry) -> io::Result<()> {
+        for p in &entry.postings {
+            self.write_posting(entry, p)?;
+        }
+        Ok(())
+    }
+
+    fn write_posting(&mut self, entry: &Entry, p: &Posting) -> io::Result<()> {
+        let fields = [
+            entry.date.format("%Y-%m-%d").to_string(),
+            p.account.clone(),
+            entry.memo.clone().unwrap_or_default(),
+            p.amount.to_decimal_string(),
+            p.amount.currency().code().to_string(),
+        ];
+        self.totals.add(&p.amount);
+        self.write_record(&fields)
+    }
+
+    /// Writes one record. Fields are joined with the delimiter as they are.
+    fn write_record(&mut self, fields: &[String]) -> io::Result<()> {
+        let d = self.delimiter as char;
+        let line = fields.join(&d.to_string());
+        self.out.write_all(line.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.rows += 1;
+        Ok(())
+    }
+
+    pub fn write_totals(&mut self) -> io::Result<()> {
+        let rows: Vec<[String; 5]> = self
+            .totals
+            .rows()
+            .map(|m: Money| {
+                ["".into(), "TOTAL".into(), "".into(), m.to_decimal_string(), m.currency().code().into()]
+            })
+            .collect();
+        for r in rows {
+            self.write_record(&r)?;
+        }
+        Ok(())
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+"#;
+
+    pub const TOTALS_RS: &str = r#"//! Running totals of an export, one per currency.
+
+use ledger_core::money::{Currency, Money};
+
+#[derive(Debug, Default)]
+pub struct Totals {
+    /// Sum of every amount seen, in minor units.
+    sum: i128,
+    /// The currency of the first amount; later amounts are assumed to match.
+    currency: Option<Currency>,
+}
+
+impl Totals {
+    pub fn add(&mut self, m: &Money) {
+        if self.currency.is_none() {
+            self.currency = Some(m.currency());
+        }
+        self.sum += m.minor_units() as i128;
+    }
+
+    /// The totals rows, in currency order.
+    pub fn rows(&self) -> impl Iterator<Item = Money> + '_ {
+        self.currency
+            .iter()
+            .map(move |c| Money::from_minor(self.sum as i64, *c))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.currency.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_one_currency() {
+        let mut t = Totals::default();
+        t.add(&Money::from_minor(1250, Currency::EUR));
+        t.add(&Money::from_minor(-250, Currency::EUR));
+        let rows: Vec<Money> = t.rows().collect();
+        assert_eq!(rows, vec![Money::from_minor(1000, Currency::EUR)]);
+    }
+}
+"#;
+
+    pub const MONEY_RS: &str = r#"//! Money: an amount in minor units of a currency.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Currency {
+    EUR,
+    USD,
+    GBP,
+    JPY,
+    CHF,
+}
+
+impl Currency {
+    pub fn code(self) -> &'static str {
+        match self {
+            Currency::EUR => "EUR",
+            Currency::USD => "USD",
+            Currency::GBP => "GBP",
+            Currency::JPY => "JPY",
+            Currency::CHF => "CHF",
+        }
+    }
+
+    /// Digits after the decimal point.
+    pub fn exponent(self) -> u32 {
+        match self {
+            Currency::JPY => 0,
+            _ => 2,
+        }
+    }
+
+    pub fn parse(code: &str) -> Option<Currency> {
+        Some(match code {
+            "EUR" => Currency::EUR,
+            "USD" => Currency::USD,
+            "GBP" => Currency::GBP,
+            "JPY" => Currency::JPY,
+            "CHF" => Currency::CHF,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Money {
+    minor: i64,
+    currency: Currency,
+}
+
+impl Money {
+    pub fn from_minor(minor: i64, currency: Currency) -> Money {
+        Money { minor, currency }
+    }
+
+    pub fn minor_units(&self) -> i64 {
+        self.minor
+    }
+
+    pub fn currency(&self) -> Currency {
+        self.currency
+    }
+
+    /// `-12.50`, `1200` (JPY): no thousands separators, `.` as decimal point.
+    pub fn to_decimal_string(&self) -> String {
+        let e = self.currency.exponent();
+        if e == 0 {
+            return self.minor.to_string();
+        }
+        let scale = 10i64.pow(e);
+        let sign = if self.minor < 0 { "-" } else { "" };
+        let abs = self.minor.unsigned_abs();
+        format!("{sign}{}.{:0width$}", abs / scale as u64, abs % scale as u64, width = e as usize)
+    }
+
+    pub fn checked_add(self, other: Money) -> Option<Money> {
+        if self.currency != other.currency {
+            return None;
+        }
+        Some(Money { minor: self.minor.checked_add(other.minor)?, currency: self.currency })
+    }
+}
+
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.to_decimal_string(), self.currency.code())
+    }
+}
+"#;
+
+    pub const ENTRY_RS: &str = r#"//! Journal entries: a dated set of postings that balance per currency.
+
+use chrono::NaiveDate;
+
+use crate::money::Money;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Posting {
+    pub account: String,
+    pub amount: Money,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub date: NaiveDate,
+    pub memo: Option<String>,
+    pub postings: Vec<Posting>,
+}
+
+impl Entry {
+    pub fn new(date: NaiveDate, memo: impl Into<Option<String>>) -> Entry {
+        Entry { date, memo: memo.into(), postings: Vec::new() }
+    }
+
+    pub fn post(mut self, account: &str, amount: Money) -> Entry {
+        self.postings.push(Posting { account: account.to_string(), amount });
+        self
+    }
+
+    /// Whether the postings sum to zero in every currency.
+    pub fn balances(&self) -> bool {
+        let mut sums: Vec<(crate::money::Currency, i64)> = Vec::new();
+        for p in &self.postings {
+            match sums.iter_mut().find(|(c, _)| *c == p.amount.currency()) {
+                Some((_, s)) => *s += p.amount.minor_units(),
+                None => sums.push((p.amount.currency(), p.amount.minor_units())),
+            }
+        }
+        sums.iter().all(|(_, s)| *s == 0)
+    }
+}
+"#;
+
+    pub const LIB_RS: &str = r#"//! Ledger exports: CSV (this crate) and the options shared by every format.
+
+pub mod csv;
+pub mod totals;
+
+use std::io::Write;
+
+use ledger_core::entry::Entry;
+
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    pub delimiter: u8,
+    /// Append one TOTAL row per currency after the postings.
+    pub totals: bool,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions { delimiter: b',', totals: true }
+    }
+}
+
+/// Writes `entries` as CSV with a header row; returns the number of rows written.
+pub fn export_csv<W: Write>(entries: &[Entry], out: W, opts: &ExportOptions) -> std::io::Result<usize> {
+    let mut w = csv::CsvWriter::new(out, opts);
+    w.write_header()?;
+    for e in entries {
+        w.write_entry(e)?;
+    }
+    if opts.totals {
+        w.write_totals()?;
+    }
+    Ok(w.rows())
+}
+"#;
+
+    pub const TESTS_RS: &str = r#"use chrono::NaiveDate;
+use ledger_core::entry::Entry;
+use ledger_core::money::{Currency, Money};
+use ledger_export::{export_csv, ExportOptions};
+
+fn d(s: &str) -> NaiveDate {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+}
+
+fn eur(minor: i64) -> Money {
+    Money::from_minor(minor, Currency::EUR)
+}
+
+fn export(entries: &[Entry], opts: &ExportOptions) -> String {
+    let mut out = Vec::new();
+    export_csv(entries, &mut out, opts).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// Minimal RFC 4180 reader used to check that every row round-trips.
+fn read_rows(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let (mut row, mut field, mut quoted, mut chars) = (Vec::new(), String::new(), false, text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => { field.push('"'); chars.next(); }
+            ('"', _) => quoted = !quoted,
+            (',', false) => row.push(std::mem::take(&mut field)),
+            ('\n', false) => { row.push(std::mem::take(&mut field)); rows.push(std::mem::take(&mut row)); }
+            (c, _) => field.push(c),
+        }
+    }
+    rows
+}
+
+#[test]
+fn part_1_plain_rows() {
+    let e = Entry::new(d("2026-03-01"), Some("coffee".into())).post("expenses:food", eur(350)).post("assets:cash", eur(-350));
+    let rows = read_rows(&export(&[e], &ExportOptions { totals: false, ..Default::default() }));
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[1], ["2026-03-01", "expenses:food", "coffee", "3.50", "EUR"]);
+}
+
+#[test]
+fn part_1_memo_with_comma_round_trips() {
+    let e = Entry::new(d("2026-03-02"), Some("lunch, team".into())).post("expenses:food", eur(4200)).post("assets:bank", eur(-4200));
+    let rows = read_rows(&export(&[e], &ExportOptions { totals: false, ..Default::default() }));
+    assert_eq!(rows.len(), 3, "every posting is one row");
+    assert_eq!(rows[1][2], "lunch, team");
+}
+
+#[test]
+fn part_1_memo_with_quote_round_trips() {
+    let e = Entry::new(d("2026-03-03"), Some("the \"big\" one".into())).post("expenses:misc", eur(100)).post("assets:cash", eur(-100));
+    let rows = read_rows(&export(&[e], &ExportOptions { totals: false, ..Default::default() }));
+    assert_eq!(rows[1][2], "the \"big\" one");
+}
+
+#[test]
+fn part_2_totals_one_currency() {
+    let e = Entry::new(d("2026-03-04"), None).post("expenses:rent", eur(120000)).post("assets:bank", eur(-100000));
+    let rows = read_rows(&export(&[e], &ExportOptions::default()));
+    assert_eq!(rows.last().unwrap(), &["", "TOTAL", "", "200.00", "EUR"]);
+}
+
+#[test]
+fn part_2_totals_per_currency() {
+    let a = Entry::new(d("2026-03-05"), None).post("expenses:travel", eur(5000)).post("assets:bank", eur(-2000));
+    let b = Entry::new(d("2026-03-06"), None)
+        .post("expenses:travel", Money::from_minor(3000, Currency::USD))
+        .post("assets:bank", Money::from_minor(-1000, Currency::USD));
+    let rows = read_rows(&export(&[a, b], &ExportOptions::default()));
+    let totals: Vec<&Vec<String>> = rows.iter().filter(|r| r[1] == "TOTAL").collect();
+    assert_eq!(totals.len(), 2);
+    assert_eq!(totals[0][3..], ["30.00", "EUR"]);
+    assert_eq!(totals[1][3..], ["20.00", "USD"]);
+}
+
+#[test]
+fn part_2_jpy_has_no_decimals() {
+    let e = Entry::new(d("2026-03-07"), None).post("expenses:food", Money::from_minor(1200, Currency::JPY)).post("assets:cash", Money::from_minor(-200, Currency::JPY));
+    let rows = read_rows(&export(&[e], &ExportOptions::default()));
+    assert_eq!(rows.last().unwrap()[3], "1000");
+}
+"#;
+
+    pub const CLI_MAIN_RS: &str = r#"//! `ledger`: command-line front end.
+
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use ledger_core::journal::load_journal;
+use ledger_export::{export_csv, ExportOptions};
+
+#[derive(Parser)]
+#[command(name = "ledger", version, about = "Plain-text double-entry ledger")]
+struct Cli {
+    /// Journal file (default: $LEDGER_FILE, else ./ledger.journal).
+    #[arg(short, long, env = "LEDGER_FILE", default_value = "ledger.journal")]
+    file: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check that every entry balances.
+    Check,
+    /// Print balances per account.
+    Balance {
+        /// Only accounts starting with this prefix.
+        prefix: Option<String>,
+    },
+    /// Export postings as CSV.
+    Export {
+        /// Output file (default: stdout).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Field delimiter.
+        #[arg(long, default_value = ",")]
+        delimiter: char,
+        /// Do not append TOTAL rows.
+        #[arg(long)]
+        no_totals: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ledger: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let journal = load_journal(&cli.file)?;
+    match cli.command {
+        Command::Check => {
+            let bad: Vec<_> = journal.entries.iter().filter(|e| !e.balances()).collect();
+            for e in &bad {
+                println!("unbalanced: {} {}", e.date, e.memo.as_deref().unwrap_or(""));
+            }
+            anyhow::ensure!(bad.is_empty(), "{} unbalanced entries", bad.len());
+        }
+        Command::Balance { prefix } => {
+            for (account, money) in journal.balances(prefix.as_deref()) {
+                println!("{account:40} {money:>16}");
+            }
+        }
+        Command::Export { output, delimiter, no_totals } => {
+            anyhow::ensure!(delimiter.is_ascii(), "the delimiter must be one ASCII character");
+            let opts = ExportOptions { delimiter: delimiter as u8, totals: !no_totals };
+            let rows = match output {
+                Some(p) => export_csv(&journal.entries, BufWriter::new(File::create(&p)?), &opts)?,
+                None => export_csv(&journal.entries, io::stdout().lock(), &opts)?,
+            };
+            eprintln!("exported {rows} rows");
+        }
+    }
+    Ok(())
+}
+"#;
+
+    pub const CLI_TESTS_RS: &str = r#"use assert_cmd::Command;
+use predicates::prelude::*;
+
+const JOURNAL: &str = "\
+2026-03-01 coffee
+    expenses:food        3.50 EUR
+    assets:cash         -3.50 EUR
+
+2026-03-02 lunch, team
+    expenses:food       42.00 EUR
+    assets:bank        -42.00 EUR
+
+2026-03-06 taxi
+    expenses:travel     30.00 USD
+    assets:bank        -30.00 USD
+";
+
+fn ledger(dir: &tempfile::TempDir) -> Command {
+    let file = dir.path().join("ledger.journal");
+    std::fs::write(&file, JOURNAL).unwrap();
+    let mut c = Command::cargo_bin("ledger").unwrap();
+    c.arg("--file").arg(file);
+    c
+}
+
+#[test]
+fn check_passes_on_a_balanced_journal() {
+    let d = tempfile::tempdir().unwrap();
+    ledger(&d).arg("check").assert().success().stdout("");
+}
+
+#[test]
+fn export_writes_header_rows_and_totals() {
+    let d = tempfile::tempdir().unwrap();
+    ledger(&d)
+        .arg("export")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("date,account,memo,amount,currency\n"))
+        .stdout(predicate::str::contains("2026-03-02,expenses:food,\"lunch, team\",42.00,EUR\n"))
+        .stdout(predicate::str::contains(",TOTAL,,0.00,EUR\n"))
+        .stdout(predicate::str::contains(",TOTAL,,0.00,USD\n"))
+        .stderr("exported 8 rows\n");
+}
+
+#[test]
+fn export_no_totals() {
+    let d = tempfile::tempdir().unwrap();
+    ledger(&d).args(["export", "--no-totals"]).assert().success().stderr("exported 7 rows\n");
+}
+
+#[test]
+fn export_one_currency() {
+    let d = tempfile::tempdir().unwrap();
+    ledger(&d)
+        .args(["export", "--currency", "USD"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("taxi"))
+        .stdout(predicate::str::contains("EUR").not())
+        .stderr("exported 4 rows\n");
+}
+
+#[test]
+fn export_unknown_currency_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    ledger(&d)
+        .args(["export", "--currency", "XYZ"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown currency XYZ"));
+}
+
+#[test]
+fn export_rejects_a_non_ascii_delimiter() {
+    let d = tempfile::tempdir().unwrap();
+    ledger(&d).args(["export", "--delimiter", "§"]).assert().code(2);
+}
+"#;
+
+    /// A test target: (target, binary, [(test, failure message)]).
+    pub type Suite<'a> = (&'a str, &'a str, Vec<(&'a str, Option<&'a str>)>);
+    pub type OwnedSuite<'a> = (&'a str, &'a str, Vec<(&'static str, Option<String>)>);
+
+    /// `cargo test` output: one suite per (target, binary hash, [(test, failure message)]).
+    pub fn cargo_test(compiled: &[&str], secs: &str, suites: &[Suite<'_>]) -> (String, bool) {
+        let mut s = String::new();
+        for c in compiled {
+            s += &format!("   Compiling {c}\n");
+        }
+        s += &format!("    Finished `test` profile [unoptimized + debuginfo] target(s) in {secs}s\n");
+        let mut all_ok = true;
+        for (target, bin, tests) in suites {
+            s += &format!("     Running {target} (target/debug/deps/{bin})\n\n");
+            s += &format!("running {} test{}\n", tests.len(), if tests.len() == 1 { "" } else { "s" });
+            for (name, fail) in tests {
+                s += &format!("test {name} ... {}\n", if fail.is_some() { "FAILED" } else { "ok" });
+            }
+            let failed: Vec<&(&str, Option<&str>)> = tests.iter().filter(|t| t.1.is_some()).collect();
+            if !failed.is_empty() {
+                all_ok = false;
+                s += "\nfailures:\n\n";
+                for (name, msg) in &failed {
+                    s += &format!("---- {name} stdout ----\n\nthread '{name}' panicked at {}\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n", msg.unwrap());
+                }
+                s += "\nfailures:\n";
+                for (name, _) in &failed {
+                    s += &format!("    {name}\n");
+                }
+                s += &format!(
+                    "\ntest result: FAILED. {} passed; {} failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.02s\n\n",
+                    tests.len() - failed.len(),
+                    failed.len()
+                );
+                let t = target.rsplit('/').next().unwrap().trim_end_matches(".rs");
+                s += &format!("error: test failed, to rerun pass `-p ledger-export --test {t}`\n");
+                break;
+            }
+            s += &format!(
+                "\ntest result: ok. {} passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n\n",
+                tests.len()
+            );
+        }
+        (s, all_ok)
+    }
+
+    /// Lines of `files` containing any of `needles`, as `path:line:text` (ripgrep style).
+    fn grep(files: &[(&str, &str)], needles: &[&str]) -> String {
+        let mut out = String::new();
+        for (path, text) in files {
+            for (i, l) in text.lines().enumerate() {
+                if needles.iter().any(|n| l.contains(n)) {
+                    out += &format!("{path}:{}:{l}\n", i + 1);
+                }
+            }
+        }
+        out
+    }
+
+    fn run_out(output: &str, code: i32) -> String {
+        format!("{output}\n(exit status {code})")
+    }
+
+    const UNIT: (&str, &str) = ("unittests src/lib.rs", "ledger_export-1f0c3a9d5e2b7c41");
+    const ROUNDTRIP: (&str, &str) = ("tests/csv_roundtrip.rs", "csv_roundtrip-88e2f4a0b6d1c3e7");
+
+    fn roundtrip(fails: &[(&str, &str)]) -> Vec<(&'static str, Option<String>)> {
+        [
+            "part_1_memo_with_comma_round_trips",
+            "part_1_memo_with_quote_round_trips",
+            "part_1_plain_rows",
+            "part_2_jpy_has_no_decimals",
+            "part_2_totals_one_currency",
+            "part_2_totals_per_currency",
+        ]
+        .into_iter()
+        .map(|t| (t, fails.iter().find(|f| f.0 == t).map(|f| f.1.to_string())))
+        .collect()
+    }
+
+    fn suites<'a>(list: &'a [OwnedSuite<'a>]) -> Vec<Suite<'a>> {
+        list.iter().map(|(t, b, v)| (*t, *b, v.iter().map(|(n, m)| (*n, m.as_deref())).collect())).collect()
+    }
+
+    const WRITE_RECORD_OLD: &str = r#"    /// Writes one record. Fields are joined with the delimiter as they are.
+    fn write_record(&mut self, fields: &[String]) -> io::Result<()> {
+        let d = self.delimiter as char;
+        let line = fields.join(&d.to_string());"#;
+
+    const WRITE_RECORD_NEW: &str = r#"    /// Writes one record (RFC 4180): a field holding the delimiter, a quote, `\r` or `\n` is
+    /// quoted, with inner quotes doubled.
+    fn write_record(&mut self, fields: &[String]) -> io::Result<()> {
+        let d = self.delimiter as char;
+        let quoted: Vec<String> = fields.iter().map(|f| quote(f, d)).collect();
+        let line = quoted.join(&d.to_string());"#;
+
+    const QUOTE_FN: &str = r#"
+fn quote(field: &str, delimiter: char) -> String {
+    if field.contains([delimiter, '"', '\r', '\n']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}
+"#;
+
+    const TOTALS_NEW: &str = r#"//! Running totals of an export, one per currency.
+
+use std::collections::BTreeMap;
+
+use ledger_core::money::{Currency, Money};
+
+#[derive(Debug, Default)]
+pub struct Totals {
+    /// Sum per currency, in minor units. A BTreeMap keeps the rows in currency order.
+    sums: BTreeMap<Currency, i128>,
+}
+
+impl Totals {
+    pub fn add(&mut self, m: &Money) {
+        *self.sums.entry(m.currency()).or_insert(0) += m.minor_units() as i128;
+    }
+
+    /// The totals rows, one per currency, in currency order.
+    pub fn rows(&self) -> impl Iterator<Item = Money> + '_ {
+        self.sums.iter().map(|(c, sum)| Money::from_minor(*sum as i64, *c))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sums.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_one_currency() {
+        let mut t = Totals::default();
+        t.add(&Money::from_minor(1250, Currency::EUR));
+        t.add(&Money::from_minor(-250, Currency::EUR));
+        let rows: Vec<Money> = t.rows().collect();
+        assert_eq!(rows, vec![Money::from_minor(1000, Currency::EUR)]);
+    }
+
+    #[test]
+    fn sums_per_currency() {
+        let mut t = Totals::default();
+        t.add(&Money::from_minor(500, Currency::USD));
+        t.add(&Money::from_minor(1250, Currency::EUR));
+        let rows: Vec<Money> = t.rows().collect();
+        assert_eq!(rows, vec![Money::from_minor(1250, Currency::EUR), Money::from_minor(500, Currency::USD)]);
+    }
+}
+"#;
+
+    const CLIPPY_OUT: &str = r#"    Checking ledger-core v0.3.1 (/home/dev/ledger/crates/core)
+    Checking ledger-export v0.3.1 (/home/dev/ledger/crates/export)
+error: the borrowed expression implements the required traits
+  --> crates/export/src/csv.rs:62:32
+   |
+62 |         let line = quoted.join(&d.to_string());
+   |                                ^^^^^^^^^^^^^^ help: change this to: `d.to_string()`
+   |
+   = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#needless_borrows_for_generic_args
+   = note: `-D clippy::needless-borrows-for-generic-args` implied by `-D warnings`
+   = help: to override `-D warnings` add `#[allow(clippy::needless_borrows_for_generic_args)]`
+
+error: could not compile `ledger-export` (lib) due to 1 previous error
+warning: build failed, waiting for other jobs to finish...
+error: could not compile `ledger-export` (lib test) due to 1 previous error"#;
+
+    pub fn build() -> Gen {
+        let mut g = Gen::new("long-elision", "2026-11-30T09:14:03.517Z", 0x000e_11de);
+        g.factor = 1.0;
+        g.cache_kind = CacheKind::OpenAi;
+        // Small numbers so that a short session crosses the budget (target = 70% of it, spec §6).
+        let auto = Auto { budget: 6_500, target: 4_550, keep: 4 };
+        g.session(
+            "7c1d9e30-long-elision",
+            "openai/gpt-5",
+            "ctx-harness 0.4 (seed 000)",
+            json!({"ctx_window": 400000, "context_budget": auto.budget, "context_reserve": 8192,
+                   "context_target": auto.target, "keep_results": auto.keep}),
+        );
+        g.auto = Some(auto);
+        g.reasoning = (60, 700);
+        g.system(SYSTEM, tools());
+        g.wait(2_000, 6_000);
+        g.user(
+            "`ledger export` is broken in two ways: a memo with a comma splits its row into extra columns, and the \
+TOTAL row is wrong as soon as a ledger holds more than one currency. Fix both in crates/export and keep \
+`cargo test -p ledger-export` green.",
+        );
+        let files = [
+            ("crates/export/src/lib.rs", LIB_RS),
+            ("crates/export/src/csv.rs", CSV_RS),
+            ("crates/export/src/totals.rs", TOTALS_RS),
+            ("crates/core/src/money.rs", MONEY_RS),
+            ("crates/core/src/entry.rs", ENTRY_RS),
+            ("crates/export/tests/csv_roundtrip.rs", TESTS_RS),
+        ];
+
+        // -- exploring the bug
+        let c = g.turn(
+            "Let me get oriented in the workspace.",
+            &[("run", json!({"command": "git status --short && ls crates/*/src crates/*/tests"}))],
+        );
+        g.result(
+            &c[0],
+            "run",
+            &run_out(
+                "crates/cli/src:\nmain.rs\n\ncrates/cli/tests:\ncli.rs\n\ncrates/core/src:\nentry.rs\njournal.rs\n\
+lib.rs\nmoney.rs\nparse.rs\n\ncrates/export/src:\ncsv.rs\nlib.rs\ntotals.rs\n\ncrates/export/tests:\n\
+csv_roundtrip.rs",
+                0,
+            ),
+        );
+        let cmd = "cargo test -p ledger-export 2>&1";
+        let c = g.turn("", &[("run", json!({"command": cmd}))]);
+        let comma = "crates/export/tests/csv_roundtrip.rs:47:5:\nassertion `left == right` failed\n  left: \"lunch\"\n right: \"lunch, team\"";
+        let quote = "crates/export/tests/csv_roundtrip.rs:54:5:\nassertion `left == right` failed\n  left: \"the big one\"\n right: \"the \\\"big\\\" one\"";
+        let per_cur =
+            "crates/export/tests/csv_roundtrip.rs:74:5:\nassertion `left == right` failed\n  left: 1\n right: 2";
+        let list = [
+            (UNIT.0, UNIT.1, vec![("totals::tests::sums_one_currency", None)]),
+            (
+                ROUNDTRIP.0,
+                ROUNDTRIP.1,
+                roundtrip(&[
+                    ("part_1_memo_with_comma_round_trips", comma),
+                    ("part_1_memo_with_quote_round_trips", quote),
+                    ("part_2_totals_per_currency", per_cur),
+                ]),
+            ),
+        ];
+        let (out, _) = cargo_test(
+            &[
+                "ledger-core v0.3.1 (/home/dev/ledger/crates/core)",
+                "ledger-export v0.3.1 (/home/dev/ledger/crates/export)",
+            ],
+            "4.72",
+            &suites(&list),
+        );
+        g.result(&c[0], "run", &run_out(&out, 101));
+        let run_first = c[0].clone();
+        let c = g.turn(
+            "Three failures: two quoting cases in part 1 and the per-currency totals in part 2. Reading the crate.",
+            &[("read", json!({"path": "crates/export/src/lib.rs"}))],
+        );
+        g.result(&c[0], "read", LIB_RS);
+        let c = g.turn("", &[("read", json!({"path": "crates/export/src/csv.rs"}))]);
+        g.result(&c[0], "read", CSV_RS);
+        let c = g.turn("", &[("read", json!({"path": "crates/export/tests/csv_roundtrip.rs"}))]);
+        g.result(&c[0], "read", TESTS_RS);
+        let c = g.turn("", &[("grep", json!({"pattern": "quote|escape|delimiter", "path": "crates"}))]);
+        g.result(&c[0], "grep", &grep(&files, &["quote", "escape", "delimiter"]));
+        let c = g.turn(
+            "`write_record` joins the fields with no quoting at all. Before fixing it, let me check how `Money` \
+formats amounts, since the totals bug is next.",
+            &[("read", json!({"path": "crates/core/src/money.rs"}))],
+        );
+        g.result(&c[0], "read", MONEY_RS);
+        let c = g.turn(
+            "DECIDED: CSV quoting follows RFC 4180 in `write_record` — a field holding the delimiter, `\"`, `\\r` \
+or `\\n` is wrapped in quotes and inner quotes are doubled; the header goes through the same path.",
+            &[("edit", json!({"path": "crates/export/src/csv.rs", "old": WRITE_RECORD_OLD, "new": WRITE_RECORD_NEW}))],
+        );
+        g.result(&c[0], "edit", "edited crates/export/src/csv.rs: 1 replacement (+2 lines)");
+        let c = g.turn(
+            "",
+            &[("edit", json!({"path": "crates/export/src/csv.rs", "old": "    pub fn into_inner(self) -> W {\n        self.out\n    }\n}\n",
+                              "new": format!("    pub fn into_inner(self) -> W {{\n        self.out\n    }}\n}}\n{QUOTE_FN}")}))],
+        );
+        g.result(&c[0], "edit", "edited crates/export/src/csv.rs: 1 replacement (+8 lines)");
+        let cmd = "cargo test -p ledger-export --test csv_roundtrip part_1";
+        let c = g.turn("", &[("run", json!({"command": cmd}))]);
+        let (out, _) = cargo_test(
+            &["ledger-export v0.3.1 (/home/dev/ledger/crates/export)"],
+            "2.15",
+            &[(
+                ROUNDTRIP.0,
+                ROUNDTRIP.1,
+                vec![
+                    ("part_1_memo_with_comma_round_trips", None),
+                    ("part_1_memo_with_quote_round_trips", None),
+                    ("part_1_plain_rows", None),
+                ],
+            )],
+        );
+        g.result(&c[0], "run", &run_out(&out.replace("0 filtered out", "3 filtered out"), 0));
+        let run_part1 = c[0].clone();
+        let c = g.turn("Part 1 passes. Now the totals.", &[("read", json!({"path": "crates/export/src/totals.rs"}))]);
+        g.result(&c[0], "read", TOTALS_RS);
+        let c = g.turn(
+            "`Totals` keeps a single sum and the currency of the first amount, so EUR and USD postings are added \
+together and reported as EUR. Let me check how entries group currencies before I change it.",
+            &[("read", json!({"path": "crates/core/src/entry.rs"}))],
+        );
+        g.result(&c[0], "read", ENTRY_RS);
+        let c = g.turn(
+            "DECIDED: totals are kept per currency in a `BTreeMap<Currency, i128>`, one TOTAL row per currency in \
+`Currency` order (EUR, USD, GBP, JPY, CHF — the derive order); the public API of `Totals` stays the same.",
+            &[("write", json!({"path": "crates/export/src/totals.rs", "content": TOTALS_NEW}))],
+        );
+        g.result(&c[0], "write", &format!("wrote {} bytes to crates/export/src/totals.rs", TOTALS_NEW.len()));
+        let write_totals = c[0].clone();
+        let cmd = "cargo test -p ledger-export 2>&1";
+        let c = g.turn("", &[("run", json!({"command": cmd}))]);
+        let list = [
+            (
+                UNIT.0,
+                UNIT.1,
+                vec![("totals::tests::sums_one_currency", None), ("totals::tests::sums_per_currency", None)],
+            ),
+            (ROUNDTRIP.0, ROUNDTRIP.1, roundtrip(&[])),
+            ("unittests src/lib.rs", "ledger_export-1f0c3a9d5e2b7c41", vec![]),
+        ];
+        let (out, _) =
+            cargo_test(&["ledger-export v0.3.1 (/home/dev/ledger/crates/export)"], "2.38", &suites(&list[..2]));
+        let out = out + "   Doc-tests ledger_export\n\nrunning 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
+        g.result(&c[0], "run", &run_out(&out, 0));
+        let c = g.turn(
+            "All 8 tests pass. Running clippy the way CI does.",
+            &[("run", json!({"command": "cargo clippy -p ledger-export --all-targets -- -D warnings"}))],
+        );
+        g.result(&c[0], "run", &run_out(CLIPPY_OUT, 101));
+        let clippy_fail = c[0].clone();
+        let c = g.turn(
+            "",
+            &[("edit", json!({"path": "crates/export/src/csv.rs", "old": "quoted.join(&d.to_string())", "new": "quoted.join(d.to_string().as_str())"}))],
+        );
+        g.result(&c[0], "edit", "edited crates/export/src/csv.rs: 1 replacement");
+        let c =
+            g.turn("", &[("run", json!({"command": "cargo clippy -p ledger-export --all-targets -- -D warnings"}))]);
+        g.result(
+            &c[0],
+            "run",
+            &run_out("    Checking ledger-export v0.3.1 (/home/dev/ledger/crates/export)\n    Finished `dev` profile [unoptimized + debuginfo] target(s) in 0.91s", 0),
+        );
+
+        // -- the model's own cleanup: ctx clear by ids, then the same clear again
+        let c = g.turn(
+            "DECIDED: (1) RFC 4180 quoting in `write_record`; (2) per-currency totals in a BTreeMap, rows in \
+`Currency` order; (3) clippy clean with `-D warnings`. The failing runs before these fixes are superseded, so I'm \
+clearing them.",
+            &[("ctx", json!({"action": "clear", "call_ids": [run_first, run_part1, clippy_fail]}))],
+        );
+        let first_clear = json!({"call_ids": [run_first, run_part1, clippy_fail]});
+        g.clear(&c[0], first_clear.clone());
+        let c = g.turn("", &[("ctx", json!({"action": "clear", "call_ids": [run_first, run_part1, clippy_fail]}))]);
+        g.clear(&c[0], first_clear);
+        g.turn(
+            "Both export bugs are fixed in crates/export:\n\n- **Quoting** — `CsvWriter::write_record` now quotes \
+any field that holds the delimiter, a quote or a line break (RFC 4180), doubling inner quotes, so `lunch, team` \
+stays one column.\n- **Totals** — `Totals` keeps one sum per currency (`BTreeMap<Currency, i128>`) and writes one \
+TOTAL row per currency instead of adding EUR and USD together.\n\n`cargo test -p ledger-export` passes (8 tests) \
+and clippy is clean with `-D warnings`.",
+            &[],
+        );
+
+        // -- a second task: more reads, the budget is crossed again
+        g.wait(95_000, 140_000);
+        g.user(
+            "Thanks! Next: add `--currency <CODE>` to `ledger export` so I can export one currency at a time. An \
+unknown code must be an error (exit 2). The tests are already in crates/cli/tests/cli.rs.",
+        );
+        let c = g.turn("", &[("read", json!({"path": "crates/cli/tests/cli.rs"}))]);
+        g.result(&c[0], "read", CLI_TESTS_RS);
+        let read_cli_tests = c[0].clone();
+        let explain = "The two new tests expect `export --currency USD` to keep only USD postings (4 rows: header, \
+two postings, one TOTAL) and `--currency XYZ` to fail with `unknown currency XYZ` and exit code 2. The CLI maps \
+every error to exit 2 already, so the work is: parse the code with `Currency::parse`, carry it in \
+`ExportOptions`, and skip other currencies in the writer so the totals only cover exported postings.";
+        let c = g.turn(explain, &[("read", json!({"path": "crates/cli/src/main.rs"}))]);
+        g.result(&c[0], "read", CLI_MAIN_RS);
+        let c = g.turn("", &[("grep", json!({"pattern": "ExportOptions \\{", "path": "crates"}))]);
+        let mut cli_files = files.to_vec();
+        cli_files.push(("crates/cli/src/main.rs", CLI_MAIN_RS));
+        g.result(&c[0], "grep", &grep(&cli_files, &["ExportOptions {"]));
+        let grep_opts = c[0].clone();
+        let c = g.turn(
+            "DECIDED: the filter is `ExportOptions.currency: Option<Currency>` (None = all); `CsvWriter` skips \
+postings in other currencies, so TOTAL rows only cover what was exported; an unknown code is an error from the \
+CLI (`unknown currency XYZ`, exit 2).",
+            &[("edit", json!({"path": "crates/export/src/lib.rs",
+                "old": "    /// Append one TOTAL row per currency after the postings.\n    pub totals: bool,\n}",
+                "new": "    /// Append one TOTAL row per currency after the postings.\n    pub totals: bool,\n    /// Export only postings in this currency (None: all).\n    pub currency: Option<Currency>,\n}"}))],
+        );
+        g.result(&c[0], "edit", "edited crates/export/src/lib.rs: 1 replacement (+2 lines)");
+
+        // The harness's pre-turn step sends the manage_context notice right before this turn.
+        assert!(!g.notice_sent);
+        // -- the mirror: status, read, a shell edit, an edit, commit → accepted
+        let c = g.turn(
+            "DECIDED: (1) RFC 4180 quoting in `write_record`; (2) per-currency totals, BTreeMap, `Currency` order; \
+(3) in progress: `--currency CODE` → `ExportOptions.currency` (field added), other currencies skipped in \
+`CsvWriter`, unknown code = error, exit 2 — what the CLI tests expect is in my note above. Shrinking the mirror \
+before I go on: the CLI test file and the old totals.rs content go; main.rs stays, I still need it.",
+            &[("ctx", json!({"action": "status"}))],
+        );
+        let base = g.last_request_rev;
+        assert!(g.notice_sent, "long-elision: the manage_context notice should precede the status call");
+        let status = c[0].clone();
+        let status_text = |g: &Gen, base: u64, last: &str| {
+            format!(
+                "mirror: LIVE_CONTEXT.json (written from rev {base})\nbudget: {} tokens · target: {} · estimate: ~{}\n\
+last accepted mirror: {last}",
+                auto.budget, auto.target, g.last_estimate
+            )
+        };
+        let t = status_text(&g, base, "none");
+        g.result(&status, "ctx", &t);
+        let c = g.turn("", &[("read", json!({"path": "LIVE_CONTEXT.json"}))]);
+        let mirror_text = g.mirror_file(base);
+        g.result(&c[0], "read", &mirror_text);
+        let read_mirror = c[0].clone();
+        let jq = format!(
+            "jq '(.blocks[] | select(.type == \"result\" and .call == \"{read_cli_tests}\") | .text) |= \"\" | (.blocks[] | select(.type == \"assistant\") | .calls[]? | select(.id \
+== \"{write_totals}\") | .args.content) |= \"(totals.rs rewritten; see DECIDED)\"' LIVE_CONTEXT.json > \
+/tmp/lc.json && mv /tmp/lc.json LIVE_CONTEXT.json"
+        );
+        let c = g.turn("", &[("run", json!({"command": jq}))]);
+        g.result(&c[0], "run", &run_out("", 0));
+        // The grep output shrinks to its first line with an ordinary edit of the mirror file.
+        let mut draft = g.mirror_blocks(base);
+        let mut old_text = String::new();
+        for b in &mut draft {
+            match (b["type"].as_str(), b["call"].as_str()) {
+                (Some("result"), Some(id)) if id == read_cli_tests => {
+                    b["text"] = json!("");
+                }
+                (Some("result"), Some(id)) if id == grep_opts => {
+                    old_text = b["text"].as_str().unwrap().to_string();
+                    let first = old_text.lines().next().unwrap().to_string();
+                    b["text"] = json!(first);
+                }
+                (Some("assistant"), _) => {
+                    for call in b.get_mut("calls").and_then(Value::as_array_mut).into_iter().flatten() {
+                        if call["id"] == write_totals.as_str() {
+                            call["args"]["content"] = json!("(totals.rs rewritten; see DECIDED)");
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let first = old_text.lines().next().unwrap();
+        let c = g.turn(
+            "",
+            &[(
+                "edit",
+                json!({"path": "LIVE_CONTEXT.json",
+                "old": format!("\"text\":{}", serde_json::to_string(&old_text).unwrap()),
+                "new": format!("\"text\":{}", serde_json::to_string(first).unwrap())}),
+            )],
+        );
+        g.result(&c[0], "edit", "edited LIVE_CONTEXT.json: 1 replacement");
+        let edit_mirror = c[0].clone();
+        let c = g.turn("", &[("ctx", json!({"action": "commit"}))]);
+        g.commit(&c[0], base, draft, &[&status, &read_mirror, &edit_mirror, &c[0]], None);
+        let accepted_base = base;
+        let c = g.turn(
+            "",
+            &[(
+                "edit",
+                json!({"path": "crates/export/src/lib.rs",
+                "old": "ExportOptions { delimiter: b',', totals: true }",
+                "new": "ExportOptions { delimiter: b',', totals: true, currency: None }"}),
+            )],
+        );
+        g.result(&c[0], "edit", "edited crates/export/src/lib.rs: 1 replacement");
+        let c = g.turn(
+            "",
+            &[("edit", json!({"path": "crates/export/src/csv.rs",
+                "old": "        for p in &entry.postings {\n            self.write_posting(entry, p)?;",
+                "new": "        for p in &entry.postings {\n            if self.currency.is_some_and(|c| c != p.amount.currency()) {\n                continue;\n            }\n            self.write_posting(entry, p)?;"}))],
+        );
+        g.result(&c[0], "edit", "edited crates/export/src/csv.rs: 1 replacement (+3 lines)");
+        let c = g.turn(
+            "",
+            &[("edit", json!({"path": "crates/cli/src/main.rs",
+                "old": "        /// Do not append TOTAL rows.\n        #[arg(long)]\n        no_totals: bool,\n    },",
+                "new": "        /// Do not append TOTAL rows.\n        #[arg(long)]\n        no_totals: bool,\n        /// Export only postings in this currency (e.g. EUR).\n        #[arg(long, value_name = \"CODE\")]\n        currency: Option<String>,\n    },"}))],
+        );
+        g.result(&c[0], "edit", "edited crates/cli/src/main.rs: 1 replacement (+3 lines)");
+        let c = g.turn("", &[("run", json!({"command": "cargo build --workspace 2>&1 | tail -n 30"}))]);
+        let build_err = "   Compiling ledger-export v0.3.1 (/home/dev/ledger/crates/export)\nerror[E0609]: no field `currency` \
+on type `&mut CsvWriter<W>`\n  --> crates/export/src/csv.rs:33:21\n   |\n33 |             if self.currency.is_some_and(|c| \
+c != p.amount.currency()) {\n   |                     ^^^^^^^^ unknown field\n   |\n   = note: available fields are: `out`, \
+`delimiter`, `rows`, `totals`\n\nerror[E0027]: pattern does not mention field `currency`\n  --> \
+crates/cli/src/main.rs:79:9\n   |\n79 |         Command::Export { output, delimiter, no_totals } => {\n   |         \
+^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ missing field `currency`\n\nFor more information about this error, \
+try `rustc --explain E0609`.\nerror: could not compile `ledger-export` (lib) due to 1 previous error";
+        g.result(&c[0], "run", &run_out(build_err, 101));
+        let c = g.turn(
+            "Two misses: `CsvWriter` needs its own `currency` field, and the CLI has to destructure and use the new \
+option.",
+            &[(
+                "edit",
+                json!({"path": "crates/export/src/csv.rs",
+                "old": "    rows: usize,\n    totals: Totals,\n}",
+                "new": "    rows: usize,\n    totals: Totals,\n    currency: Option<Currency>,\n}"}),
+            )],
+        );
+        g.result(&c[0], "edit", "edited crates/export/src/csv.rs: 1 replacement (+1 line)");
+        let c = g.turn(
+            "",
+            &[("edit", json!({"path": "crates/export/src/csv.rs",
+                "old": "CsvWriter { out, delimiter: opts.delimiter, rows: 0, totals: Totals::default() }",
+                "new": "CsvWriter { out, delimiter: opts.delimiter, rows: 0, totals: Totals::default(), currency: opts.currency }"}))],
+        );
+        g.result(&c[0], "edit", "edited crates/export/src/csv.rs: 1 replacement");
+        let c = g.turn(
+            "",
+            &[("edit", json!({"path": "crates/cli/src/main.rs",
+                "old": "        Command::Export { output, delimiter, no_totals } => {\n            anyhow::ensure!(delimiter.is_ascii(), \"the delimiter must be one ASCII character\");\n            let opts = ExportOptions { delimiter: delimiter as u8, totals: !no_totals };",
+                "new": "        Command::Export { output, delimiter, no_totals, currency } => {\n            anyhow::ensure!(delimiter.is_ascii(), \"the delimiter must be one ASCII character\");\n            let currency = match currency {\n                Some(code) => Some(Currency::parse(&code).ok_or_else(|| anyhow::anyhow!(\"unknown currency {code}\"))?),\n                None => None,\n            };\n            let opts = ExportOptions { delimiter: delimiter as u8, totals: !no_totals, currency };"}))],
+        );
+        g.result(&c[0], "edit", "edited crates/cli/src/main.rs: 1 replacement (+4 lines)");
+        let c = g.turn("", &[("run", json!({"command": "cargo test --workspace 2>&1"}))]);
+        let cli_suite = vec![
+            ("check_passes_on_a_balanced_journal", None),
+            ("export_no_totals", None),
+            ("export_one_currency", None),
+            ("export_rejects_a_non_ascii_delimiter", None),
+            ("export_unknown_currency_is_an_error", None),
+            ("export_writes_header_rows_and_totals", None),
+        ];
+        let core_suite = vec![
+            ("entry::tests::balances_per_currency", None),
+            ("entry::tests::unbalanced_entry", None),
+            ("journal::tests::loads_sample_journal", None),
+            ("money::tests::decimal_string_eur", None),
+            ("money::tests::decimal_string_jpy", None),
+            ("money::tests::negative_amounts", None),
+            ("parse::tests::amount_with_currency", None),
+            ("parse::tests::entry_header_with_memo", None),
+            ("parse::tests::rejects_unknown_currency", None),
+        ];
+        let list = [
+            ("unittests src/main.rs", "ledger-6a1e0f3d92c4b871", vec![]),
+            ("tests/cli.rs", "cli-0d4c8e1f7a2b9653", cli_suite),
+            ("unittests src/lib.rs", "ledger_core-b3f19e0c4d7a2856", core_suite),
+            (
+                UNIT.0,
+                UNIT.1,
+                vec![("totals::tests::sums_one_currency", None), ("totals::tests::sums_per_currency", None)],
+            ),
+            (ROUNDTRIP.0, ROUNDTRIP.1, roundtrip(&[])),
+        ];
+        let (out, ok) = cargo_test(
+            &["ledger-export v0.3.1 (/home/dev/ledger/crates/export)", "ledger v0.3.1 (/home/dev/ledger/crates/cli)"],
+            "6.03",
+            &suites(&list),
+        );
+        assert!(ok);
+        g.result(&c[0], "run", &run_out(&out, 0));
+        let test_all = c[0].clone();
+
+        // -- after the commit
+        let c = g.turn("", &[("run", json!({"command": "cargo clippy --workspace --all-targets -- -D warnings"}))]);
+        g.result(
+            &c[0],
+            "run",
+            &run_out(
+                "    Checking ledger-export v0.3.1 (/home/dev/ledger/crates/export)\n    Checking ledger v0.3.1 \
+(/home/dev/ledger/crates/cli)\n    Finished `dev` profile [unoptimized + debuginfo] target(s) in 1.77s",
+                0,
+            ),
+        );
+        let c = g.turn(
+            "DECIDED: unchanged (quoting, per-currency totals, `--currency` filter; workspace tests and clippy \
+green). Everything before the full test run is history now.",
+            &[("ctx", json!({"action": "clear", "before": test_all}))],
+        );
+        g.clear(&c[0], json!({"before": test_all}));
+        g.turn(
+            "`ledger export --currency <CODE>` is in: the code is parsed with `Currency::parse` (unknown → `unknown \
+currency XYZ`, exit 2), carried in `ExportOptions.currency`, and `CsvWriter` skips postings in other currencies, so \
+the TOTAL rows only cover what was exported. The whole workspace passes `cargo test` and clippy.",
+            &[],
+        );
+
+        // -- /compact: the same agent does the cleanup; its first draft is rejected
+        g.wait(540_000, 600_000);
+        g.user("/compact keep the decisions, drop the old reads and test runs");
+        let c = g.turn(
+            "DECIDED: (1) RFC 4180 quoting in `CsvWriter::write_record`; (2) per-currency totals in a BTreeMap, \
+`Currency` order; (3) `--currency CODE` filter via `ExportOptions.currency`, unknown code = error, exit 2. All \
+tests and clippy green. First the test output: every shell run but the last goes.",
+            &[("ctx", json!({"action": "clear", "keep_last": 1, "tool": "run"}))],
+        );
+        g.clear(&c[0], json!({"keep_last": 1, "tool": "run"}));
+        let c = g.turn("Now the mirror, for the rest.", &[("ctx", json!({"action": "status"}))]);
+        let base = g.last_request_rev;
+        let status = c[0].clone();
+        let t = status_text(&g, base, &format!("r1 (base rev {accepted_base})"));
+        g.result(&status, "ctx", &t);
+        let c = g.turn("", &[("read", json!({"path": "LIVE_CONTEXT.json"}))]);
+        let mirror_text = g.mirror_file(base);
+        g.result(&c[0], "read", &mirror_text);
+        let read_mirror = c[0].clone();
+        // The draft shortens one of the agent's own messages: restore() refuses it (R2).
+        let mut draft = g.mirror_blocks(base);
+        let mut shortened = String::new();
+        let short = "Tests expect --currency USD to keep USD postings and XYZ to fail with exit 2.";
+        for b in &mut draft {
+            if b["type"] == "assistant" && b["text"] == explain {
+                b["text"] = json!(short);
+                shortened = b["id"].as_str().unwrap().to_string();
+            }
+        }
+        assert!(!shortened.is_empty());
+        let c = g.turn(
+            "",
+            &[(
+                "edit",
+                json!({"path": "LIVE_CONTEXT.json",
+                "old": format!("\"text\":{}", serde_json::to_string(explain).unwrap()),
+                "new": format!("\"text\":{}", serde_json::to_string(short).unwrap())}),
+            )],
+        );
+        g.result(&c[0], "edit", "edited LIVE_CONTEXT.json: 1 replacement");
+        let edit_mirror = c[0].clone();
+        let c = g.turn("", &[("ctx", json!({"action": "commit"}))]);
+        let reason = format!("R2: assistant {shortened} text changed");
+        g.commit(&c[0], base, draft, &[&status, &read_mirror, &edit_mirror, &c[0]], Some(&reason));
+        let c = g.turn(
+            &format!(
+                "The draft was rejected because I shortened my own message {shortened}; assistant text must stay. \
+The DECIDED notes above stand. Its read of LIVE_CONTEXT.json is still in context, so I'm clearing that instead."
+            ),
+            &[("ctx", json!({"action": "clear", "call_ids": [read_mirror]}))],
+        );
+        g.clear(&c[0], json!({"call_ids": [read_mirror]}));
+        g.turn(
+            "Compacted: old reads, test runs and the mirror read are cleared; the DECIDED notes above carry the \
+state (quoting, per-currency totals, `--currency` filter; everything green). Ready for the next task.",
             &[],
         );
         g
