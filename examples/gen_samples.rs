@@ -39,7 +39,8 @@ fn main() {
 
 /// Writes every sample under `out` (each into `out/<name>/`, replaced if present).
 pub fn generate_all(out: &Path) -> std::io::Result<()> {
-    let samples: Vec<fn() -> Gen> = vec![bugfix_todo::build, long_elision::build];
+    let samples: Vec<fn() -> Gen> =
+        vec![bugfix_todo::build, long_elision::build, compaction::build, spill_attach::build];
     for build in samples {
         build().write(out)?;
     }
@@ -129,7 +130,24 @@ struct Gen {
     mirror_rev: u64,
     /// Range of unseen reasoning tokens added to each completion.
     reasoning: (u64, u64),
+    /// The summarizer harness of seeds 002/003, when this sample has one.
+    compactor: Option<Compactor>,
 }
+
+/// A summarizer-style harness (seeds `002_*`, `003_*`): before a turn whose calibrated estimate
+/// exceeds `threshold`, the next queued summary replaces the blocks before the cut.
+struct Compactor {
+    threshold: u64,
+    /// The tail kept verbatim: at most this many tokens if possible, never fewer than `min_tail`
+    /// blocks.
+    tail_budget: u64,
+    min_tail: usize,
+    /// (summary, mode, fallback) of the automatic compactions to come, in order.
+    queue: Vec<(&'static str, &'static str, bool)>,
+}
+
+/// A queued summary that is built by [`Gen::fallback_summary`] when the compaction happens.
+const FALLBACK: &str = "<fallback>";
 
 fn est() -> CharEstimator {
     CharEstimator
@@ -157,6 +175,7 @@ impl Gen {
             last_estimate: 0,
             mirror_rev: 0,
             reasoning: (6, 90),
+            compactor: None,
         }
     }
 
@@ -248,6 +267,9 @@ impl Gen {
         if self.auto.is_some() {
             self.auto_elide();
         }
+        if self.compactor.is_some() {
+            self.auto_compact();
+        }
         let p = self.projection();
         let blocks: Vec<&Block> = p.blocks().collect();
         let raw = 3 + blocks.iter().map(|b| est().block(b)).sum::<u64>();
@@ -290,11 +312,6 @@ impl Gen {
     /// A tool result; `bytes` is the length of `text` (use [`Gen::result_full`] when it was cut).
     fn result(&mut self, call: &str, tool: &str, text: &str) {
         self.result_full(call, tool, text, text.len() as u64, None, false);
-    }
-
-    #[allow(dead_code)]
-    fn error_result(&mut self, call: &str, tool: &str, text: &str) {
-        self.result_full(call, tool, text, text.len() as u64, None, true);
     }
 
     fn result_full(&mut self, call: &str, tool: &str, text: &str, bytes: u64, spill: Option<&str>, is_error: bool) {
@@ -571,6 +588,101 @@ impl Gen {
                 self.notice("mirror_rejected", &text);
             }
         }
+    }
+
+    /// The calibrated estimate of the current projection.
+    fn estimate(&self) -> u64 {
+        let p = self.projection();
+        let raw = 3 + p.blocks().map(|b| est().block(b)).sum::<u64>();
+        (raw as f64 * self.multiplier() + 0.5).floor() as u64
+    }
+
+    /// A `compact` record; `tokens_before` / `tokens_after` are the calibrated estimates of the
+    /// projection before and after it. `fields` holds everything else, in the record's order.
+    fn compact(&mut self, fields: Value) -> u64 {
+        let before = self.estimate();
+        let mut f = fields.as_object().cloned().expect("an object");
+        self.record("compact", Value::Object(f.clone()));
+        let after = self.estimate();
+        self.lines.pop();
+        self.rev -= 1;
+        f.insert("tokens_before".into(), json!(before));
+        f.insert("tokens_after".into(), json!(after));
+        self.record("compact", Value::Object(f))
+    }
+
+    /// The cut of a compaction: the source rev of the first kept block. A cut stands before a
+    /// `user`, `assistant` or `notice` block only (a call never loses its result): the earliest
+    /// one whose tail fits `tail_budget` tokens, unless that tail has fewer than `min_tail`
+    /// blocks, then the latest one that keeps at least `min_tail`.
+    fn cut(&self, tail_budget: u64, min_tail: usize) -> Option<u64> {
+        let p = self.projection();
+        let m = self.multiplier();
+        let n = p.conv.len();
+        let cuts: Vec<usize> = (1..n)
+            .filter(|&i| matches!(p.conv[i].block, Block::User { .. } | Block::Assistant { .. } | Block::Notice { .. }))
+            .collect();
+        let tail_tokens = |i: usize| (p.conv[i..].iter().map(|b| est().block(&b.block)).sum::<u64>() as f64 * m) as u64;
+        let fits = cuts.iter().copied().find(|&i| tail_tokens(i) <= tail_budget);
+        let i = match fits {
+            Some(i) if n - i >= min_tail => i,
+            _ => cuts.iter().copied().rev().find(|&i| n - i >= min_tail)?,
+        };
+        Some(p.conv[i].src_rev)
+    }
+
+    /// Before a turn: the summarizer harness compacts when the estimate is above its threshold.
+    fn auto_compact(&mut self) {
+        let c = self.compactor.as_ref().expect("compactor configured");
+        if self.estimate() <= c.threshold || c.queue.is_empty() {
+            return;
+        }
+        let (tail_budget, min_tail) = (c.tail_budget, c.min_tail);
+        let (summary, mode, fallback) = self.compactor.as_mut().unwrap().queue.remove(0);
+        let first_kept = self.cut(tail_budget, min_tail).expect("a cut");
+        let summary = if summary == FALLBACK { self.fallback_summary(first_kept) } else { summary.to_string() };
+        if std::env::var_os("GEN_TRACE").is_some() {
+            eprintln!("{} compact before turn {} at ~{}", self.name, self.history.len() + 1, self.estimate());
+        }
+        self.wait(4_000, 20_000); // the summarizer call
+        self.compact(json!({"trigger": "auto", "summary": summary, "first_kept": first_kept, "mode": mode,
+                            "fallback": fallback}));
+    }
+
+    /// Seed 002's deterministic fallback summary of the blocks before `first_kept`: the user
+    /// messages among them and the files their calls named.
+    fn fallback_summary(&self, first_kept: u64) -> String {
+        let p = self.projection();
+        let mut users = Vec::new();
+        let mut files: Vec<String> = Vec::new();
+        for b in p.conv.iter().filter(|b| b.src_rev < first_kept) {
+            match &b.block {
+                Block::User { text, .. } => users.push(markers::tail(text, 200)),
+                Block::Assistant { calls, .. } => {
+                    for c in calls {
+                        if let Some(path) = c.args.get("path").and_then(Value::as_str) {
+                            if !files.iter().any(|f| f == path) {
+                                files.push(path.to_string());
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "- (none)".to_string()
+            } else {
+                v.iter().map(|x| format!("- {x}")).collect::<Vec<_>>().join("\n")
+            }
+        };
+        let recent: Vec<String> = users.iter().rev().take(3).rev().cloned().collect();
+        format!(
+            "[fallback summary: the summarizer was unavailable]\nUser messages:\n{}\nFiles mentioned:\n{}",
+            list(&recent),
+            list(&files)
+        )
     }
 
     // -- output ---------------------------------------------------------------------------------
@@ -2253,6 +2365,1051 @@ The DECIDED notes above stand. Its read of LIVE_CONTEXT.json is still in context
         g.turn(
             "Compacted: old reads, test runs and the mirror read are cleared; the DECIDED notes above carry the \
 state (quoting, per-currency totals, `--currency` filter; everything green). Ready for the next task.",
+            &[],
+        );
+        g
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// compaction: a summarizer-style harness (seeds 002 and 003)
+// ---------------------------------------------------------------------------------------------
+
+mod compaction {
+    use super::*;
+
+    const SYSTEM: &str = "You are Veles, a careful software engineering assistant. You work inside the user's \
+repository through the tools below. Prefer small, reviewable changes; run the tests after every change; never \
+print secrets from configuration files.\n\nLong conversations are compressed: older turns are replaced by a \
+structured summary that is given to you for reference only. Answer the latest user message; do not redo work the \
+summary marks as done.";
+
+    fn tools() -> Value {
+        json!([
+            tool("read_file", "Read a text file.", json!({"path": {"type": "string"}}), &["path"]),
+            tool(
+                "write_file",
+                "Create or overwrite a file.",
+                json!({"path": {"type": "string"}, "content": {"type": "string"}}),
+                &["path", "content"]
+            ),
+            tool(
+                "edit_file",
+                "Replace an exact snippet in a file.",
+                json!({"path": {"type": "string"}, "find": {"type": "string"}, "replace": {"type": "string"}}),
+                &["path", "find", "replace"]
+            ),
+            tool(
+                "shell",
+                "Run a command in the repository (bash -lc).",
+                json!({"command": {"type": "string"}}),
+                &["command"]
+            ),
+            tool("search", "Search the repository (ripgrep).", json!({"query": {"type": "string"}}), &["query"]),
+        ])
+    }
+
+    const CONFIG_OLD: &str = r#""""Settings for pipectl: read from settings.ini next to the project."""
+
+from __future__ import annotations
+
+import configparser
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_PATH = Path("settings.ini")
+
+
+@dataclass
+class Settings:
+    warehouse_url: str
+    api_token: str
+    batch_size: int = 500
+    retries: int = 3
+    timeout_s: float = 30.0
+    sources: list[str] = field(default_factory=list)
+
+
+class ConfigError(Exception):
+    pass
+
+
+def load(path: Path | None = None) -> Settings:
+    path = path or Path(os.environ.get("PIPECTL_SETTINGS", DEFAULT_PATH))
+    parser = configparser.ConfigParser()
+    if not parser.read(path, encoding="utf-8"):
+        raise ConfigError(f"no settings file at {path}")
+    try:
+        main = parser["pipectl"]
+        return Settings(
+            warehouse_url=main["warehouse_url"],
+            api_token=main["api_token"],
+            batch_size=main.getint("batch_size", 500),
+            retries=main.getint("retries", 3),
+            timeout_s=main.getfloat("timeout_s", 30.0),
+            sources=[s.strip() for s in main.get("sources", "").split(",") if s.strip()],
+        )
+    except KeyError as e:
+        raise ConfigError(f"{path}: missing key {e.args[0]}") from None
+    except ValueError as e:
+        raise ConfigError(f"{path}: {e}") from None
+"#;
+
+    const CLI_PY: &str = r#""""pipectl: run and inspect the ingestion pipeline."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from pipectl import config, runner
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="pipectl")
+    parser.add_argument("--settings", help="settings file (default: settings.ini)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run the pipeline once")
+    run.add_argument("--source", action="append", help="only these sources")
+    run.add_argument("--dry-run", action="store_true")
+    sub.add_parser("sources", help="list configured sources")
+    args = parser.parse_args(argv)
+
+    try:
+        settings = config.load(args.settings and config.Path(args.settings))
+    except config.ConfigError as e:
+        print(f"pipectl: {e}", file=sys.stderr)
+        return 2
+
+    if args.command == "sources":
+        for s in settings.sources:
+            print(s)
+        return 0
+    if args.command == "run":
+        selected = args.source or settings.sources
+        report = runner.run(settings, selected, dry_run=args.dry_run)
+        print(report.summary())
+        return 0 if report.ok else 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+"#;
+
+    const TEST_CONFIG: &str = r#"from pathlib import Path
+
+import pytest
+
+from pipectl import config
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_load_ini(tmp_path):
+    p = write(tmp_path, "settings.ini", "[pipectl]\nwarehouse_url = postgres://wh/main\napi_token = t0k\nsources = a, b\n")
+    s = config.load(p)
+    assert s.warehouse_url == "postgres://wh/main"
+    assert s.sources == ["a", "b"]
+    assert s.batch_size == 500
+
+
+def test_missing_key(tmp_path):
+    p = write(tmp_path, "settings.ini", "[pipectl]\nwarehouse_url = x\n")
+    with pytest.raises(config.ConfigError, match="missing key api_token"):
+        config.load(p)
+
+
+def test_load_toml(tmp_path):
+    p = write(tmp_path, "settings.toml", 'warehouse_url = "postgres://wh/main"\napi_token = "t0k"\nsources = ["a", "b"]\nbatch_size = 200\n')
+    s = config.load(p)
+    assert s.batch_size == 200
+    assert s.sources == ["a", "b"]
+
+
+def test_ini_is_converted_once(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "settings.ini", "[pipectl]\nwarehouse_url = x\napi_token = y\n")
+    with pytest.warns(DeprecationWarning, match="settings.ini"):
+        s = config.load()
+    assert s.warehouse_url == "x"
+    assert (tmp_path / "settings.toml").exists()
+"#;
+
+    const SETTINGS_INI: &str = "[pipectl]\nwarehouse_url = postgres://etl@wh.internal:5432/main\napi_token = \
+sk-live-4f9a1c2e8b7d6a5f3e2d1c0b9a8f7e6d\nbatch_size = 1000\nretries = 5\ntimeout_s = 45\nsources = orders, \
+customers, inventory, returns\n";
+
+    const CONFIG_NEW: &str = r#""""Settings for pipectl: settings.toml (tomllib); a legacy settings.ini is converted once."""
+
+from __future__ import annotations
+
+import configparser
+import os
+import tomllib
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_PATH = Path("settings.toml")
+LEGACY_PATH = Path("settings.ini")
+
+
+@dataclass
+class Settings:
+    warehouse_url: str
+    api_token: str
+    batch_size: int = 500
+    retries: int = 3
+    timeout_s: float = 30.0
+    sources: list[str] = field(default_factory=list)
+
+
+class ConfigError(Exception):
+    pass
+
+
+def _from_mapping(data: dict, path: Path) -> Settings:
+    try:
+        return Settings(
+            warehouse_url=str(data["warehouse_url"]),
+            api_token=str(data["api_token"]),
+            batch_size=int(data.get("batch_size", 500)),
+            retries=int(data.get("retries", 3)),
+            timeout_s=float(data.get("timeout_s", 30.0)),
+            sources=list(data.get("sources", [])),
+        )
+    except KeyError as e:
+        raise ConfigError(f"{path}: missing key {e.args[0]}") from None
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"{path}: {e}") from None
+
+
+def _read_ini(path: Path) -> dict:
+    parser = configparser.ConfigParser()
+    parser.read(path, encoding="utf-8")
+    data = dict(parser["pipectl"]) if parser.has_section("pipectl") else {}
+    if "sources" in data:
+        data["sources"] = [s.strip() for s in data["sources"].split(",") if s.strip()]
+    return data
+
+
+def _to_toml(data: dict) -> str:
+    lines = []
+    for key, value in data.items():
+        if isinstance(value, list):
+            lines.append(f"{key} = [" + ", ".join(f'"{v}"' for v in value) + "]")
+        elif isinstance(value, str) and not value.replace(".", "", 1).isdigit():
+            lines.append(f'{key} = "{value}"')
+        else:
+            lines.append(f"{key} = {value}")
+    return "\n".join(lines) + "\n"
+
+
+def load(path: Path | None = None) -> Settings:
+    path = path or Path(os.environ.get("PIPECTL_SETTINGS", DEFAULT_PATH))
+    if path.suffix == ".ini":
+        return _from_mapping(_read_ini(path), path)
+    if not path.exists() and path == DEFAULT_PATH and LEGACY_PATH.exists():
+        warnings.warn("settings.ini is deprecated; converted to settings.toml", DeprecationWarning, stacklevel=2)
+        data = _read_ini(LEGACY_PATH)
+        path.write_text(_to_toml(data), encoding="utf-8")
+        return _from_mapping(data, LEGACY_PATH)
+    try:
+        with path.open("rb") as f:
+            return _from_mapping(tomllib.load(f), path)
+    except FileNotFoundError:
+        raise ConfigError(f"no settings file at {path}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: {e}") from None
+"#;
+
+    const SHOW_PY: &str = r#""""`pipectl config show`: the effective settings as TOML, secrets masked."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from pipectl.config import Settings, _to_toml
+
+SECRET_KEYS = {"api_token"}
+
+
+def mask(value: str) -> str:
+    return value[:4] + "…" if len(value) > 8 else "…"
+
+
+def render(settings: Settings) -> str:
+    data = asdict(settings)
+    for key in SECRET_KEYS:
+        data[key] = mask(data[key])
+    return _to_toml(data)
+"#;
+
+    const TEST_CLI: &str = r#"import pytest
+
+from pipectl import cli
+
+
+@pytest.fixture
+def settings_file(tmp_path):
+    p = tmp_path / "settings.toml"
+    p.write_text(
+        'warehouse_url = "postgres://wh/main"\n'
+        'api_token = "tok-123456789"\n'
+        'sources = ["orders", "customers"]\n',
+        encoding="utf-8",
+    )
+    return p
+
+
+def test_missing_settings_is_exit_2(tmp_path, capsys):
+    assert cli.main(["--settings", str(tmp_path / "nope.toml"), "sources"]) == 2
+    assert "no settings file" in capsys.readouterr().err
+
+
+def test_sources(settings_file, capsys):
+    assert cli.main(["--settings", str(settings_file), "sources"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["orders", "customers"]
+
+
+def test_run_dry_run(settings_file, capsys, monkeypatch):
+    calls = []
+    monkeypatch.setattr("pipectl.runner.run", lambda s, sel, dry_run: calls.append((sel, dry_run)) or FakeReport())
+    assert cli.main(["--settings", str(settings_file), "run", "--dry-run", "--source", "orders"]) == 0
+    assert calls == [(["orders"], True)]
+
+
+class FakeReport:
+    ok = True
+
+    def summary(self):
+        return "0 rows (dry run)"
+"#;
+
+    const TEST_SHOW: &str = r#"def test_config_show_masks_the_token(settings_file, capsys):
+    assert cli.main(["--settings", str(settings_file), "config", "show"]) == 0
+    out = capsys.readouterr().out
+    assert 'api_token = "tok-…"' in out
+    assert "123456789" not in out
+    assert 'sources = ["orders", "customers"]' in out"#;
+
+    const README_OLD_SECTION: &str = "## Settings\n\nSettings live in `settings.ini`:\n\n```ini\n[pipectl]\n\
+warehouse_url = postgres://etl@wh.internal:5432/main\napi_token = <token>\nbatch_size = 1000\nsources = orders, \
+customers\n```\n";
+
+    const README_NEW_SECTION: &str = "## Settings\n\nSettings live in `settings.toml` (an old `settings.ini` is \
+converted on first use):\n\n```toml\nwarehouse_url = \"postgres://etl@wh.internal:5432/main\"\napi_token = \
+\"<token>\"\nbatch_size = 1000\nsources = [\"orders\", \"customers\"]\n```\n\n`pipectl config show` prints the \
+effective settings with the token masked.\n";
+
+    const PYPROJECT: &str = "[project]\nname = \"pipectl\"\nversion = \"0.8.3\"\ndescription = \"Run and inspect \
+the ingestion pipeline\"\nrequires-python = \">=3.11\"\ndependencies = [\"psycopg[binary]>=3.1\", \"httpx>=0.27\"]\n\n\
+[project.scripts]\npipectl = \"pipectl.cli:main\"\n\n[tool.pytest.ini_options]\naddopts = \"-q\"\n\
+filterwarnings = [\"error::DeprecationWarning:pipectl.*\"]\n";
+
+    const README: &str = "# pipectl\n\nRun and inspect the ingestion pipeline: pull rows from the configured \
+sources, validate them, and load them into the warehouse in batches.\n\n## Install\n\n```sh\npip install -e .\n\
+```\n\nPython 3.11 or newer.\n\n## Usage\n\n```sh\npipectl sources                 # list configured sources\n\
+pipectl run                     # run every source once\npipectl run --source orders     # only one source\npipectl \
+run --dry-run           # validate without loading\n```\n\nExit codes: 0 ok, 1 some rows failed validation, 2 \
+configuration error.\n\n## Settings\n\nSettings live in `settings.ini`:\n\n```ini\n[pipectl]\nwarehouse_url = \
+postgres://etl@wh.internal:5432/main\napi_token = <token>\nbatch_size = 1000\nsources = orders, customers\n```\n\n\
+`PIPECTL_SETTINGS` overrides the path. `batch_size` (default 500) is the number of rows per INSERT; `retries` \
+(default 3) and `timeout_s` (default 30) apply to every source request.\n\n## Sources\n\nEach source is a \
+module under `pipectl/sources/` exposing `fetch(since) -> Iterable[Row]`. Rows are validated against the \
+warehouse schema before loading; invalid rows are written to `rejects/<source>-<date>.jsonl` with the reason.\n\n\
+## Development\n\n```sh\npython -m pytest\nruff check .\n```\n";
+
+    const CHANGELOG: &str = "# Changelog\n\n## 0.8.3 — 2026-10-02\n- `run --dry-run` no longer opens a warehouse \
+connection.\n- Retries back off exponentially (base 0.5 s).\n\n## 0.8.2 — 2026-09-11\n- `sources` accepts a \
+trailing comma.\n";
+
+    fn pytest(passed: usize, failed: &[(&str, &str)], secs: &str) -> String {
+        let mut s = String::from(
+            "============================= test session starts ==============================\n\
+platform linux -- Python 3.12.7, pytest-8.3.3, pluggy-1.5.0\nrootdir: /home/ana/pipectl\nconfigfile: pyproject.toml\n\
+collected ",
+        );
+        s += &format!("{} items\n\n", passed + failed.len());
+        s += &format!("tests/test_config.py {}\n", ".".repeat(passed.min(6)) + &"F".repeat(failed.len()));
+        if passed > 6 {
+            s += &format!("tests/test_runner.py {}\n", ".".repeat(passed - 6));
+        }
+        if !failed.is_empty() {
+            s += "\n=================================== FAILURES ===================================\n";
+            for (name, body) in failed {
+                s += &format!(
+                    "__________________________________ {name} __________________________________\n\n{body}\n"
+                );
+            }
+            s += "=========================== short test summary info ============================\n";
+            for (name, _) in failed {
+                s += &format!("FAILED tests/test_config.py::{name}\n");
+            }
+            s += &format!(
+                "========================= {} failed, {passed} passed in {secs}s =========================\n",
+                failed.len()
+            );
+        } else {
+            s += &format!(
+                "\n============================== {passed} passed in {secs}s ===============================\n"
+            );
+        }
+        s
+    }
+
+    const FAIL_TOML: &str = "tmp_path = PosixPath('/tmp/pytest-of-ana/pytest-41/test_load_toml0')\n\n    def \
+test_load_toml(tmp_path):\n        p = write(tmp_path, \"settings.toml\", 'warehouse_url = \"postgres://wh/main\"\\n...')\n>       \
+s = config.load(p)\n\ntests/test_config.py:31: \n_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \
+\npipectl/config.py:78: in load\n    return _from_mapping(tomllib.load(f), path)\npipectl/config.py:41: in \
+_from_mapping\n    sources=list(data.get(\"sources\", [])),\nE   TypeError: 'NoneType' object is not callable\n";
+
+    const FAIL_INI: &str = "tmp_path = PosixPath('/tmp/pytest-of-ana/pytest-41/test_ini_is_converted_once0')\n\
+monkeypatch = <_pytest.monkeypatch.MonkeyPatch object at 0x7f3a2c1d5e90>\n\n    def \
+test_ini_is_converted_once(tmp_path, monkeypatch):\n        monkeypatch.chdir(tmp_path)\n        write(tmp_path, \
+\"settings.ini\", \"[pipectl]\\nwarehouse_url = x\\napi_token = y\\n\")\n>       with \
+pytest.warns(DeprecationWarning, match=\"settings.ini\"):\nE       Failed: DID NOT WARN. No warnings of type \
+(<class 'DeprecationWarning'>,) matching the regex 'settings.ini' were emitted.\nE        Emitted warnings: [].\n\n\
+tests/test_config.py:38: Failed\n";
+
+    pub fn build() -> Gen {
+        let mut g = Gen::new("compaction", "2026-11-28T16:40:12.031Z", 0x0002_0003);
+        g.factor = 1.21; // a Qwen tokenizer on Python and TOML
+        g.cache_kind = CacheKind::OpenAi;
+        g.reasoning = (20, 160);
+        g.session(
+            "veles-2026-11-28-pipectl",
+            "ollama/qwen2.5-coder:32b",
+            "veles 1.8 (compression: threshold 0.5, targetRatio 0.3, protectLastN 4)",
+            json!({"ctx_window": 8192, "context_budget": 4096, "context_reserve": 1024,
+                   "context_target": 2867, "keep_results": 4}),
+        );
+        // Veles compresses above half the window; the tail keeps ~30% of it, at least 4 blocks.
+        g.compactor = Some(Compactor {
+            threshold: 4096,
+            tail_budget: 2457,
+            min_tail: 4,
+            queue: vec![(SUMMARY_1, "rotate", false), (FALLBACK, "chain", true)],
+        });
+        g.system(SYSTEM, tools());
+        g.wait(3_000, 9_000);
+        g.user(
+            "pipectl still reads settings.ini with configparser. Move it to TOML (settings.toml, parsed with \
+tomllib). Keep old setups working: if only settings.ini exists, convert it once and emit a DeprecationWarning. \
+tests/test_config.py already has the new tests.",
+        );
+        let c = g.turn("", &[("search", json!({"query": "configparser|settings.ini"}))]);
+        g.result(
+            &c[0],
+            "search",
+            "pipectl/config.py:1:\"\"\"Settings for pipectl: read from settings.ini next to the project.\"\"\"\n\
+pipectl/config.py:5:import configparser\npipectl/config.py:11:DEFAULT_PATH = Path(\"settings.ini\")\n\
+pipectl/config.py:30:    parser = configparser.ConfigParser()\npipectl/cli.py:13:    parser.add_argument(\"--settings\", \
+help=\"settings file (default: settings.ini)\")\ntests/test_config.py:15:    p = write(tmp_path, \"settings.ini\", \
+\"[pipectl]\\nwarehouse_url = postgres://wh/main\\napi_token = t0k\\nsources = a, b\\n\")\nREADME.md:22:Settings live \
+in `settings.ini`:\n",
+        );
+        let c = g.turn("", &[("read_file", json!({"path": "pipectl/config.py"}))]);
+        g.result(&c[0], "read_file", CONFIG_OLD);
+        let c = g.turn("", &[("read_file", json!({"path": "tests/test_config.py"}))]);
+        g.result(&c[0], "read_file", TEST_CONFIG);
+        let c = g.turn(
+            "Let me see what a real settings file looks like, so the conversion handles its types.",
+            &[("read_file", json!({"path": "settings.ini"}))],
+        );
+        g.result(&c[0], "read_file", SETTINGS_INI);
+        let c = g.turn("", &[("shell", json!({"command": "python -m pytest tests/test_config.py"}))]);
+        g.result(
+            &c[0],
+            "shell",
+            &pytest(
+                2,
+                &[
+                    ("test_load_toml", FAIL_TOML.split("\npipectl/config.py:78").next().unwrap()),
+                    ("test_ini_is_converted_once", FAIL_INI),
+                ],
+                "0.21",
+            )
+            .replace("pipectl/config.py:78", "pipectl/config.py:33")
+            .replace("_from_mapping(tomllib.load(f), path)", "parser.read(path, encoding=\"utf-8\")"),
+        );
+        let c = g.turn(
+            "As expected the two new tests fail on the INI-only loader. Plan: `load()` dispatches on the file: \
+`.ini` → configparser (for explicit legacy paths), otherwise tomllib; when the default settings.toml is missing \
+but settings.ini exists, convert it once and warn.",
+            &[("write_file", json!({"path": "pipectl/config.py", "content": CONFIG_NEW.replace("list(data.get(\"sources\", []))", "list(data.get(\"sources\") or [])").replace("    sources: list[str] = field(default_factory=list)\n\n\nclass", "    sources: list[str] = field(default_factory=list)\n    list = list\n\n\nclass")}))],
+        );
+        g.result(&c[0], "write_file", "wrote pipectl/config.py (3,402 bytes)");
+        let c = g.turn("", &[("shell", json!({"command": "python -m pytest tests/test_config.py"}))]);
+        g.result(&c[0], "shell", &pytest(3, &[("test_load_toml", FAIL_TOML)], "0.24"));
+        let c = g.turn(
+            "My dataclass shadows the builtin: the stray `list = list` line makes `list` a class attribute, and \
+in `_from_mapping` the call resolves wrongly. Removing it.",
+            &[("edit_file", json!({"path": "pipectl/config.py", "find": "    sources: list[str] = field(default_factory=list)\n    list = list\n", "replace": "    sources: list[str] = field(default_factory=list)\n"}))],
+        );
+        g.result(&c[0], "edit_file", "edited pipectl/config.py (1 replacement)");
+        let c = g.turn("", &[("shell", json!({"command": "python -m pytest"}))]);
+        g.result(&c[0], "shell", &pytest(11, &[], "0.57"));
+        g.turn(
+            "Done. `pipectl.config.load()` now reads settings.toml with `tomllib`. An explicit `.ini` path is \
+still read with configparser; if settings.toml is missing and settings.ini exists, it is converted once to \
+settings.toml with a `DeprecationWarning`. All 11 tests pass.",
+            &[],
+        );
+
+        g.wait(60_000, 90_000);
+        g.user(
+            "Great. Now add `pipectl config show`: print the effective settings as TOML, with the api token \
+masked.",
+        );
+        let c = g.turn("", &[("read_file", json!({"path": "pipectl/cli.py"}))]);
+        g.result(&c[0], "read_file", CLI_PY);
+        let c = g.turn(
+            "I'll put the rendering in its own module so it can reuse `_to_toml` from the config module.",
+            &[("write_file", json!({"path": "pipectl/show.py", "content": SHOW_PY}))],
+        );
+        g.result(&c[0], "write_file", "wrote pipectl/show.py (512 bytes)");
+        let c = g.turn(
+            "",
+            &[("edit_file", json!({"path": "pipectl/cli.py",
+                "find": "    sub.add_parser(\"sources\", help=\"list configured sources\")\n",
+                "replace": "    sub.add_parser(\"sources\", help=\"list configured sources\")\n    cfg = sub.add_parser(\"config\", help=\"inspect settings\")\n    cfg.add_argument(\"action\", choices=[\"show\"])\n"}))],
+        );
+        g.result(&c[0], "edit_file", "edited pipectl/cli.py (1 replacement)");
+        let c = g.turn(
+            "",
+            &[("edit_file", json!({"path": "pipectl/cli.py",
+                "find": "    if args.command == \"sources\":\n",
+                "replace": "    if args.command == \"config\":\n        from pipectl import show\n\n        print(show.render(settings), end=\"\")\n        return 0\n    if args.command == \"sources\":\n"}))],
+        );
+        g.result(&c[0], "edit_file", "edited pipectl/cli.py (1 replacement)");
+        let c = g.turn(
+            "A test for it, next to the existing CLI tests.",
+            &[("read_file", json!({"path": "tests/test_cli.py"}))],
+        );
+        g.result(&c[0], "read_file", TEST_CLI);
+        let c = g.turn(
+            "",
+            &[("edit_file", json!({"path": "tests/test_cli.py", "find": "\n\ndef test_sources(", "replace": format!("\n\n{TEST_SHOW}\n\ndef test_sources(")}))],
+        );
+        g.result(&c[0], "edit_file", "edited tests/test_cli.py (1 replacement)");
+        let c = g.turn("", &[("shell", json!({"command": "python -m pipectl --settings settings.ini config show"}))]);
+        g.result(
+            &c[0],
+            "shell",
+            "warehouse_url = \"postgres://etl@wh.internal:5432/main\"\napi_token = \"sk-l…\"\nbatch_size = 1000\n\
+retries = 5\ntimeout_s = 45.0\nsources = [\"orders\", \"customers\", \"inventory\", \"returns\"]\n",
+        );
+        let c = g.turn("", &[("shell", json!({"command": "python -m pytest"}))]);
+        g.result(&c[0], "shell", &pytest(12, &[], "0.61"));
+        g.turn(
+            "`pipectl config show` prints the effective settings as TOML; `api_token` shows only its first four \
+characters (`sk-l…`). The rendering lives in `pipectl/show.py` and reuses `_to_toml`; a new test covers it (12 pass).",
+            &[],
+        );
+
+        g.wait(45_000, 80_000);
+        // -- compaction 3: the user's /compact with an instruction; keeps the last exchange only
+        let first_kept = g.cut(0, 3).expect("a cut");
+        g.compact(json!({
+            "trigger": "manual",
+            "instruction": "focus on what is left for the 0.9.0 release",
+            "summary": SUMMARY_3_MANUAL,
+            "first_kept": first_kept,
+            "mode": "rotate",
+            "fallback": false,
+        }));
+        g.user("Bump the version to 0.9.0 and add a changelog entry for the TOML move and `config show`.");
+        let c = g.turn("", &[("read_file", json!({"path": "pyproject.toml"}))]);
+        g.result(&c[0], "read_file", PYPROJECT);
+        let c = g.turn(
+            "",
+            &[(
+                "edit_file",
+                json!({"path": "pyproject.toml", "find": "version = \"0.8.3\"", "replace": "version = \"0.9.0\""}),
+            )],
+        );
+        g.result(&c[0], "edit_file", "edited pyproject.toml (1 replacement)");
+        let c = g.turn("", &[("read_file", json!({"path": "CHANGELOG.md"}))]);
+        g.result(&c[0], "read_file", CHANGELOG);
+        let entry = "## 0.9.0 — 2026-11-28\n- Settings move to `settings.toml` (parsed with `tomllib`). A legacy \
+`settings.ini` is converted once, with a `DeprecationWarning`; an explicit `--settings x.ini` still works.\n- New \
+`pipectl config show`: the effective settings as TOML, `api_token` masked.\n\n";
+        let c = g.turn(
+            "",
+            &[("edit_file", json!({"path": "CHANGELOG.md", "find": "# Changelog\n\n", "replace": format!("# Changelog\n\n{entry}")}))],
+        );
+        g.result(&c[0], "edit_file", "edited CHANGELOG.md (1 replacement)");
+        let c = g.turn("The README still documents settings.ini.", &[("read_file", json!({"path": "README.md"}))]);
+        g.result(&c[0], "read_file", README);
+        let c = g.turn(
+            "",
+            &[("edit_file", json!({"path": "README.md", "find": README_OLD_SECTION, "replace": README_NEW_SECTION}))],
+        );
+        g.result(&c[0], "edit_file", "edited README.md (1 replacement)");
+        g.turn(
+            "Version bumped to 0.9.0 in pyproject.toml, a 0.9.0 entry added to CHANGELOG.md (TOML settings with \
+one-time INI conversion; `pipectl config show`), and the README's settings section now shows settings.toml.",
+            &[],
+        );
+
+        // -- the user switches to a smaller model: its window is nearly full, so the harness compacts
+        //    at once, keeping the user's request and the final answer (a non-contiguous set).
+        g.wait(30_000, 50_000);
+        let before_switch = g.estimate();
+        assert!(
+            before_switch * 10 > 2048 * 9,
+            "compaction: ~{before_switch} tokens is not above 90% of the new window"
+        );
+        g.record(
+            "model",
+            json!({"model": "ollama/qwen2.5-coder:1.5b",
+                   "ctx": {"ctx_window": 2048, "context_budget": 1024, "context_reserve": 256,
+                           "context_target": 716, "keep_results": 4}}),
+        );
+        g.wait(200, 900);
+        let kept = [
+            g.lines
+                .iter()
+                .rev()
+                .find(|l| l.contains("\"kind\":\"user\""))
+                .map(|l| {
+                    let v: Value = serde_json::from_str(l).unwrap();
+                    v["id"].as_str().unwrap().to_string()
+                })
+                .unwrap(),
+            g.lines
+                .iter()
+                .rev()
+                .find(|l| l.contains("\"kind\":\"assistant\""))
+                .map(|l| {
+                    let v: Value = serde_json::from_str(l).unwrap();
+                    v["id"].as_str().unwrap().to_string()
+                })
+                .unwrap(),
+        ];
+        g.compact(json!({
+            "trigger": "model_switch",
+            "summary": SUMMARY_4_SWITCH,
+            "kept": kept,
+            "mode": "rotate",
+            "fallback": false,
+        }));
+        g.user("Run the whole test suite once more with the new model, then we're done.");
+        let c = g.turn("", &[("shell", json!({"command": "python -m pytest"}))]);
+        g.result(&c[0], "shell", &pytest(12, &[], "0.55"));
+        g.turn("All 12 tests pass on 0.9.0. Ready to tag the release.", &[]);
+        g
+    }
+
+    /// Summary of the blocks before the first cut: the task, the search and the two reads.
+    const SUMMARY_1: &str = "## Active task\nMove pipectl's settings from settings.ini (configparser) to \
+settings.toml (tomllib); convert a legacy settings.ini once, with a DeprecationWarning.\n## Goal\n\
+tests/test_config.py passes, including its new tests test_load_toml and test_ini_is_converted_once.\n\
+## Constraints\n- Old setups keep working.\n## Done\n- Found the configparser use: pipectl/config.py (loader, \
+`Settings` dataclass, `ConfigError`), the --settings help in pipectl/cli.py, README.md.\n- Read \
+tests/test_config.py: 4 tests; the TOML one expects `sources` as a TOML array and `batch_size` as an integer.\n\
+## Current state\nChecking a real settings.ini for value types next.\n## Files touched\n(none yet)";
+
+    const SUMMARY_3_MANUAL: &str = "## Active task\nPrepare the pipectl 0.9.0 release (user: \"focus on what is \
+left for the 0.9.0 release\").\n## Done\n- Settings moved to settings.toml (tomllib); a legacy settings.ini is \
+converted once with a DeprecationWarning; explicit `.ini` paths still load (pipectl/config.py).\n- `pipectl config \
+show` prints the effective settings as TOML with api_token masked (pipectl/show.py, pipectl/cli.py), with a \
+test in tests/test_cli.py.\n- Test suite: 12 passed.\n## Remaining for 0.9.0\n- Version bump in pyproject.toml (currently 0.8.3).\n- CHANGELOG.md \
+entry for both changes.\n## Critical context\nsettings.ini contains a live token ([REDACTED]); never print it.";
+
+    const SUMMARY_4_SWITCH: &str = "This is an auto-compacted summary of the earlier conversation, made when the \
+model changed to ollama/qwen2.5-coder:1.5b (2,048-token window).\n## Done\n- pipectl 0.9.0: settings.toml via \
+tomllib with one-time conversion of settings.ini; `pipectl config show` with api_token masked; version bumped in \
+pyproject.toml; CHANGELOG.md entry added; README settings section updated.\n- Tests: 12 passed.\n## Resume point\nThe release is ready to tag.";
+}
+
+// ---------------------------------------------------------------------------------------------
+// spill-attach: spilled tool output under <call>.out/ and a large paste under <user>.att/
+// ---------------------------------------------------------------------------------------------
+
+mod spill_attach {
+    use super::*;
+
+    const SYSTEM: &str = "You are a coding agent in the Go repository github.com/acme/ingestd (working directory \
+/src/ingestd). Use the tools to inspect, change and test the code.\n\nLarge or binary tool output is stored by the \
+core as a file under <call id>.out/ and the result ends with [full output: <path>]; read a piece of it with grep \
+or read instead of re-running the command. A large paste from the user arrives as an attachment file with a \
+preview.";
+
+    fn tools() -> Value {
+        json!([
+            tool(
+                "read",
+                "Read a file (optionally a line range).",
+                json!({"path": {"type": "string"}, "offset": {"type": "integer"}, "limit": {"type": "integer"}}),
+                &["path"]
+            ),
+            tool(
+                "edit",
+                "Replace the exact text `old` with `new` in a file.",
+                json!({"path": {"type": "string"}, "old": {"type": "string"}, "new": {"type": "string"}}),
+                &["path", "old", "new"]
+            ),
+            tool(
+                "run",
+                "Run a shell command; output over 4 KiB is spilled to a file.",
+                json!({"command": {"type": "string"}}),
+                &["command"]
+            ),
+            tool(
+                "grep",
+                "Search files with a regular expression.",
+                json!({"pattern": {"type": "string"}, "path": {"type": "string"}}),
+                &["pattern"]
+            ),
+        ])
+    }
+
+    /// Keep this much of a spilled output in the result text.
+    const HEAD: usize = 1_500;
+
+    /// The CI log the user pastes: a GitHub Actions run of `go test -race ./...`.
+    fn ci_log() -> String {
+        let mut s = String::new();
+        let mut t = 0u32;
+        let mut line = |s: &mut String, text: &str| {
+            t += 137;
+            s.push_str(&format!(
+                "2026-11-29T07:{:02}:{:02}.{:07}Z {text}\n",
+                12 + t / 60_000 % 40,
+                t / 1000 % 60,
+                (t * 7919) % 10_000_000
+            ));
+        };
+        for l in [
+            "##[group]Run actions/checkout@v4",
+            "Syncing repository: acme/ingestd",
+            "HEAD is now at 9c41e7a batcher: flush on size or age, whichever first",
+            "##[endgroup]",
+            "##[group]Run actions/setup-go@v5",
+            "Setup go version spec 1.23",
+            "Found in cache @ /opt/hostedtoolcache/go/1.23.3/x64",
+            "##[endgroup]",
+            "##[group]Run go vet ./...",
+            "##[endgroup]",
+            "##[group]Run go test -race -count=1 ./...",
+        ] {
+            line(&mut s, l);
+        }
+        for (pkg, secs) in [("cmd/ingestd", "1.208"), ("internal/config", "1.044"), ("internal/httpapi", "2.931")] {
+            line(&mut s, &format!("ok  \tgithub.com/acme/ingestd/{pkg}\t{secs}s"));
+        }
+        line(&mut s, "==================");
+        line(&mut s, "WARNING: DATA RACE");
+        line(&mut s, "Write at 0x00c0001a4318 by goroutine 42:");
+        for f in [
+            "  github.com/acme/ingestd/internal/ingest.(*Batcher).Add()",
+            "      /home/runner/work/ingestd/ingestd/internal/ingest/batcher.go:58 +0x1c4",
+            "  github.com/acme/ingestd/internal/ingest.TestBatcherConcurrentAdd.func1()",
+            "      /home/runner/work/ingestd/ingestd/internal/ingest/batcher_test.go:71 +0x9c",
+            "",
+            "Previous read at 0x00c0001a4318 by goroutine 17:",
+            "  github.com/acme/ingestd/internal/ingest.(*Batcher).flushLoop()",
+            "      /home/runner/work/ingestd/ingestd/internal/ingest/batcher.go:83 +0x12f",
+            "  github.com/acme/ingestd/internal/ingest.NewBatcher.gowrap1()",
+            "      /home/runner/work/ingestd/ingestd/internal/ingest/batcher.go:41 +0x4f",
+            "",
+            "Goroutine 42 (running) created at:",
+            "  github.com/acme/ingestd/internal/ingest.TestBatcherConcurrentAdd()",
+            "      /home/runner/work/ingestd/ingestd/internal/ingest/batcher_test.go:69 +0x1b8",
+            "  testing.tRunner()",
+            "      /opt/hostedtoolcache/go/1.23.3/x64/src/testing/testing.go:1690 +0x226",
+            "==================",
+        ] {
+            line(&mut s, f);
+        }
+        for i in 0..60 {
+            line(&mut s, &format!("    batcher_test.go:74: add {i}: pending={} flushed={}", i % 17, i / 17));
+        }
+        for l in [
+            "--- FAIL: TestBatcherConcurrentAdd (0.31s)",
+            "    testing.go:1399: race detected during execution of test",
+            "FAIL",
+            "FAIL\tgithub.com/acme/ingestd/internal/ingest\t3.377s",
+        ] {
+            line(&mut s, l);
+        }
+        for (pkg, secs) in [("internal/metrics", "1.120"), ("internal/sink", "4.806"), ("internal/wal", "2.452")] {
+            line(&mut s, &format!("ok  \tgithub.com/acme/ingestd/{pkg}\t{secs}s"));
+        }
+        line(&mut s, "FAIL");
+        line(&mut s, "##[error]Process completed with exit code 1.");
+        s
+    }
+
+    /// The local `go test -race -v ./internal/ingest/...` output: long, so it is spilled.
+    fn local_run() -> String {
+        let mut s = String::new();
+        let tests = [
+            "TestBatcherFlushOnSize",
+            "TestBatcherFlushOnAge",
+            "TestBatcherCloseFlushes",
+            "TestBatcherConcurrentAdd",
+            "TestDecoderJSONLines",
+            "TestDecoderRejectsOversizedLine",
+            "TestDedupWindow",
+            "TestDedupEviction",
+            "TestRouterByTenant",
+            "TestRouterUnknownTenant",
+        ];
+        for t in tests {
+            s += &format!("=== RUN   {t}\n=== PAUSE {t}\n");
+        }
+        for t in tests {
+            s += &format!("=== CONT  {t}\n");
+            if t == "TestBatcherConcurrentAdd" {
+                s += "==================\nWARNING: DATA RACE\nWrite at 0x00c000118318 by goroutine 23:\n  \
+github.com/acme/ingestd/internal/ingest.(*Batcher).Add()\n      /src/ingestd/internal/ingest/batcher.go:58 +0x1c4\n  \
+github.com/acme/ingestd/internal/ingest.TestBatcherConcurrentAdd.func1()\n      \
+/src/ingestd/internal/ingest/batcher_test.go:71 +0x9c\n\nPrevious read at 0x00c000118318 by goroutine 9:\n  \
+github.com/acme/ingestd/internal/ingest.(*Batcher).flushLoop()\n      /src/ingestd/internal/ingest/batcher.go:83 \
++0x12f\n  github.com/acme/ingestd/internal/ingest.NewBatcher.gowrap1()\n      \
+/src/ingestd/internal/ingest/batcher.go:41 +0x4f\n==================\n";
+                for i in 0..400 {
+                    s += &format!("    batcher_test.go:74: add {i}: pending={} flushed={}\n", i % 17, i / 17);
+                }
+                s += &format!("--- FAIL: {t} (0.29s)\n    testing.go:1399: race detected during execution of test\n");
+            } else {
+                for i in 0..12 {
+                    s += &format!("    {}_test.go:{}: step {i} ok\n", t[4..].to_lowercase(), 30 + i * 3);
+                }
+                s += &format!("--- PASS: {t} (0.0{}s)\n", t.len() % 10);
+            }
+        }
+        s += "FAIL\nFAIL\tgithub.com/acme/ingestd/internal/ingest\t2.918s\nFAIL\n";
+        s
+    }
+
+    const BATCHER_GO: &str = r#"package ingest
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Batcher groups events and hands them to Flush when the batch is full or old enough.
+type Batcher struct {
+	maxSize int
+	maxAge  time.Duration
+	flush   func(context.Context, []Event) error
+
+	pending []Event
+	first   time.Time // arrival of the oldest pending event
+
+	wg   sync.WaitGroup
+	stop chan struct{}
+}
+
+// NewBatcher starts the background flush loop; Close stops it and flushes what is left.
+func NewBatcher(maxSize int, maxAge time.Duration, flush func(context.Context, []Event) error) *Batcher {
+	b := &Batcher{maxSize: maxSize, maxAge: maxAge, flush: flush, stop: make(chan struct{})}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		b.flushLoop()
+	}()
+	return b
+}
+
+// Add queues one event and flushes synchronously when the batch is full.
+func (b *Batcher) Add(ctx context.Context, e Event) error {
+	if len(b.pending) == 0 {
+		b.first = time.Now()
+	}
+	b.pending = append(b.pending, e)
+	if len(b.pending) >= b.maxSize {
+		batch := b.pending
+		b.pending = nil
+		return b.flush(ctx, batch)
+	}
+	return nil
+}
+
+func (b *Batcher) flushLoop() {
+	tick := time.NewTicker(b.maxAge / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-tick.C:
+			if len(b.pending) > 0 && time.Since(b.first) >= b.maxAge {
+				batch := b.pending
+				b.pending = nil
+				_ = b.flush(context.Background(), batch)
+			}
+		}
+	}
+}
+
+// Close stops the loop and flushes the remaining events.
+func (b *Batcher) Close(ctx context.Context) error {
+	close(b.stop)
+	b.wg.Wait()
+	if len(b.pending) == 0 {
+		return nil
+	}
+	return b.flush(ctx, b.pending)
+}
+"#;
+
+    /// `gotestsum` output with colours: the journal keeps the raw ANSI escapes.
+    fn colored_pass() -> String {
+        let mut s = String::new();
+        for (pkg, secs) in [
+            ("cmd/ingestd", "1.190"),
+            ("internal/config", "1.031"),
+            ("internal/httpapi", "2.874"),
+            ("internal/ingest", "3.102"),
+            ("internal/metrics", "1.098"),
+            ("internal/sink", "4.711"),
+            ("internal/wal", "2.409"),
+        ] {
+            s += &format!("\u{1b}[32m✓\u{1b}[0m  {pkg} \u{1b}[2m({secs}s)\u{1b}[0m\n");
+        }
+        s += "\n\u{1b}[1mDONE\u{1b}[0m 131 tests in 9.412s\n";
+        s
+    }
+
+    pub fn build() -> Gen {
+        let mut g = Gen::new("spill-attach", "2026-11-29T08:03:40.118Z", 0x5_9111);
+        g.factor = 1.0;
+        g.cache_kind = CacheKind::Anthropic;
+        let auto = Auto { budget: 2_400, target: 1_680, keep: 3 };
+        g.session(
+            "2f8a61d4-spill-attach",
+            "anthropic/claude-haiku-4-5",
+            "ctx-harness 0.4 (seed 000)",
+            json!({"ctx_window": 200000, "context_budget": auto.budget, "context_reserve": 8192,
+                   "context_target": auto.target, "keep_results": auto.keep}),
+        );
+        g.auto = Some(auto);
+        g.system(SYSTEM, tools());
+        g.wait(4_000, 9_000);
+
+        // The paste: stored as a file, the model sees a preview.
+        let log = ci_log();
+        let uid = g.id("u");
+        let path = format!("{uid}.att/paste-1.txt");
+        let head: String = log.lines().take(14).map(|l| format!("{l}\n")).collect();
+        let preview = format!("{head}…[{} more bytes in {path}]", log.len() - head.len());
+        g.files.push((path.clone(), log.clone().into_bytes()));
+        g.record(
+            "user",
+            json!({"id": uid, "text": "CI has been red on main since this morning's merge. Full log attached — can you \
+find out why and fix it?", "attachments": [{"id": "att_1", "path": path, "bytes": log.len(), "preview": preview}]}),
+        );
+
+        let c = g.turn(
+            "The preview stops before the failure. Let me grep the attached log for it.",
+            &[("grep", json!({"pattern": "FAIL|DATA RACE|race detected", "path": path}))],
+        );
+        let hits: String = log
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains("FAIL") || l.contains("DATA RACE") || l.contains("race detected"))
+            .map(|(i, l)| format!("{path}:{}:{l}\n", i + 1))
+            .collect();
+        g.result(&c[0], "grep", &hits);
+        let c = g.turn(
+            "A data race in internal/ingest: `(*Batcher).Add` writes what `flushLoop` reads. Reproducing locally \
+with the race detector.",
+            &[("run", json!({"command": "go test -race -count=1 -v ./internal/ingest/... 2>&1"}))],
+        );
+        let out = local_run();
+        let spill = format!("{}.out/stdout", c[0]);
+        let mut cut = HEAD;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let text = format!("{}\n…[{} more bytes]\n[full output: {spill}]", &out[..cut], out.len() - cut);
+        g.files.push((spill.clone(), out.clone().into_bytes()));
+        g.result_full(&c[0], "run", &text, out.len() as u64, Some(&spill), true);
+        let c = g.turn(
+            "The output was spilled; grepping the spill file for the race report instead of re-running.",
+            &[("grep", json!({"pattern": "batcher.go:[0-9]+", "path": spill}))],
+        );
+        let hits: String = out
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains("batcher.go:"))
+            .map(|(i, l)| format!("{spill}:{}:{l}\n", i + 1))
+            .collect();
+        g.result(&c[0], "grep", &hits);
+        let c = g.turn("", &[("read", json!({"path": "internal/ingest/batcher.go"}))]);
+        g.result(&c[0], "read", BATCHER_GO);
+        let c = g.turn(
+            "The test's fixture is a recorded event stream; checking what the failing test feeds in.",
+            &[("read", json!({"path": "internal/ingest/testdata/events.bin"}))],
+        );
+        let mut rng = Rng(0xB1A5);
+        let bin: Vec<u8> = (0..4_096).map(|_| (rng.next() >> 24) as u8).collect();
+        let spill_bin = format!("{}.out/stdout.bin", c[0]);
+        g.files.push((spill_bin.clone(), bin.clone()));
+        g.result_full(
+            &c[0],
+            "read",
+            &format!("[binary output: {} bytes, not shown]\n[full output: {spill_bin}]", bin.len()),
+            bin.len() as u64,
+            Some(&spill_bin),
+            false,
+        );
+        let c = g.turn(
+            "Binary protobuf frames — not needed. The race is clear from the code: `pending` and `first` are \
+shared between `Add` (caller goroutines) and `flushLoop` without a lock. Adding a mutex and flushing outside it.",
+            &[("edit", json!({"path": "internal/ingest/batcher.go",
+                "old": "\tpending []Event\n\tfirst   time.Time // arrival of the oldest pending event\n",
+                "new": "\tmu      sync.Mutex\n\tpending []Event   // guarded by mu\n\tfirst   time.Time // guarded by mu: arrival of the oldest pending event\n"}))],
+        );
+        g.result(&c[0], "edit", "edited internal/ingest/batcher.go: 1 replacement");
+        let c = g.turn(
+            "",
+            &[("edit", json!({"path": "internal/ingest/batcher.go",
+                "old": "func (b *Batcher) Add(ctx context.Context, e Event) error {\n\tif len(b.pending) == 0 {\n\t\tb.first = time.Now()\n\t}\n\tb.pending = append(b.pending, e)\n\tif len(b.pending) >= b.maxSize {\n\t\tbatch := b.pending\n\t\tb.pending = nil\n\t\treturn b.flush(ctx, batch)\n\t}\n\treturn nil\n}",
+                "new": "func (b *Batcher) Add(ctx context.Context, e Event) error {\n\tb.mu.Lock()\n\tif len(b.pending) == 0 {\n\t\tb.first = time.Now()\n\t}\n\tb.pending = append(b.pending, e)\n\tvar batch []Event\n\tif len(b.pending) >= b.maxSize {\n\t\tbatch, b.pending = b.pending, nil\n\t}\n\tb.mu.Unlock()\n\tif batch != nil {\n\t\treturn b.flush(ctx, batch)\n\t}\n\treturn nil\n}"}))],
+        );
+        g.result(&c[0], "edit", "edited internal/ingest/batcher.go: 1 replacement");
+        let c = g.turn(
+            "",
+            &[("edit", json!({"path": "internal/ingest/batcher.go",
+                "old": "\t\tcase <-tick.C:\n\t\t\tif len(b.pending) > 0 && time.Since(b.first) >= b.maxAge {\n\t\t\t\tbatch := b.pending\n\t\t\t\tb.pending = nil\n\t\t\t\t_ = b.flush(context.Background(), batch)\n\t\t\t}",
+                "new": "\t\tcase <-tick.C:\n\t\t\tb.mu.Lock()\n\t\t\tvar batch []Event\n\t\t\tif len(b.pending) > 0 && time.Since(b.first) >= b.maxAge {\n\t\t\t\tbatch, b.pending = b.pending, nil\n\t\t\t}\n\t\t\tb.mu.Unlock()\n\t\t\tif batch != nil {\n\t\t\t\t_ = b.flush(context.Background(), batch)\n\t\t\t}"}))],
+        );
+        g.result(&c[0], "edit", "edited internal/ingest/batcher.go: 1 replacement");
+        let c = g.turn(
+            "`Close` reads `pending` after the loop has stopped, so it needs no lock, but I'll take it anyway for \
+clarity.",
+            &[("edit", json!({"path": "internal/ingest/batcher.go",
+                "old": "\tb.wg.Wait()\n\tif len(b.pending) == 0 {\n\t\treturn nil\n\t}\n\treturn b.flush(ctx, b.pending)",
+                "new": "\tb.wg.Wait()\n\tb.mu.Lock()\n\tbatch := b.pending\n\tb.pending = nil\n\tb.mu.Unlock()\n\tif len(batch) == 0 {\n\t\treturn nil\n\t}\n\treturn b.flush(ctx, batch)"}))],
+        );
+        g.result(&c[0], "edit", "edited internal/ingest/batcher.go: 1 replacement");
+        let c = g.turn("", &[("run", json!({"command": "go test -race -count=5 ./internal/ingest/... 2>&1"}))]);
+        g.result(&c[0], "run", "ok  \tgithub.com/acme/ingestd/internal/ingest\t14.662s\n");
+        let c = g.turn(
+            "Race-free over 5 runs. Now the whole module, the way CI runs it.",
+            &[("run", json!({"command": "gotestsum --format pkgname -- -race -count=1 ./..."}))],
+        );
+        g.result(&c[0], "run", &colored_pass());
+        g.turn(
+            "Fixed. CI failed on a data race in `internal/ingest`: `Batcher.Add` (caller goroutines) and the \
+background `flushLoop` both read and wrote `pending`/`first` without synchronization, which \
+`TestBatcherConcurrentAdd` exposes under `-race`. `Batcher` now has a mutex guarding both fields; batches are \
+taken under the lock and flushed outside it, so a slow sink never blocks `Add`. `go test -race ./...` passes \
+(131 tests), and the ingest package is race-free over 5 repeated runs.",
             &[],
         );
         g

@@ -16,7 +16,7 @@ use crate::common::*;
 mod gen_samples;
 
 /// The samples the issue asks for; every one must be present.
-const EXPECTED: &[&str] = &["bugfix-todo", "long-elision"];
+const EXPECTED: &[&str] = &["bugfix-todo", "compaction", "long-elision", "spill-attach"];
 
 fn journal_lines(dir: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
@@ -335,4 +335,176 @@ fn the_generator_reproduces_the_committed_samples() {
     for g in generated {
         assert!(committed.join(&g).join("journal.jsonl").is_file(), "sample {g} is not committed");
     }
+}
+
+fn of_kind<'a>(recs: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    recs.iter().filter(|r| r["kind"] == kind).collect()
+}
+
+#[test]
+fn every_sample_has_gapless_revs_ordered_times_and_usage() {
+    for name in all_samples() {
+        let recs = journal_lines(&sample(&name));
+        let mut last = String::new();
+        for (i, r) in recs.iter().enumerate() {
+            assert_eq!(r["rev"].as_u64(), Some(i as u64 + 1), "{name}: rev of record {}", i + 1);
+            let ts = r["ts"].as_str().unwrap().to_string();
+            assert!(chrono::DateTime::parse_from_rfc3339(&ts).is_ok(), "{name}: ts {ts}");
+            assert!(ts >= last, "{name}: ts decreases at rev {}", i + 1);
+            last = ts;
+        }
+        assert_eq!(recs[0]["kind"], "session");
+        for k in ["ctx_window", "context_budget", "context_reserve", "context_target", "keep_results"] {
+            assert!(recs[0]["ctx"][k].is_u64(), "{name}: session ctx.{k}");
+        }
+        // Some turn reads from the prompt cache and some turn cannot (cold start or expired entry).
+        let a = of_kind(&recs, "assistant");
+        assert!(a.iter().any(|r| r["usage"]["cached_tokens"].as_u64() > Some(0)), "{name}: no cache hit");
+        assert!(a.iter().any(|r| r["usage"]["cached_tokens"] == 0), "{name}: no cache miss");
+    }
+}
+
+#[test]
+fn bugfix_todo_hides_the_bug_beyond_the_first_500_characters() {
+    let recs = journal_lines(&sample("bugfix-todo"));
+    let turns = of_kind(&recs, "assistant").len();
+    assert!((11..=15).contains(&turns), "{turns} turns");
+    let tools: Vec<&str> = recs.iter().filter(|r| r["kind"] == "result").map(|r| r["tool"].as_str().unwrap()).collect();
+    for t in ["read_file", "list_files", "run_tests", "write_file"] {
+        assert!(tools.contains(&t), "no {t} result");
+    }
+    let results: Vec<&Value> = of_kind(&recs, "result");
+    let first = results
+        .iter()
+        .position(|r| r["text"].as_str().unwrap().contains("request.payload.id as number"))
+        .expect("the api.ts read");
+    let text = results[first]["text"].as_str().unwrap();
+    let at = text.find("request.payload.id as number").unwrap();
+    assert!(text[..at].chars().count() > 500, "bug line at character {}", text[..at].chars().count());
+    let after = results.len() - first - 1;
+    assert!(after >= 3, "at least 3 results follow the api.ts read, found {after}");
+    let last = results.last().unwrap()["text"].as_str().unwrap();
+    assert!(results.iter().rev().find(|r| r["tool"] == "run_tests").unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("exit_code: 0"));
+    assert!(last.contains("Number(request.payload.id)"));
+}
+
+#[test]
+fn long_elision_has_every_seed_000_record() {
+    let dir = sample("long-elision");
+    let recs = journal_lines(&dir);
+    let elides = of_kind(&recs, "elide");
+    assert!(elides.len() >= 2);
+    for e in &elides {
+        assert_eq!(e["by"], "auto");
+        assert!(e["estimate_before"].as_u64() > e["budget"].as_u64());
+        for k in ["estimate_after", "target", "keep_results"] {
+            assert!(e[k].is_u64(), "elide.{k}");
+        }
+    }
+    // One elision is enough to get under the target, another is not (then the notice follows).
+    assert!(elides.iter().any(|e| e["estimate_after"].as_u64() <= e["target"].as_u64()));
+    let topics: Vec<&str> = of_kind(&recs, "notice").iter().map(|n| n["topic"].as_str().unwrap()).collect();
+    for t in ["manage_context", "mirror_applied", "mirror_rejected"] {
+        assert!(topics.contains(&t), "no {t} notice");
+    }
+    let clears = of_kind(&recs, "clear");
+    for form in ["call_ids", "before", "keep_last"] {
+        assert!(
+            clears.iter().any(|c| !c["request"][form].is_null() && !c["cleared"].as_array().unwrap().is_empty()),
+            "no effective {form} clear"
+        );
+    }
+    assert!(clears.iter().any(|c| !c["request"]["tool"].is_null() && !c["request"]["keep_last"].is_null()));
+    assert!(clears.iter().any(|c| c["cleared"].as_array().unwrap().is_empty() && c["message"] == "nothing to clear"));
+    let mirrors = of_kind(&recs, "mirror");
+    assert!(mirrors.iter().any(|m| m["status"] == "accepted" && m["service_calls"].as_array().unwrap().len() >= 3));
+    assert!(mirrors.iter().any(|m| m["status"] == "rejected" && m["reason"].is_string()));
+    // The accepted draft's service calls are gone from the projection after it, not from the journal.
+    let accepted = mirrors.iter().find(|m| m["status"] == "accepted").unwrap();
+    let after =
+        ctxj().args(["show", "--json", "--at", "rev"]).arg(accepted["rev"].to_string()).arg(&dir).output().unwrap();
+    let blocks: Vec<Value> = serde_json::from_slice(&after.stdout).unwrap();
+    for id in accepted["service_calls"].as_array().unwrap() {
+        assert!(!blocks.iter().any(|b| b["call"] == *id), "service call {id} still has its result");
+    }
+    assert!(recs.iter().any(|r| r["kind"] == "user" && r["text"].as_str().unwrap().starts_with("/compact")));
+    assert!(
+        of_kind(&recs, "assistant").iter().filter(|a| a["text"].as_str().unwrap().contains("DECIDED:")).count() >= 3
+    );
+    let turns = of_kind(&recs, "assistant").len();
+    assert!((30..=50).contains(&turns), "{turns} turns");
+}
+
+#[test]
+fn compaction_has_rotate_chain_kept_manual_and_a_model_switch() {
+    let recs = journal_lines(&sample("compaction"));
+    let c = of_kind(&recs, "compact");
+    let firsts: Vec<&&Value> = c.iter().filter(|r| r["first_kept"].is_u64()).collect();
+    assert!(firsts.iter().any(|r| r["mode"] == "rotate"));
+    let rotate_at = c.iter().position(|r| r["mode"] == "rotate" && r["first_kept"].is_u64()).unwrap();
+    let chain_at = c.iter().position(|r| r["mode"] == "chain" && r["first_kept"].is_u64()).unwrap();
+    assert!(rotate_at < chain_at, "a rotate compaction, then a chain one");
+    assert!(c.iter().any(|r| r["kept"].is_array()));
+    assert!(c.iter().any(|r| r["trigger"] == "manual" && r["instruction"].is_string()));
+    let m = of_kind(&recs, "model");
+    assert!(m.iter().any(|r| r["ctx"]["ctx_window"].is_u64()));
+    // A cut never separates a call from its result: every kept result's call is kept too.
+    for r in &c {
+        let rev = r["rev"].as_u64().unwrap();
+        let out = ctxj()
+            .args(["show", "--json", "--at", "rev", &rev.to_string()])
+            .arg(sample("compaction"))
+            .output()
+            .unwrap();
+        let blocks: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+        for b in blocks.iter().filter(|b| b["type"] == "result") {
+            let call = &b["call"];
+            assert!(
+                blocks.iter().any(|a| a["type"] == "assistant"
+                    && a["calls"].as_array().is_some_and(|cs| cs.iter().any(|x| x["id"] == *call))),
+                "rev {rev}: result of {call} kept without its call"
+            );
+        }
+        if let Some(fk) = r["first_kept"].as_u64() {
+            let kind = &recs[fk as usize - 1]["kind"];
+            assert!(kind == "user" || kind == "assistant" || kind == "notice", "rev {rev}: cut before a {kind}");
+        }
+    }
+}
+
+#[test]
+fn spill_attach_files_exist_and_expand() {
+    let dir = sample("spill-attach");
+    let recs = journal_lines(&dir);
+    let spilled: Vec<&Value> = recs.iter().filter(|r| r["kind"] == "result" && r["spill"].is_string()).collect();
+    assert!(spilled.len() >= 2);
+    for r in &spilled {
+        let spill = r["spill"].as_str().unwrap();
+        assert!(spill.starts_with(&format!("{}.out/", r["call"].as_str().unwrap())));
+        assert!(r["text"].as_str().unwrap().ends_with(&format!("[full output: {spill}]")));
+        let bytes = std::fs::read(dir.join(spill)).unwrap();
+        assert_eq!(r["bytes"].as_u64(), Some(bytes.len() as u64));
+    }
+    let user = recs.iter().find(|r| r["kind"] == "user" && r["attachments"].is_array()).expect("a paste");
+    let att = &user["attachments"][0];
+    let path = att["path"].as_str().unwrap();
+    assert!(path.starts_with(&format!("{}.att/", user["id"].as_str().unwrap())));
+    assert_eq!(att["bytes"].as_u64(), Some(std::fs::metadata(dir.join(path)).unwrap().len()));
+    assert!(att["preview"].as_str().unwrap().len() < att["bytes"].as_u64().unwrap() as usize);
+    // The attachment falls away with the tools.
+    assert!(of_kind(&recs, "elide").iter().any(|e| e["calls"].as_array().unwrap().iter().any(|c| *c == att["id"])));
+    // --expand inlines the text spill (a line only the spill file has).
+    let text_spill = std::fs::read_to_string(dir.join(spilled[0]["spill"].as_str().unwrap())).unwrap();
+    let only_in_spill = text_spill.lines().find(|l| l.contains("add 399:")).unwrap();
+    let plain = String::from_utf8(ctxj().arg("show").arg(&dir).output().unwrap().stdout).unwrap();
+    let expanded = String::from_utf8(ctxj().args(["show", "--expand"]).arg(&dir).output().unwrap().stdout).unwrap();
+    assert!(expanded.len() > plain.len() + text_spill.len() / 2);
+    assert!(!plain.contains(only_in_spill));
+    assert!(expanded.contains(only_in_spill));
+    // A tool result with ANSI colours is printed escaped.
+    assert!(recs.iter().any(|r| r["kind"] == "result" && r["text"].as_str().unwrap().contains('\u{1b}')));
+    assert!(!expanded.as_bytes().contains(&0x1b));
 }
