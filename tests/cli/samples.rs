@@ -137,13 +137,11 @@ fn bad_line_in_the_middle_names_line_and_offset() {
     lines[6] = "{\"rev\":7,\"ts\":\"2026-11-29T14:02:17.482Z\",\"kind\":\"result\",\"call\":";
     let d = session_with(&(lines.join("\n") + "\n"));
     for cmd in ["show", "log"] {
-        ctxj()
-            .arg(cmd)
-            .arg(d.path())
-            .assert()
-            .code(2)
-            .stdout("")
-            .stderr(predicates::str::contains(format!("journal.jsonl:7 (byte {offset})")));
+        let out = ctxj().arg(cmd).arg(d.path()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.matches(&format!("journal.jsonl:7 (byte {offset})")).count(), 1, "named once: {err}");
     }
     // A record that violates its kind's schema is an invalid line too.
     let mut lines: Vec<&str> = text.lines().collect();
