@@ -2925,6 +2925,7 @@ characters (`sk-l…`). The rendering lives in `pipectl/show.py` and reuses `_to
             "mode": "rotate",
             "fallback": false,
         }));
+        g.wait(420_000, 480_000); // the user reviews the diff before asking for the release
         g.user("Bump the version to 0.9.0 and add a changelog entry for the TOML move and `config show`.");
         let c = g.turn("", &[("read_file", json!({"path": "pyproject.toml"}))]);
         g.result(&c[0], "read_file", PYPROJECT);

@@ -359,6 +359,14 @@ fn every_sample_has_gapless_revs_ordered_times_and_usage() {
         let a = of_kind(&recs, "assistant");
         assert!(a.iter().any(|r| r["usage"]["cached_tokens"].as_u64() > Some(0)), "{name}: no cache hit");
         assert!(a.iter().any(|r| r["usage"]["cached_tokens"] == 0), "{name}: no cache miss");
+        if name != "spill-attach" {
+            // A pause beyond the 5-minute cache TTL, after which the turn reads nothing from the cache.
+            let t = |r: &Value| chrono::DateTime::parse_from_rfc3339(r["ts"].as_str().unwrap()).unwrap();
+            assert!(
+                a.windows(2).any(|w| (t(w[1]) - t(w[0])).num_seconds() > 300 && w[1]["usage"]["cached_tokens"] == 0),
+                "{name}: no turn after a pause longer than the cache TTL"
+            );
+        }
     }
 }
 
