@@ -14,6 +14,11 @@
 //!   prefix rewrite or a long pause shows up as a cache miss;
 //! * the seed-`000_*` harness ([`Auto`]) takes auto-elision decisions by the rule of spec §6 with
 //!   the calibrated estimate of `strategies.md` §3, and `ctx clear` selections follow spec §2.
+//! * the summarizer harness of seeds `002_*`/`003_*` ([`Compactor`]) compacts before a turn whose
+//!   estimate is above its threshold, cutting before a user, assistant or notice block only.
+//!
+//! `GEN_TRACE=1` prints each turn's estimate and every elision and compaction on stderr (the
+//! output files do not change), which helps when a sample's budget numbers need retuning.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
