@@ -583,7 +583,6 @@ impl Judge<'_> {
         // cut
         let kept: HashSet<&str> = self.after_p.conv.iter().filter_map(|b| b.block.id()).collect();
         let is_kept = |b: &Block| b.id().is_some_and(|id| kept.contains(id));
-        let mut split = false;
         for b in &self.before_p.conv {
             if let Block::Assistant { calls, .. } = &b.block {
                 for call in calls {
@@ -597,12 +596,11 @@ impl Judge<'_> {
                             )
                             .with_block(&call.id),
                         );
-                        split = true;
                     }
                 }
             }
         }
-        if c.kept.is_none() && !split {
+        if c.kept.is_none() {
             if let Some(first) = self.before_p.conv.iter().find(|b| is_kept(&b.block)) {
                 if !matches!(first.block, Block::User { .. } | Block::Assistant { .. } | Block::Notice { .. }) {
                     let id = first.block.id().unwrap_or_default();

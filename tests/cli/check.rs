@@ -98,12 +98,16 @@ fn every_invalid_journal_produces_exactly_its_finding() {
 }
 
 #[test]
-fn every_validate_rule_has_an_invalid_journal() {
+fn every_rule_has_an_invalid_journal() {
     let cases = cases();
-    for r in ctxj::check::RULES.iter().filter(|r| r.check == ctxj::check::rules::Check::Validate) {
+    for r in ctxj::check::RULES {
+        let command = match r.check {
+            ctxj::check::rules::Check::Validate => "validate",
+            ctxj::check::rules::Check::Audit => "audit",
+        };
         assert!(
-            cases.iter().any(|c| c.command == "validate" && c.expect.iter().any(|(id, _)| id == r.id)),
-            "no invalid journal for validate rule {}",
+            cases.iter().any(|c| c.command == command && c.expect.iter().any(|(id, _)| id == r.id)),
+            "no invalid journal for {command} rule {}",
             r.id
         );
     }
