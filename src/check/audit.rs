@@ -7,11 +7,15 @@
 //! Σ wᵢ·promptᵢ / Σ wᵢ·estᵢ over earlier turns with `usage.prompt_tokens`, wᵢ = 0.5^((t−1−i)/4),
 //! kept incrementally (each new turn multiplies the old weights by 0.5^¼), so the pass is linear.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
-use crate::journal::{Body, CtxSettings, Journal, Record};
+use serde_json::Value;
+
+use crate::journal::{Body, CtxSettings, Journal, Record, Text};
+use crate::projection::block::canonical_value;
 use crate::projection::{Block, Projection, Replayer};
-use crate::tokens::{request_tokens, Estimator};
+use crate::tokens::Estimator;
 
 use super::Finding;
 
@@ -150,8 +154,99 @@ fn find(id: &'static str, rec: &Record, message: impl Into<String>) -> Finding {
     Finding::new(id, rec.rev, rec.line, message)
 }
 
-fn blocks_tokens(est: &dyn Estimator, p: &Projection) -> u64 {
-    request_tokens(est, p.blocks())
+/// Token counts of blocks, memoized by the identity of their shared texts and args: the replay
+/// clones `Arc`s, so an unchanged block costs a look-up instead of a recount on every turn, which
+/// keeps the audit linear in the journal. The cache holds a clone of each `Arc` it keys on, so an
+/// address is never reused for another text while cached.
+struct Memo<'e> {
+    est: &'e dyn Estimator,
+    texts: HashMap<usize, (Text, u64)>,
+    values: HashMap<usize, (Arc<Value>, u64)>,
+}
+
+impl<'e> Memo<'e> {
+    fn new(est: &'e dyn Estimator) -> Self {
+        Memo { est, texts: HashMap::new(), values: HashMap::new() }
+    }
+
+    fn text(&mut self, t: &Text) -> u64 {
+        let key = Arc::as_ptr(t) as *const u8 as usize;
+        match self.texts.get(&key) {
+            Some((_, n)) => *n,
+            None => {
+                let n = self.est.count(t);
+                self.texts.insert(key, (t.clone(), n));
+                n
+            }
+        }
+    }
+
+    fn value(&mut self, v: &Arc<Value>) -> u64 {
+        let key = Arc::as_ptr(v) as usize;
+        match self.values.get(&key) {
+            Some((_, n)) => *n,
+            None => {
+                let n = self.est.count(&canonical_value(v));
+                self.values.insert(key, (v.clone(), n));
+                n
+            }
+        }
+    }
+
+    /// The same figure as [`Estimator::block`].
+    fn block(&mut self, b: &Block) -> u64 {
+        match b {
+            Block::System { text, tools } => 4 + self.text(text) + tools.as_ref().map_or(0, |t| self.value(t)),
+            Block::Assistant { text, calls, .. } => {
+                let mut n = 4 + self.text(text);
+                for c in calls {
+                    n += self.est.count(&c.tool) + self.value(&c.args);
+                }
+                n
+            }
+            Block::Summary { text }
+            | Block::User { text, .. }
+            | Block::Attachment { text, .. }
+            | Block::Notice { text, .. }
+            | Block::Result { text, .. } => 4 + self.text(text),
+        }
+    }
+
+    /// The same figure as [`crate::tokens::request_tokens`].
+    #[cfg(test)]
+    fn request(&mut self, p: &Projection) -> u64 {
+        3 + p.blocks().map(|b| self.block(b)).sum::<u64>()
+    }
+}
+
+/// The running token sum of the conversation, extended while records only append blocks (so a
+/// turn costs the blocks it added) and recounted (through the memo) after a decision.
+#[derive(Default)]
+struct Tally {
+    conv: Vec<u64>,
+    sum: u64,
+}
+
+impl Tally {
+    /// Forget the per-block counts: the conversation may have changed anywhere.
+    fn invalidate(&mut self) {
+        self.conv.clear();
+        self.sum = 0;
+    }
+
+    /// Tokens of the whole request `p`, like [`crate::tokens::request_tokens`].
+    fn request(&mut self, memo: &mut Memo<'_>, p: &Projection) -> u64 {
+        if self.conv.len() > p.conv.len() {
+            self.invalidate();
+        }
+        while self.conv.len() < p.conv.len() {
+            let n = memo.block(&p.conv[self.conv.len()].block);
+            self.conv.push(n);
+            self.sum += n;
+        }
+        let head: u64 = p.system.iter().chain(p.summaries.iter()).map(|b| memo.block(b)).sum();
+        3 + head + self.sum
+    }
 }
 
 /// Audits every decision of `journal` with the estimator of [`super::estimator`].
@@ -165,6 +260,8 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
     let mut findings: Vec<Finding> = Vec::new();
     let mut decisions: Vec<Decision> = Vec::new();
     let mut r = Replayer::new(journal);
+    let mut memo = Memo::new(est);
+    let mut tally = Tally::default();
     let mut cal = Calibration::default();
     let mut named: HashSet<String> = HashSet::new();
     let mut decided_since = false;
@@ -183,7 +280,7 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                 if DECIDED.iter().any(|d| a.text.contains(d)) {
                     decided_since = true;
                 }
-                let raw = blocks_tokens(est, r.projection());
+                let raw = tally.request(&mut memo, r.projection());
                 let prompt = a.usage.as_ref().and_then(|u| u.prompt_tokens);
                 let provider = prompt.unwrap_or_else(|| cal.calibrated(raw));
                 if let Some(w) = settings.window {
@@ -210,7 +307,7 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                 r.step();
                 let new = resolve(&r.ctx);
                 if let (Some(old), Some(w)) = (old_window, new.window) {
-                    let now = cal.calibrated(blocks_tokens(est, r.projection()));
+                    let now = cal.calibrated(tally.request(&mut memo, r.projection()));
                     if w < old && now * 10 > w * 9 {
                         let compacted = journal.records[index + 1..]
                             .iter()
@@ -228,10 +325,11 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
             }
             Body::Elide(_) | Body::Clear(_) | Body::Mirror(_) | Body::Compact(_) => {
                 let before_p = r.projection().clone();
-                let before_raw = blocks_tokens(est, &before_p);
+                let before_raw = tally.request(&mut memo, &before_p);
                 r.step();
+                tally.invalidate();
                 let after_p = r.projection();
-                let after_raw = blocks_tokens(est, after_p);
+                let after_raw = tally.request(&mut memo, after_p);
                 let before = cal.calibrated(before_raw);
                 let after = cal.calibrated(after_raw);
                 let ctx = Judge {
@@ -641,6 +739,38 @@ impl Judge<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memo_counts_like_the_estimator() {
+        use crate::projection::BlockCall;
+        use crate::tokens::{request_tokens, CharEstimator};
+        let args = Arc::new(serde_json::json!({"path": "src/lib.rs", "n": 12345}));
+        let tools = Arc::new(serde_json::json!([{"name": "read"}]));
+        let blocks = vec![
+            Block::System { text: "system prompt".into(), tools: Some(tools) },
+            Block::Summary { text: "summary text".into() },
+            Block::User { id: "u".into(), text: "héllo wörld".into() },
+            Block::Attachment { id: "p".into(), user: "u".into(), text: "preview".into() },
+            Block::Notice { id: "n".into(), text: "notice".into() },
+            Block::Assistant {
+                id: "a".into(),
+                text: "ok".into(),
+                calls: vec![BlockCall { id: "c".into(), tool: "read".into(), args: args.clone() }],
+            },
+            Block::Result { call: "c".into(), tool: "read".into(), text: "x".repeat(101).into() },
+        ];
+        let est = CharEstimator;
+        let mut memo = Memo::new(&est);
+        for b in &blocks {
+            assert_eq!(memo.block(b), est.block(b), "{b:?}");
+            assert_eq!(memo.block(b), est.block(b), "cached: {b:?}");
+        }
+        let mut p = Projection { system: Some(blocks[0].clone()), summaries: vec![blocks[1].clone()], conv: vec![] };
+        for b in &blocks[2..] {
+            p.conv.push(crate::projection::ProjBlock { block: b.clone(), src_rev: 1, mark: Default::default() });
+        }
+        assert_eq!(memo.request(&p), request_tokens(&est, p.blocks()));
+    }
 
     #[test]
     fn resolve_applies_the_auto_rules() {
