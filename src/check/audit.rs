@@ -269,8 +269,9 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
     let mut last_mirror: Option<(bool, Vec<u8>)> = None;
     let mut pause: Option<Pause> = None;
     let mut total: i64 = 0;
-    let mirror_idx: Vec<usize> =
-        journal.records.iter().enumerate().filter(|(_, r)| matches!(r.body, Body::Mirror(_))).map(|(i, _)| i).collect();
+    // record index of the last mirror or clear: the model's own cleanup after an invitation
+    let last_edit: Option<usize> =
+        journal.records.iter().rposition(|r| matches!(r.body, Body::Mirror(_) | Body::Clear(_)));
 
     for (index, rec) in journal.records.iter().enumerate() {
         let mut fs: Vec<Finding> = Vec::new();
@@ -347,7 +348,7 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                 };
                 let (kind, what, rb, ra) = match &rec.body {
                     Body::Elide(e) => {
-                        ctx.elide(e, &named, &mirror_idx, &mut fs);
+                        ctx.elide(e, &named, invited, last_edit, &mut fs);
                         named.extend(e.calls.iter().cloned());
                         (
                             "elide",
@@ -539,7 +540,14 @@ impl Judge<'_> {
         }
     }
 
-    fn elide(&self, e: &crate::journal::ElideRec, named: &HashSet<String>, mirrors: &[usize], fs: &mut Vec<Finding>) {
+    fn elide(
+        &self,
+        e: &crate::journal::ElideRec,
+        named: &HashSet<String>,
+        invited: bool,
+        last_edit: Option<usize>,
+        fs: &mut Vec<Finding>,
+    ) {
         let rec = self.rec;
         self.touches(&e.calls, named, true, fs);
         let budget = e.budget.unwrap_or(self.settings.budget);
@@ -644,17 +652,19 @@ impl Judge<'_> {
         // outcome
         let after = e.estimate_after.unwrap_or(self.after as f64);
         if after > target as f64 {
+            // the invitation: still pending from earlier (no accepted commit since), or sent now
             let rest = &self.journal.records[self.index + 1..];
-            let notice = rest
-                .iter()
-                .take_while(|x| !matches!(x.body, Body::Assistant(_)))
-                .any(|x| matches!(&x.body, Body::Notice(n) if n.topic.as_deref() == Some("manage_context")));
-            let mirror = mirrors.iter().any(|&i| i > self.index);
-            if !notice || !mirror {
-                let missing = match (notice, mirror) {
-                    (false, false) => "neither a manage_context notice nor a mirror commit followed",
+            let notice = invited
+                || rest
+                    .iter()
+                    .take_while(|x| !matches!(x.body, Body::Assistant(_)))
+                    .any(|x| matches!(&x.body, Body::Notice(n) if n.topic.as_deref() == Some("manage_context")));
+            let edit = last_edit.is_some_and(|i| i > self.index);
+            if !notice || !edit {
+                let missing = match (notice, edit) {
+                    (false, false) => "neither a manage_context notice nor a mirror edit followed",
                     (false, true) => "no manage_context notice followed before the next turn",
-                    _ => "no mirror commit followed the manage_context notice",
+                    _ => "no mirror commit or clear followed the manage_context notice",
                 };
                 fs.push(find(
                     "elide-outcome",

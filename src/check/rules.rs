@@ -81,7 +81,7 @@ pub const RULES: &[Rule] = &[
     r("decision-twice", Error, Audit, "no block elided or cleared twice (a decision persists across resume)", "journal-v1 §2 `elide`; seed 000"),
     r("text-touched", Error, Audit, "elide and clear touch results (elide also attachments) only, never user, assistant or notice text", "journal-v1 §2; seed 000 «Границы»"),
     // audit: outcome
-    r("elide-outcome", Warning, Audit, "after elision the estimate is ≤ target, else a `manage_context` notice and a mirror commit follow", "journal-v1 §6; seed 000"),
+    r("elide-outcome", Warning, Audit, "after elision the estimate is ≤ target, else a `manage_context` notice and a mirror commit (or clear) follow", "journal-v1 §6; seed 000"),
     r("mirror-uninvited", Warning, Audit, "a mirror commit follows a `manage_context` notice", "journal-v1 §2 `notice`; seed 000"),
     r("mirror-repeat", Warning, Audit, "no commit repeated only to get a confirmation the harness already sent", "seed 000"),
     r("compact-boundary", Error, Audit, "compaction cuts at a turn boundary (the first kept block is a user, assistant or notice block)", "strategies.md §2 (cut)"),
