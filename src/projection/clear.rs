@@ -120,4 +120,77 @@ mod tests {
     fn call_ids_and_before_both_apply() {
         assert_eq!(sel(r#"{"call_ids":["c1","c4"],"before":"c3"}"#, &[]), ["c1"]);
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn projection(tools: &[u8]) -> Projection {
+            let mut p = Projection::default();
+            for (i, t) in tools.iter().enumerate() {
+                let block = if *t == 3 {
+                    Block::Attachment { id: format!("p{i}"), user: "u".into(), text: "x".into() }
+                } else {
+                    Block::Result { call: format!("c{i}"), tool: format!("t{t}"), text: "x".into() }
+                };
+                p.conv.push(ProjBlock { block, src_rev: 1, mark: Mark::None });
+            }
+            p
+        }
+
+        fn request() -> impl Strategy<Value = ClearRequest> {
+            (
+                proptest::option::of(proptest::collection::vec(0usize..12, 0..6)),
+                proptest::option::of(0usize..14),
+                proptest::option::of(0u64..6),
+                proptest::option::of(0u8..3),
+            )
+                .prop_map(|(ids, before, keep_last, tool)| ClearRequest {
+                    call_ids: ids.map(|v| v.into_iter().map(|i| format!("c{i}")).collect()),
+                    before: before.map(|i| format!("c{i}")),
+                    keep_last,
+                    tool: tool.map(|t| format!("t{t}")),
+                })
+        }
+
+        proptest! {
+            /// The selection is an ordered subset of the unnamed results; a mask only narrows it.
+            #[test]
+            fn masks_narrow_never_widen(
+                tools in proptest::collection::vec(0u8..4, 0..12),
+                req in request(),
+                named in proptest::collection::hash_set(0usize..12, 0..4),
+            ) {
+                let p = projection(&tools);
+                let named: HashSet<String> = named.into_iter().map(|i| format!("c{i}")).collect();
+                let sel = select(&p, &req, &named);
+                let unmasked = select(&p, &ClearRequest { tool: None, keep_last: None, ..req.clone() }, &named);
+                let order: Vec<String> = p.conv.iter().filter_map(|b| match &b.block {
+                    Block::Result { call, .. } => Some(call.clone()),
+                    _ => None,
+                }).collect();
+                // subset of the unmasked selection, in projection order, never a named or non-result block
+                let mut it = unmasked.iter();
+                for id in &sel {
+                    prop_assert!(it.any(|u| u == id), "{id} not in the unmasked selection in order");
+                    prop_assert!(!named.contains(id));
+                    prop_assert!(order.contains(id));
+                }
+                if let Some(t) = &req.tool {
+                    for id in &sel {
+                        let i: usize = id[1..].parse().unwrap();
+                        prop_assert_eq!(&format!("t{}", tools[i]), t);
+                    }
+                }
+                if req.keep_last.is_none() && req.tool.is_none() {
+                    prop_assert_eq!(&sel, &unmasked);
+                }
+                // call_ids and before only ever narrow "everything"
+                let all = select(&p, &ClearRequest::default(), &named);
+                for id in &unmasked {
+                    prop_assert!(all.contains(id));
+                }
+            }
+        }
+    }
 }

@@ -204,3 +204,13 @@ fn audit_savings_add_up_to_the_total() {
         assert_savings_add_up(&v, &s);
     }
 }
+
+#[test]
+fn rendered_tables() {
+    for cmd in ["validate", "audit"] {
+        let out = ctxj().current_dir(repo()).arg(cmd).arg("tests/data/valid/check-base").output().unwrap();
+        insta::assert_snapshot!(format!("{cmd}_check_base"), String::from_utf8(out.stdout).unwrap());
+    }
+    let out = ctxj().current_dir(repo()).args(["validate", "tests/data/invalid/R3.jsonl"]).output().unwrap();
+    insta::assert_snapshot!("validate_r3", String::from_utf8(out.stdout).unwrap());
+}
