@@ -266,6 +266,8 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
     let mut named: HashSet<String> = HashSet::new();
     let mut decided_since = false;
     let mut invited = false;
+    // a mirror_applied notice since the last mirror record
+    let mut confirmed = false;
     let mut last_mirror: Option<(bool, Vec<u8>)> = None;
     let mut pause: Option<Pause> = None;
     let mut total: i64 = 0;
@@ -300,6 +302,9 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
             Body::Notice(n) => {
                 if n.topic.as_deref() == Some("manage_context") {
                     invited = true;
+                }
+                if n.topic.as_deref() == Some("mirror_applied") {
+                    confirmed = true;
                 }
                 r.step();
             }
@@ -378,10 +383,33 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                         }
                         let draft = crate::projection::block::canonical_value(&m.draft).into_bytes();
                         if let Some((true, prev)) = &last_mirror {
-                            if *prev == draft {
-                                fs.push(find("mirror-repeat", rec, format!("mirror r{} repeats the previous accepted draft unchanged: the confirmation was already sent", m.mirror_rev)));
+                            // the draft is the conversation as it stands (blocks up to base_rev): nothing edited
+                            let unchanged = crate::projection::mirror::parse_draft(&m.draft).is_ok_and(|d| {
+                                let now: Vec<&Block> = before_p
+                                    .conv
+                                    .iter()
+                                    .filter(|b| b.src_rev <= m.base_rev)
+                                    .map(|b| &b.block)
+                                    .collect();
+                                d.len() == now.len() && d.iter().zip(now).all(|(a, b)| a == b)
+                            });
+                            if confirmed && (*prev == draft || unchanged) {
+                                let why = if *prev == draft {
+                                    "repeats the accepted draft unchanged"
+                                } else {
+                                    "changes nothing in the conversation"
+                                };
+                                fs.push(find(
+                                    "mirror-repeat",
+                                    rec,
+                                    format!(
+                                        "mirror r{} {why}: the confirmation (mirror_applied) was already sent",
+                                        m.mirror_rev
+                                    ),
+                                ));
                             }
                         }
+                        confirmed = false;
                         if !decided_since {
                             fs.push(find("decided-note", rec, format!("mirror r{} committed without a DECIDED: / РЕШЕНО: note in the assistant text since the previous clear or commit", m.mirror_rev)));
                         }
@@ -515,6 +543,24 @@ struct Judge<'a> {
 }
 
 impl Judge<'_> {
+    /// estimate-drift: each recorded figure against ctxj's calibrated one.
+    fn drift(&self, figures: [(&str, Option<f64>, u64); 2], fs: &mut Vec<Finding>) {
+        for (what, recorded, ours) in figures {
+            if let Some(x) = recorded {
+                if ours > 0 && (x - ours as f64).abs() > 0.10 * ours as f64 {
+                    fs.push(find(
+                        "estimate-drift",
+                        self.rec,
+                        format!(
+                            "{what} {x:.0} differs from ctxj's calibrated {ours} by {:+.0}%",
+                            (x / ours as f64 - 1.0) * 100.0
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
     /// decision-twice and text-touched for the ids an elide (`elide` = true) or clear names.
     fn touches(&self, ids: &[String], named: &HashSet<String>, elide: bool, fs: &mut Vec<Finding>) {
         let what = if elide { "elided" } else { "cleared" };
@@ -677,6 +723,7 @@ impl Judge<'_> {
 
     fn compact(&self, c: &crate::journal::CompactRec, pause: &mut Option<Pause>, manual: bool, fs: &mut Vec<Finding>) {
         let rec = self.rec;
+        self.drift([("tokens_before", c.tokens_before, self.before), ("tokens_after", c.tokens_after, self.after)], fs);
         // trigger
         if c.trigger.as_deref() == Some("auto") {
             let before = c.tokens_before.unwrap_or(self.before as f64);
