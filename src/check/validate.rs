@@ -568,4 +568,19 @@ mod tests {
         let empty = Projection::default();
         assert_eq!(RequestHash::default().sha256(&empty), empty.sha256());
     }
+
+    #[test]
+    fn service_calls_are_mirror_file_edits_or_ctx() {
+        let call = |tool: &str, args: serde_json::Value| Call { id: "c".into(), tool: tool.into(), args: args.into() };
+        assert!(service_call_ok(&call("ctx", serde_json::json!({"action": "commit"}))).is_ok());
+        assert!(service_call_ok(&call("ctx", serde_json::json!({}))).is_ok());
+        assert!(service_call_ok(&call("read", serde_json::json!({"path": "LIVE_CONTEXT.json"}))).is_ok());
+        assert!(service_call_ok(&call("Edit", serde_json::json!({"file_path": "/s/LIVE_CONTEXT.json"}))).is_ok());
+        assert!(service_call_ok(&call("write", serde_json::json!({"path": "src/lib.rs"}))).is_err());
+        assert!(service_call_ok(&call("edit", serde_json::json!({"path": "LIVE_CONTEXT.json.bak"}))).is_err());
+        assert!(service_call_ok(&call("grep", serde_json::json!({"pattern": "x"}))).is_err());
+        let shell = service_call_ok(&call("run", serde_json::json!({"command": "sed -i s/a// LIVE_CONTEXT.json"})));
+        assert!(shell.unwrap_err().contains("shell"));
+        assert!(service_call_ok(&call("Bash", serde_json::json!({"path": "LIVE_CONTEXT.json"}))).is_err());
+    }
 }
