@@ -5,8 +5,10 @@
 //!
 //! * [`estimator`]: the tiktoken estimator (`o200k_base` / `cl100k_base`), the piece rule for long
 //!   texts, a memo per distinct content and parallel batch counting;
-//! * [`calibrate`]: the recency-weighted multiplier against `usage.prompt_tokens`.
+//! * [`calibrate`]: the recency-weighted multiplier against `usage.prompt_tokens`;
+//! * [`budget`]: the budget settings of a harness TOML (journal-v1 §6), each with its rule.
 
+pub mod budget;
 pub mod calibrate;
 pub mod estimator;
 
@@ -100,4 +102,11 @@ pub fn calibrator_for(journal: &Journal, est: &dyn Estimator) -> Calibrator {
         c.observe(t.turn, t.prompt_tokens, t.raw);
     }
     c
+}
+
+/// The estimator for `journal`: encoding from `flag` (`--encoding`), else the session's
+/// `encoding`, else `o200k_base` (spec §3).
+pub fn estimator_for(journal: &Journal, flag: Option<&str>) -> Result<TiktokenEstimator, estimator::EncodingError> {
+    let hint = journal.session().and_then(|s| s.encoding.clone());
+    Ok(TiktokenEstimator::new(Encoding::choose(flag, hint.as_deref())?))
 }
