@@ -65,7 +65,8 @@ impl std::fmt::Display for BlockRef {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CacheBreak {
     pub turn: usize,
-    /// First block (from 0) of the previous request that this one does not repeat in place.
+    /// First block of the previous request that this one does not repeat in place, numbered
+    /// from 1 as in `ctxj show`.
     pub block: usize,
     /// That block in the previous request.
     pub was: BlockRef,
@@ -210,26 +211,30 @@ fn assistant_block(journal: &Journal, record: usize) -> Option<Written> {
 /// Explains why `cur` does not start with the whole of `prev`, at block `i`.
 fn explain(prev: &[BlockRef], cur: &[BlockRef], i: usize) -> String {
     let was = &prev[i];
+    // The origin says something only when the strategy changed the block and its type does not
+    // already say it ("summary (summary)").
+    let tagged = |b: &BlockRef| {
+        if b.origin == "verbatim" || b.origin == b.kind {
+            b.to_string()
+        } else {
+            format!("{b} ({})", b.origin)
+        }
+    };
     match cur.get(i) {
         None => {
-            format!("request ends before block {i}: {was} and the {} block(s) after it are gone", prev.len() - i - 1)
+            format!(
+                "request ends before block {}: {was} and the {} block(s) after it are gone",
+                i + 1,
+                prev.len() - i - 1
+            )
         }
         Some(now) if now.same_block(was) => {
-            if now.origin != "verbatim" {
-                format!("{now}: content changed ({})", now.origin)
-            } else {
-                format!("{now}: content changed")
-            }
+            format!("{}: content changed", tagged(now))
         }
         Some(now) => {
             let moved = cur.iter().any(|c| c.same_block(was));
-            if moved {
-                format!("{was} moved; {now} ({}) stands here now", now.origin)
-            } else if now.origin != "verbatim" {
-                format!("{was} dropped; {now} ({}) stands here now", now.origin)
-            } else {
-                format!("{was} dropped; {now} stands here now")
-            }
+            let what = if moved { "moved" } else { "dropped" };
+            format!("{was} {what}; {} stands here now", tagged(now))
         }
     }
 }
@@ -260,7 +265,7 @@ pub fn simulate(
                 is_break = true;
                 breaks.push(CacheBreak {
                     turn: r.turn,
-                    block: b.block,
+                    block: b.block + 1,
                     was: prefs[b.block].clone(),
                     now: refs.get(b.block).cloned(),
                     reason: explain(prefs, &refs, b.block),
@@ -375,9 +380,9 @@ mod tests {
         assert!(t[2].is_break);
         assert_eq!(sim.breaks.len(), 1);
         let b = &sim.breaks[0];
-        assert_eq!((b.turn, b.block), (3, 3));
+        assert_eq!((b.turn, b.block), (3, 4), "block 4, counted from 1");
         assert_eq!(b.was.to_string(), "result c1");
-        assert!(b.reason.starts_with("result c1: content changed (elided @ rev 7)"), "{}", b.reason);
+        assert_eq!(b.reason, "result c1 (elided @ rev 7): content changed");
         // Output: recorded 7 for turn 1, else the assistant block's estimate.
         assert!(t[0].output_recorded && t[0].output == 7);
         assert!(
