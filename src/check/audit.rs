@@ -260,6 +260,7 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
     let mut findings: Vec<Finding> = Vec::new();
     let mut decisions: Vec<Decision> = Vec::new();
     let mut r = Replayer::new(journal);
+    let mut lag = Replayer::new(journal);
     let mut memo = Memo::new(est);
     let mut tally = Tally::default();
     let mut cal = Calibration::default();
@@ -276,6 +277,9 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
         journal.records.iter().rposition(|r| matches!(r.body, Body::Mirror(_) | Body::Clear(_)));
 
     for (index, rec) in journal.records.iter().enumerate() {
+        // `lag` holds the projection before this record, so a decision can be compared with the
+        // state after it without copying the projection.
+        lag.advance_to(index);
         let mut fs: Vec<Finding> = Vec::new();
         let settings = resolve(&r.ctx);
         match &rec.body {
@@ -330,8 +334,8 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                 }
             }
             Body::Elide(_) | Body::Clear(_) | Body::Mirror(_) | Body::Compact(_) => {
-                let before_p = r.projection().clone();
-                let before_raw = tally.request(&mut memo, &before_p);
+                let before_p = lag.projection();
+                let before_raw = tally.request(&mut memo, before_p);
                 r.step();
                 tally.invalidate();
                 let after_p = r.projection();
@@ -344,7 +348,7 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                     index,
                     est,
                     settings,
-                    before_p: &before_p,
+                    before_p,
                     after_p,
                     before_raw,
                     before,
