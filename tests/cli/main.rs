@@ -4,3 +4,5 @@
 mod check;
 mod common;
 mod foundation;
+mod samples;
+mod strategy;
