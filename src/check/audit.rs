@@ -60,6 +60,9 @@ pub struct Decision {
     pub total: i64,
     /// Indices into [`AuditReport::findings`] of the findings about this decision.
     pub findings: Vec<usize>,
+    /// Whether its trigger was judged (auto elisions and auto compactions; a model's clear or
+    /// commit and a user's `/compact` have no trigger to judge).
+    pub trigger_judged: bool,
 }
 
 /// The result of [`audit`].
@@ -460,6 +463,11 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                     }
                     _ => unreachable!("matched above"),
                 };
+                let trigger_judged = match &rec.body {
+                    Body::Elide(e) => e.by.as_deref().is_none_or(|b| b == "auto"),
+                    Body::Compact(c) => c.trigger.as_deref() == Some("auto"),
+                    _ => false,
+                };
                 let saved = before as i64 - after as i64;
                 total += saved;
                 let first = findings.len();
@@ -477,6 +485,7 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                     saved,
                     total,
                     findings: (first..first + n).collect(),
+                    trigger_judged,
                 });
                 continue;
             }
