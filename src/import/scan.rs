@@ -1,0 +1,79 @@
+//! Finding sessions under a folder: every `*.jsonl` whose content is a ctxj journal or a
+//! transcript of a supported format. Claude Code subagent files
+//! (`<session>/subagents/agent-*.jsonl`) are found too, with their parent transcript.
+
+use std::path::{Path, PathBuf};
+
+use super::{detect_file, Format, FromFormat};
+
+/// One session file found by [`find_sessions`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub path: PathBuf,
+    /// A side session inside the file (none from a plain scan).
+    pub part: Option<String>,
+    pub format: Format,
+    /// For a subagent file: the parent transcript (or the parent session folder when the
+    /// transcript itself is absent).
+    pub parent: Option<PathBuf>,
+}
+
+/// Every session file under `dir`, sorted by path. Unreadable entries are ignored.
+pub fn find_sessions(dir: &Path, from: FromFormat) -> Vec<Found> {
+    let mut out = Vec::new();
+    for e in walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name().into_iter().flatten() {
+        if !e.file_type().is_file() {
+            continue;
+        }
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        let format = match from {
+            FromFormat::Fixed(f) => f,
+            FromFormat::Auto => match detect_file(p) {
+                Some(f) => f,
+                None => continue,
+            },
+        };
+        out.push(Found { path: p.to_path_buf(), part: None, format, parent: parent_of(p, format) });
+    }
+    out
+}
+
+/// `<dir>/<stem>/subagents/agent-x.jsonl` → `<dir>/<stem>.jsonl` (or `<dir>/<stem>`).
+pub fn parent_of(p: &Path, format: Format) -> Option<PathBuf> {
+    if format != Format::ClaudeCode {
+        return None;
+    }
+    let sub = p.parent()?;
+    if sub.file_name()? != "subagents" {
+        return None;
+    }
+    let sess = sub.parent()?;
+    let file = PathBuf::from(format!("{}.jsonl", sess.display()));
+    Some(if file.is_file() { file } else { sess.to_path_buf() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subagent_files_point_at_their_parent() {
+        let d = tempfile::tempdir().unwrap();
+        let main = d.path().join("abc.jsonl");
+        std::fs::write(&main, "{\"type\":\"user\",\"uuid\":\"u\",\"message\":{\"role\":\"user\",\"content\":\"x\"}}\n")
+            .unwrap();
+        std::fs::create_dir_all(d.path().join("abc/subagents")).unwrap();
+        let sub = d.path().join("abc/subagents/agent-1.jsonl");
+        std::fs::write(&sub, "{\"type\":\"user\",\"uuid\":\"v\",\"isSidechain\":true,\"message\":{\"role\":\"user\",\"content\":\"y\"}}\n").unwrap();
+        std::fs::write(d.path().join("notes.jsonl"), "42\n").unwrap();
+        let f = find_sessions(d.path(), FromFormat::Auto);
+        assert_eq!(f.len(), 2);
+        let m = f.iter().find(|x| x.path == main).unwrap();
+        assert_eq!(m.parent, None);
+        let s = f.iter().find(|x| x.path == sub).unwrap();
+        assert_eq!(s.parent.as_deref(), Some(main.as_path()));
+    }
+}
