@@ -174,9 +174,10 @@ pub fn read(path: &Path, bytes: &[u8], part: Option<&str>) -> Result<Imported, I
     let (active, dropped_lines) = linearize(&selected, &mut report);
     account_dropped(&selected, &active, &dropped_lines, &mut report);
     let mut b = Builder::new();
-    emit(path, &selected, &active, part, &mut b, &mut report);
+    let mut files = Vec::new();
+    emit(path, &selected, &active, part, &mut b, &mut report, &mut files);
     report.ts_clamped = b.clamped;
-    Ok(Imported { journal: b.finish(path), report })
+    Ok(Imported { journal: b.finish(path), report, files })
 }
 
 /// `<dir>/<stem>/subagents/*.jsonl` beside `<dir>/<stem>.jsonl`.
@@ -381,7 +382,15 @@ fn image_info(b: &Value) -> (String, u64) {
     (media, n)
 }
 
-fn emit(path: &Path, lines: &[Line], active: &[usize], part: Option<&str>, b: &mut Builder, report: &mut ImportReport) {
+fn emit(
+    path: &Path,
+    lines: &[Line],
+    active: &[usize],
+    part: Option<&str>,
+    b: &mut Builder,
+    report: &mut ImportReport,
+    files: &mut Vec<(String, crate::journal::Text)>,
+) {
     let ts = |i: usize| s(&lines[i].obj, "timestamp");
     // Responses: key → lines, in file order.
     let mut groups: HashMap<(String, Option<String>), Vec<usize>> = HashMap::new();
@@ -596,9 +605,13 @@ fn emit(path: &Path, lines: &[Line], active: &[usize], part: Option<&str>, b: &m
                 for (n, (kind, blk)) in atts.into_iter().enumerate() {
                     let (media, bytes) = image_info(blk);
                     let aid = b.unique_id(&format!("{uid}.{kind}{}", n + 1));
+                    let rel = format!("{uid}.att/{kind}-{}.{}", n + 1, image_ext(&media));
+                    if let Some(data) = blk.get("source").and_then(|s| s.get("data")).and_then(Value::as_str) {
+                        files.push((rel.clone(), Arc::from(data)));
+                    }
                     attachments.push(AttachmentRef {
                         id: aid,
-                        path: format!("{uid}.att/{kind}-{}.{}", n + 1, image_ext(&media)),
+                        path: rel,
                         bytes,
                         preview: Arc::from(format!("[{kind}: {media}, {bytes} bytes]")),
                     });

@@ -183,6 +183,9 @@ impl ImportReport {
             let top: Vec<String> = self.skipped.iter().map(|(k, v)| format!("{k} {v}")).collect();
             parts.push(format!("skipped {skipped} record(s): {}", top.join(", ")));
         }
+        if !self.notes.is_empty() {
+            parts.push(self.notes.join("; "));
+        }
         if !self.children.is_empty() {
             parts.push(format!(
                 "{} side session(s): {}",
@@ -199,6 +202,9 @@ impl ImportReport {
 pub struct Imported {
     pub journal: Journal,
     pub report: ImportReport,
+    /// Attachment files the transcript holds inline: (path relative to a session directory,
+    /// base64 payload). `ctxj import` writes them beside the journal.
+    pub files: Vec<(String, Text)>,
 }
 
 /// What [`load`] found: the session (for confined reads), its journal and, for a foreign
@@ -211,6 +217,8 @@ pub struct Loaded {
     pub journal: Journal,
     pub format: Format,
     pub report: Option<ImportReport>,
+    /// Inline attachment payloads of an imported transcript (see [`Imported::files`]).
+    pub files: Vec<(String, Text)>,
 }
 
 /// Opens what the user named: a ctxj session (directory, `journal.jsonl`, id under `root`), a
@@ -226,7 +234,7 @@ pub fn load(spec: &str, from: FromFormat, root: Option<&Path>, opts: ReadOptions
                 };
                 if fmt == Format::Ctxj {
                     let journal = session.load(opts)?;
-                    return Ok(Loaded { session, journal, format: Format::Ctxj, report: None });
+                    return Ok(Loaded { session, journal, format: Format::Ctxj, report: None, files: Vec::new() });
                 }
                 return load_file(&session.journal_path, None, fmt);
             }
@@ -255,7 +263,7 @@ pub fn load(spec: &str, from: FromFormat, root: Option<&Path>, opts: ReadOptions
     if fmt == Format::Ctxj {
         let session = Session::resolve(&path.to_string_lossy(), None)?;
         let journal = session.load(opts)?;
-        return Ok(Loaded { session, journal, format: Format::Ctxj, report: None });
+        return Ok(Loaded { session, journal, format: Format::Ctxj, report: None, files: Vec::new() });
     }
     load_file(&path, part.as_deref(), fmt)
 }
@@ -283,6 +291,7 @@ fn load_file(path: &Path, part: Option<&str>, fmt: Format) -> Result<Loaded, Imp
         journal: imported.journal,
         format: fmt,
         report: Some(imported.report),
+        files: imported.files,
     })
 }
 
@@ -301,7 +310,11 @@ pub fn import_bytes(path: &Path, bytes: &[u8], fmt: Format, part: Option<&str>) 
         Format::Pi => pi::read(path, bytes),
         Format::Ctxj => {
             let journal = crate::journal::parse_bytes(path, bytes, ReadOptions::default())?;
-            Ok(Imported { journal, report: ImportReport { source: path.to_path_buf(), ..Default::default() } })
+            Ok(Imported {
+                journal,
+                report: ImportReport { source: path.to_path_buf(), ..Default::default() },
+                files: Vec::new(),
+            })
         }
     }
 }
