@@ -78,9 +78,9 @@ pub enum FromFormat {
 /// Why a transcript could not be imported.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
-    #[error("{0}")]
+    #[error(transparent)]
     Session(#[from] SessionError),
-    #[error("{0}")]
+    #[error(transparent)]
     Journal(#[from] JournalError),
     #[error("{path}: {err}")]
     Io { path: String, err: std::io::Error },
