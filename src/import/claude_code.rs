@@ -27,10 +27,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{
-    base64_len, f, image_ext, parse_lines, s, u, Builder, Child, Format, ImportError, ImportReport, Imported, Line,
-};
-use crate::journal::{AssistantRec, AttachmentRef, Body, Call, CompactRec, ResultRec, SessionRec, Usage, UserRec};
+use super::{base64_len, f, parse_lines, s, u, Builder, Child, Format, ImportError, ImportReport, Imported, Line};
+use crate::journal::{AssistantRec, Body, Call, CompactRec, ResultRec, SessionRec, Usage, UserRec};
 
 /// Token usage of one Claude Code `assistant` line.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -601,21 +599,26 @@ fn emit(
                     continue;
                 }
                 let uid = b.unique_id(&uid_base);
-                let mut attachments = Vec::new();
-                for (n, (kind, blk)) in atts.into_iter().enumerate() {
-                    let (media, bytes) = image_info(blk);
-                    let aid = b.unique_id(&format!("{uid}.{kind}{}", n + 1));
-                    let rel = format!("{uid}.att/{kind}-{}.{}", n + 1, image_ext(&media));
-                    if let Some(data) = blk.get("source").and_then(|s| s.get("data")).and_then(Value::as_str) {
-                        files.push((rel.clone(), Arc::from(data)));
-                    }
-                    attachments.push(AttachmentRef {
-                        id: aid,
-                        path: rel,
-                        bytes,
-                        preview: Arc::from(format!("[{kind}: {media}, {bytes} bytes]")),
-                    });
-                }
+                let images = atts
+                    .into_iter()
+                    .map(|(kind, blk)| {
+                        let src = blk.get("source");
+                        super::Image {
+                            kind: if kind == "image" { "image" } else { "document" },
+                            media: src
+                                .and_then(|s| s.get("media_type"))
+                                .and_then(Value::as_str)
+                                .unwrap_or(kind)
+                                .to_string(),
+                            data: src
+                                .filter(|s| s.get("type").and_then(Value::as_str) != Some("url"))
+                                .and_then(|s| s.get("data"))
+                                .and_then(Value::as_str)
+                                .map(Arc::from),
+                        }
+                    })
+                    .collect();
+                let attachments = super::attach(b, &uid, images, &mut texts, files, report);
                 made.entry(i).or_default().push(uid.clone());
                 made.entry(i).or_default().extend(attachments.iter().map(|a| a.id.clone()));
                 b.push(

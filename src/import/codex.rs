@@ -23,10 +23,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{base64_len, parse_lines, s, u, Builder, Format, ImportError, ImportReport, Imported};
+use super::{parse_lines, s, u, Builder, Format, ImportError, ImportReport, Imported};
 use crate::journal::{
-    AssistantRec, AttachmentRef, Body, Call, CompactRec, ModelRec, NoticeRec, ResultRec, SessionRec, SystemRec, Usage,
-    UserRec,
+    AssistantRec, Body, Call, CompactRec, ModelRec, NoticeRec, ResultRec, SessionRec, SystemRec, Usage, UserRec,
 };
 
 /// The response being assembled until its `token_count` (or the next input) arrives.
@@ -98,6 +97,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     let mut call_tool: HashMap<String, String> = HashMap::new();
     let mut seen: Vec<Seen> = Vec::new();
     let mut meta_seen = false;
+    let mut files = Vec::new();
 
     for line in &lines {
         let o = &line.obj;
@@ -136,17 +136,10 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
                         "user" => {
                             flush(&mut pending, None, &mut seen, &mut b, &mut report);
                             let id = b.unique_id(&format!("u{}", line.no));
-                            let attachments = images
-                                .into_iter()
-                                .enumerate()
-                                .map(|(n, (media, bytes))| AttachmentRef {
-                                    id: b.unique_id(&format!("{id}.image{}", n + 1)),
-                                    path: format!("{id}.att/image-{}.{}", n + 1, super::image_ext(&media)),
-                                    bytes,
-                                    preview: Arc::from(format!("[image: {media}, {bytes} bytes]")),
-                                })
-                                .collect();
                             seen.push(Seen { key: ("user", text.clone()), id: id.clone() });
+                            let mut texts = vec![text];
+                            let attachments = super::attach(&mut b, &id, images, &mut texts, &mut files, &mut report);
+                            let text = texts.join("\n");
                             b.push(
                                 ts,
                                 line.no,
@@ -268,7 +261,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     }
     flush(&mut pending, None, &mut seen, &mut b, &mut report);
     report.ts_clamped = b.clamped;
-    Ok(Imported { journal: b.finish(path), report, files: Vec::new() })
+    Ok(Imported { journal: b.finish(path), report, files })
 }
 
 impl Pending {
@@ -309,8 +302,8 @@ fn flush(p: &mut Pending, usage: Option<Usage>, seen: &mut Vec<Seen>, b: &mut Bu
     );
 }
 
-/// Text of a message's content items, and its images (media type, bytes).
-fn message_text(p: &Map<String, Value>) -> (String, Vec<(String, u64)>) {
+/// Text of a message's content items, and its images.
+fn message_text(p: &Map<String, Value>) -> (String, Vec<super::Image>) {
     let mut parts = Vec::new();
     let mut images = Vec::new();
     match p.get("content") {
@@ -323,15 +316,14 @@ fn message_text(p: &Map<String, Value>) -> (String, Vec<(String, u64)>) {
                     }
                     Some("input_image") => {
                         let url = c.get("image_url").and_then(Value::as_str).unwrap_or("");
-                        let (media, n) = match url.strip_prefix("data:") {
-                            Some(rest) => {
+                        let (media, data) = match url.strip_prefix("data:") {
+                            Some(rest) if rest.contains(";base64,") => {
                                 let media = rest.split(';').next().unwrap_or("image").to_string();
-                                let data = rest.split_once(',').map_or("", |x| x.1);
-                                (media, base64_len(data))
+                                (media, rest.split_once(',').map(|x| Arc::from(x.1)))
                             }
-                            None => ("image".to_string(), 0),
+                            _ => ("image".to_string(), None),
                         };
-                        images.push((media, n));
+                        images.push(super::Image { kind: "image", media, data });
                     }
                     _ => {}
                 }

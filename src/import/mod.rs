@@ -508,6 +508,46 @@ pub(crate) fn image_ext(media: &str) -> &'static str {
     }
 }
 
+/// An image (or document) of a user message: its media type and, when the transcript holds it,
+/// its base64 payload.
+pub(crate) struct Image {
+    pub kind: &'static str,
+    pub media: String,
+    pub data: Option<Text>,
+}
+
+/// Attachments for the images of user `uid`. An image whose payload the transcript holds becomes
+/// an attachment (`<uid>.att/<kind>-N.<ext>`, payload queued in `files` for `ctxj import`); one
+/// without (a URL, a redaction) becomes a placeholder line in `texts`, since there is no file to
+/// point at.
+pub(crate) fn attach(
+    b: &mut Builder,
+    uid: &str,
+    images: Vec<Image>,
+    texts: &mut Vec<String>,
+    files: &mut Vec<(String, Text)>,
+    report: &mut ImportReport,
+) -> Vec<crate::journal::AttachmentRef> {
+    let mut out = Vec::new();
+    for (n, img) in images.into_iter().enumerate() {
+        let Some(data) = img.data.filter(|d| !d.is_empty()) else {
+            texts.push(format!("[{}: {}]", img.kind, img.media));
+            report.lose(format!("{} without its payload (placeholder line in the text)", img.kind));
+            continue;
+        };
+        let bytes = base64_len(&data);
+        let rel = format!("{uid}.att/{}-{}.{}", img.kind, n + 1, image_ext(&img.media));
+        files.push((rel.clone(), data));
+        out.push(crate::journal::AttachmentRef {
+            id: b.unique_id(&format!("{uid}.{}{}", img.kind, n + 1)),
+            path: rel,
+            bytes,
+            preview: Arc::from(format!("[{}: {}, {bytes} bytes]", img.kind, img.media)),
+        });
+    }
+    out
+}
+
 /// Integral f64 for token estimates such as `tokens_before`.
 pub(crate) fn f(v: Option<u64>) -> Option<f64> {
     v.map(|x| x as f64)

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{base64_len, f, image_ext, parse_lines, s, u, Builder, Format, ImportError, ImportReport, Imported, Line};
+use super::{base64_len, f, parse_lines, s, u, Builder, Format, ImportError, ImportReport, Imported, Line};
 use crate::journal::{
     AssistantRec, AttachmentRef, Body, Call, CompactRec, ModelRec, ResultRec, SessionRec, Usage, UserRec,
 };
@@ -72,6 +72,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     );
 
     let mut model = model0;
+    let mut files = Vec::new();
     let mut rev_of: HashMap<usize, u64> = HashMap::new();
     let mut call_tool: HashMap<String, String> = HashMap::new();
     let mut answered: HashSet<String> = HashSet::new();
@@ -95,7 +96,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
                 let role = s(m, "role").unwrap_or("");
                 match role {
                     "user" | "custom" | "hookMessage" => {
-                        user(&mut b, line, ts, eid.as_deref(), m.get("content"), &mut report);
+                        user(&mut b, line, ts, eid.as_deref(), m.get("content"), &mut files, &mut report);
                     }
                     "assistant" => {
                         let mut texts = Vec::new();
@@ -265,7 +266,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
                 }
                 push_user(&mut b, line, ts, eid.as_deref(), format!("{BRANCH_PREFIX}{sum}{BRANCH_SUFFIX}"), Vec::new());
             }
-            "custom_message" => user(&mut b, line, ts, eid.as_deref(), o.get("content"), &mut report),
+            "custom_message" => user(&mut b, line, ts, eid.as_deref(), o.get("content"), &mut files, &mut report),
             other => report.skip(if other.is_empty() { "line without a type".to_string() } else { other.to_string() }),
         }
         if b.next_rev() > next {
@@ -273,7 +274,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
         }
     }
     report.ts_clamped = b.clamped;
-    Ok(Imported { journal: b.finish(path), report, files: Vec::new() })
+    Ok(Imported { journal: b.finish(path), report, files })
 }
 
 /// The v2/v3 tree path from the last entry to its root, in order; off-path entries are counted.
@@ -370,6 +371,7 @@ fn user(
     ts: Option<&str>,
     eid: Option<&str>,
     content: Option<&Value>,
+    files: &mut Vec<(String, crate::journal::Text)>,
     report: &mut ImportReport,
 ) {
     let mut texts = Vec::new();
@@ -382,8 +384,8 @@ fn user(
                     Some("text") => texts.push(blk.get("text").and_then(Value::as_str).unwrap_or("").to_string()),
                     Some("image") => {
                         let media = blk.get("mimeType").and_then(Value::as_str).unwrap_or("image").to_string();
-                        let n = blk.get("data").and_then(Value::as_str).map_or(0, base64_len);
-                        images.push((media, n));
+                        let data = blk.get("data").and_then(Value::as_str).map(Arc::from);
+                        images.push(super::Image { kind: "image", media, data });
                     }
                     Some(other) => report.lose(format!("user block {other}")),
                     None => {}
@@ -394,16 +396,7 @@ fn user(
     }
     let base = eid.map(str::to_string).unwrap_or_else(|| format!("u{}", line.no));
     let uid = b.unique_id(&base);
-    let attachments = images
-        .into_iter()
-        .enumerate()
-        .map(|(n, (media, bytes))| AttachmentRef {
-            id: b.unique_id(&format!("{uid}.image{}", n + 1)),
-            path: format!("{uid}.att/image-{}.{}", n + 1, image_ext(&media)),
-            bytes,
-            preview: Arc::from(format!("[image: {media}, {bytes} bytes]")),
-        })
-        .collect();
+    let attachments = super::attach(b, &uid, images, &mut texts, files, report);
     b.push(ts, line.no, line.offset, Body::User(UserRec { id: uid, text: Arc::from(texts.join("\n")), attachments }));
 }
 

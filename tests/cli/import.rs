@@ -232,6 +232,11 @@ fn import_writes_a_session_whose_hashes_check() {
     for (n, f) in jsonl_under(&dir).iter().enumerate() {
         let dest = out.path().join(format!("s{n}"));
         ctxj().arg("import").arg(f).arg("--out").arg(&dest).assert().success();
+        // The written session passes validate without errors (request hashes included).
+        let v = ctxj().args(["validate", "--json"]).arg(&dest).output().unwrap();
+        assert!(v.status.success(), "{}: {}", f.display(), String::from_utf8_lossy(&v.stdout));
+        let v: Value = serde_json::from_slice(&v.stdout).unwrap();
+        assert_eq!(v["errors"], 0, "{}", f.display());
         let text = std::fs::read(dest.join("journal.jsonl")).unwrap();
         let j = ctxj::journal::parse_bytes(&dest.join("journal.jsonl"), &text, Default::default())
             .unwrap_or_else(|e| panic!("{}: written journal unreadable: {e}", f.display()));
