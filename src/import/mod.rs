@@ -247,8 +247,13 @@ pub fn load(spec: &str, from: FromFormat, root: Option<&Path>, opts: ReadOptions
     if path.is_dir() {
         let found = scan::find_sessions(&path, from);
         let mains: Vec<&scan::Found> = found.iter().filter(|f| f.parent.is_none()).collect();
+        // A Claude Code session folder (`<session>/subagents/…`) stands for `<session>.jsonl`.
+        let parents: std::collections::BTreeSet<&PathBuf> = found.iter().filter_map(|f| f.parent.as_ref()).collect();
         return match mains.as_slice() {
             [one] => load_file(&one.path, one.part.as_deref(), one.format),
+            [] if parents.len() == 1 && parents.first().is_some_and(|p| p.is_file()) => {
+                load_file(parents.first().expect("one"), None, Format::ClaudeCode)
+            }
             [] => Err(ImportError::EmptyFolder { path: spec.to_string() }),
             many => Err(ImportError::Ambiguous { path: spec.to_string(), n: many.len() }),
         };

@@ -475,3 +475,38 @@ fn from_forces_a_format() {
     ctxj().args(["log", "--from", "codex"]).arg(&codex).assert().success();
     ctxj().args(["log", "--from", "ctxj"]).arg(&codex).assert().code(2);
 }
+
+#[test]
+fn folders_open_their_one_session() {
+    let d = tempfile::tempdir().unwrap();
+    let cc = |sid: &str, side: bool| {
+        format!(
+            "{{\"type\":\"user\",\"uuid\":\"u-{sid}\",\"parentUuid\":null,\"isSidechain\":{side},\"sessionId\":\"S\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"message\":{{\"role\":\"user\",\"content\":\"hi {sid}\"}}}}\n"
+        )
+    };
+    let proj = d.path().join("proj");
+    std::fs::create_dir_all(proj.join("S/subagents")).unwrap();
+    std::fs::write(proj.join("S.jsonl"), cc("main", false)).unwrap();
+    std::fs::write(proj.join("S/subagents/agent-a1.jsonl"), cc("sub", true)).unwrap();
+    // The project folder holds one main session (the subagent file belongs to it).
+    ctxj().args(["show"]).arg(&proj).assert().success().stdout(predicates::str::contains("hi main"));
+    // The session folder stands for its transcript.
+    ctxj().args(["show"]).arg(proj.join("S")).assert().success().stdout(predicates::str::contains("hi main"));
+    // The subagent file is a session of its own.
+    ctxj()
+        .args(["show"])
+        .arg(proj.join("S/subagents/agent-a1.jsonl"))
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("hi sub"));
+    std::fs::write(proj.join("T.jsonl"), cc("other", false)).unwrap();
+    ctxj().args(["show"]).arg(&proj).assert().code(2).stderr(predicates::str::contains("2 sessions found"));
+    let listed = ctxj().args(["sessions", "--json"]).arg(&proj).output().unwrap();
+    let v: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let specs: Vec<&str> = v["sessions"].as_array().unwrap().iter().map(|r| r["spec"].as_str().unwrap()).collect();
+    assert_eq!(specs.len(), 3);
+    assert!(
+        specs[0].ends_with("S.jsonl") && specs[1].ends_with("agent-a1.jsonl") && specs[2].ends_with("T.jsonl"),
+        "{specs:?}"
+    );
+}
