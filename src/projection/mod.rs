@@ -5,9 +5,11 @@
 //! record by record to give the projection at any revision or turn.
 
 pub mod block;
+pub mod hash;
 pub mod markers;
 pub mod mirror;
 pub mod recorded;
 
 pub use block::{Block, BlockCall, Mark, ProjBlock, Projection};
+pub use hash::RequestHasher;
 pub use recorded::{for_each_request, request_at_turn, state_at_rev, Replayer};
