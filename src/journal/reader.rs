@@ -169,22 +169,26 @@ pub fn parse_bytes(path: &Path, bytes: &[u8], opts: ReadOptions) -> Result<Journ
 }
 
 /// Maximum container nesting of a JSON text, ignoring brackets inside strings. Stops counting
-/// once `limit` is exceeded.
+/// once `limit` is exceeded. String contents (most of a journal's bytes) are skipped with memchr.
 pub fn json_depth(bytes: &[u8], limit: usize) -> usize {
-    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
-    for &b in bytes {
-        if in_str {
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' {
-                in_str = false;
+    let (mut depth, mut max, mut i) = (0usize, 0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                loop {
+                    let Some(k) = bytes.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) else {
+                        return max;
+                    };
+                    if bytes[i + k] == b'\\' {
+                        i += k + 2;
+                    } else {
+                        i += k + 1;
+                        break;
+                    }
+                }
+                continue;
             }
-            continue;
-        }
-        match b {
-            b'"' => in_str = true,
             b'[' | b'{' => {
                 depth += 1;
                 if depth > max {
@@ -197,6 +201,7 @@ pub fn json_depth(bytes: &[u8], limit: usize) -> usize {
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     max
 }
@@ -223,8 +228,74 @@ fn json_msg(e: &serde_json::Error) -> String {
 }
 
 fn parse_line(bytes: &[u8], line: &Line) -> Result<Record, JournalErrorKind> {
+    if let Some(rec) = parse_line_fast(bytes, line) {
+        return Ok(rec);
+    }
     let value = parse_json(bytes)?;
     record_from_value(value, line.number, line.start as u64)
+}
+
+/// The common fields, read without building a `Value` (unknown fields are skipped).
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, deserialize_with = "strict_u64")]
+    rev: Option<u64>,
+    #[serde(default, deserialize_with = "strict_string")]
+    ts: Option<String>,
+    #[serde(borrow)]
+    kind: std::borrow::Cow<'a, str>,
+}
+
+/// Accepts a JSON integer that fits `u64` and nothing else — exactly what `Value::as_u64`
+/// accepts in the slow path (so `-0` is refused in both).
+fn strict_u64<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    struct V;
+    impl serde::de::Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a non-negative integer")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+    }
+    d.deserialize_u64(V).map(Some)
+}
+
+fn strict_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
+}
+
+/// The fast path: typed records straight from the line's text, in two passes (the common fields,
+/// then the kind's body), without an intermediate `Value` tree. It declines (`None`) whatever it
+/// cannot decide exactly as the slow path would — a line that is not an object, invalid UTF-8,
+/// a `\uD…` escape (lone surrogates are only caught when a string is decoded), and any parse or
+/// schema error — and the slow path then gives the result and the message.
+fn parse_line_fast(bytes: &[u8], line: &Line) -> Option<Record> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    if memchr::memmem::find(bytes, b"\\ud").is_some() || memchr::memmem::find(bytes, b"\\uD").is_some() {
+        return None;
+    }
+    // serde_json's own recursion limit (127 levels) stays on here: it keeps the fast path safe
+    // without a depth scan, and a line at the spec's limit of 128 goes to the slow path.
+    if let Some(rec) = one_pass(text, line) {
+        return Some(rec);
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let env = Envelope::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    let body = Body::from_json_str(&env.kind, text).ok()?;
+    Some(Record {
+        rev: env.rev.unwrap_or(0),
+        rev_recorded: env.rev.is_some(),
+        ts: env.ts.map_or_else(|| Text::from(""), Text::from),
+        line: line.number,
+        offset: line.start as u64,
+        body,
+    })
 }
 
 /// Turns one parsed JSON object into a typed record.
@@ -251,6 +322,136 @@ pub fn record_from_value(value: Value, line: usize, offset: u64) -> Result<Recor
     Ok(Record { rev, rev_recorded, ts, line, offset, body })
 }
 
+/// One pass over the line when `kind` comes before every field but `rev` and `ts` (as in every
+/// journal ctxj and the spec's examples write): the rest of the object goes straight into the
+/// kind's body type, `rev`/`ts` met later are picked out on the way.
+fn one_pass(text: &str, line: &Line) -> Option<Record> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let (rev, ts, body) = serde::Deserializer::deserialize_map(&mut de, OnePass).ok()?;
+    de.end().ok()?;
+    Some(Record {
+        rev: rev.unwrap_or(0),
+        rev_recorded: rev.is_some(),
+        ts: ts.map_or_else(|| Text::from(""), Text::from),
+        line: line.number,
+        offset: line.start as u64,
+        body,
+    })
+}
+
+mod one_pass_de {
+    //! The serde plumbing of [`super::one_pass`].
+
+    use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, MapAccess, Visitor};
+    use serde::Deserialize;
+
+    use crate::journal::record::*;
+
+    pub struct OnePass;
+
+    pub type Parts = (Option<u64>, Option<String>, Body);
+
+    struct StrictU64;
+    impl<'de> DeserializeSeed<'de> for StrictU64 {
+        type Value = u64;
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
+            super::strict_u64(d).map(|v| v.unwrap_or(0))
+        }
+    }
+
+    fn field<'de, A: MapAccess<'de>>(
+        map: &mut A,
+        key: &str,
+        rev: &mut Option<u64>,
+        ts: &mut Option<String>,
+    ) -> Result<bool, A::Error> {
+        match key {
+            "rev" if rev.is_none() => *rev = Some(map.next_value_seed(StrictU64)?),
+            "ts" if ts.is_none() => *ts = Some(map.next_value::<String>()?),
+            "rev" | "ts" | "kind" => return Err(de::Error::custom("duplicate field")),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    impl<'de> Visitor<'de> for OnePass {
+        type Value = Parts;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a record object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parts, A::Error> {
+            let (mut rev, mut ts) = (None, None);
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "kind" {
+                    let kind: String = map.next_value()?;
+                    let mut rest = Rest { map, rev: &mut rev, ts: &mut ts };
+                    let body = match kind.as_str() {
+                        "session" => Body::Session(SessionRec::deserialize(RestDe(&mut rest))?),
+                        "system" => Body::System(SystemRec::deserialize(RestDe(&mut rest))?),
+                        "notice" => Body::Notice(NoticeRec::deserialize(RestDe(&mut rest))?),
+                        "user" => Body::User(UserRec::deserialize(RestDe(&mut rest))?),
+                        "assistant" => Body::Assistant(AssistantRec::deserialize(RestDe(&mut rest))?),
+                        "result" => Body::Result(ResultRec::deserialize(RestDe(&mut rest))?),
+                        "elide" => Body::Elide(ElideRec::deserialize(RestDe(&mut rest))?),
+                        "clear" => Body::Clear(ClearRec::deserialize(RestDe(&mut rest))?),
+                        "mirror" => Body::Mirror(MirrorRec::deserialize(RestDe(&mut rest))?),
+                        "compact" => Body::Compact(CompactRec::deserialize(RestDe(&mut rest))?),
+                        "model" => Body::Model(ModelRec::deserialize(RestDe(&mut rest))?),
+                        _ => {
+                            while rest.next_key::<IgnoredAny>()?.is_some() {
+                                rest.next_value::<IgnoredAny>()?;
+                            }
+                            Body::Unknown { kind }
+                        }
+                    };
+                    return Ok((rev, ts, body));
+                }
+                if !field(&mut map, &key, &mut rev, &mut ts)? {
+                    return Err(de::Error::custom("`kind` is not among the first fields"));
+                }
+            }
+            Err(de::Error::custom("missing field `kind`"))
+        }
+    }
+
+    /// The fields after `kind`, with `rev` and `ts` taken out.
+    struct Rest<'r, A> {
+        map: A,
+        rev: &'r mut Option<u64>,
+        ts: &'r mut Option<String>,
+    }
+
+    impl<'de, A: MapAccess<'de>> MapAccess<'de> for Rest<'_, A> {
+        type Error = A::Error;
+        fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+            while let Some(key) = self.map.next_key::<String>()? {
+                if !field(&mut self.map, &key, self.rev, self.ts)? {
+                    return seed.deserialize(key.into_deserializer()).map(Some);
+                }
+            }
+            Ok(None)
+        }
+        fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+            self.map.next_value_seed(seed)
+        }
+    }
+
+    struct RestDe<'a, 'r, A>(&'a mut Rest<'r, A>);
+
+    impl<'de, A: MapAccess<'de>> de::Deserializer<'de> for RestDe<'_, '_, A> {
+        type Error = A::Error;
+        fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, A::Error> {
+            visitor.visit_map(self.0)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+            unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+        }
+    }
+}
+
+use one_pass_de::OnePass;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,6 +464,93 @@ mod tests {
     fn depth_scanner_ignores_brackets_in_strings() {
         assert_eq!(json_depth(br#"{"a":"[[[[","b":[{}]}"#, 128), 3);
         assert_eq!(json_depth(br#"{"a":"\"[["}"#, 128), 1);
+    }
+
+    /// The byte-at-a-time scanner `json_depth` replaced, kept as the reference.
+    fn json_depth_reference(bytes: &[u8], limit: usize) -> usize {
+        let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+        for &b in bytes {
+            if in_str {
+                if esc {
+                    esc = false;
+                } else if b == b'\\' {
+                    esc = true;
+                } else if b == b'"' {
+                    in_str = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_str = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > max {
+                        max = depth;
+                        if max > limit {
+                            return max;
+                        }
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        max
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn depth_scanner_agrees_with_the_reference(s in "[\\[\\]{}\"\\\\a ]{0,40}", limit in 0usize..6) {
+            proptest::prop_assert_eq!(json_depth(s.as_bytes(), limit), json_depth_reference(s.as_bytes(), limit));
+        }
+    }
+
+    /// The slow path alone: parse to a `Value`, then to a record.
+    fn slow(bytes: &[u8]) -> Result<Record, JournalErrorKind> {
+        let l = Line { number: 1, start: 0, end: bytes.len(), terminated: true };
+        parse_json(bytes).and_then(|v| record_from_value(v, l.number, 0))
+    }
+
+    fn both(s: &str) -> (String, String) {
+        let l = Line { number: 1, start: 0, end: s.len(), terminated: true };
+        (format!("{:?}", parse_line(s.as_bytes(), &l)), format!("{:?}", slow(s.as_bytes())))
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_slow_path() {
+        let deep = format!(r#"{{"rev":1,"kind":"x","v":{}{}}}"#, "[".repeat(127), "]".repeat(127));
+        let lines = [
+            r#"{"rev":3,"ts":"t","kind":"result","call":"c","tool":"run","text":"a\nb\u00e9","bytes":9}"#,
+            r#"{"kind":"user","rev":4,"id":"u","text":"x","ts":"t2"}"#,
+            r#"{"id":"u","kind":"user","rev":4,"text":"x"}"#,
+            r#"{"rev":4,"kind":"user","id":"u","text":"x","text":"y"}"#,
+            r#"{"rev":4,"rev":5,"kind":"user","id":"u","text":"x"}"#,
+            r#"{"rev":-0,"kind":"user","id":"u","text":"x"}"#,
+            r#"{"rev":1.0,"kind":"user","id":"u","text":"x"}"#,
+            r#"{"rev":1,"ts":null,"kind":"user","id":"u","text":"x"}"#,
+            r#"{"rev":1,"kind":"assistant","id":"a","text":null,"calls":[{"id":"c","tool":"t","args":{"b":1.50,"a":[1e400]}}]}"#,
+            r#"{"rev":1,"kind":"assistant","id":"a","calls":[{"id":"c","tool":"t","args":{"b":1.50,"a":[10000000000000000000000]}}]}"#,
+            r#"{"rev":1,"kind":"assistant","id":"a","text":5}"#,
+            r#"{"rev":1,"kind":"telemetry","x":{"y":[1,2]},"ts":"late"}"#,
+            r#"{"rev":1,"kind":"telemetry","x":"\ud800"}"#,
+            r#"{"rev":1,"kind":"user","id":"u","text":"\ud83d\ude00"}"#,
+            r#"{"rev":1,"kind":"user","id":"u"}"#,
+            r#"{"rev":1,"kind":7}"#,
+            r#"[1,"t","user"]"#,
+            r#"{"rev":1,"kind":"user","id":"u","text":"x"} trailing"#,
+            r#"{"rev":1,"kind":"system","text":"s","tools":null}"#,
+            r#"{"rev":1,"kind":"mirror","mirror_rev":1,"base_rev":1,"status":"accepted","draft":{"blocks":[]}}"#,
+            deep.as_str(),
+        ];
+        for l in lines {
+            let (fast, slow) = both(l);
+            assert_eq!(fast, slow, "{l}");
+        }
+        // The tiers are really taken: one pass, then the two-pass envelope, then the slow path.
+        let l = Line { number: 1, start: 0, end: 0, terminated: true };
+        assert!(one_pass(lines[0], &l).is_some() && one_pass(lines[1], &l).is_some());
+        assert!(one_pass(lines[2], &l).is_none() && parse_line_fast(lines[2].as_bytes(), &l).is_some());
+        assert!(parse_line_fast(lines[3].as_bytes(), &l).is_none() && slow(lines[3].as_bytes()).is_ok());
     }
 
     #[test]
