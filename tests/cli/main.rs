@@ -4,3 +4,4 @@
 mod common;
 mod foundation;
 mod perf;
+mod samples;
