@@ -129,40 +129,81 @@ impl Journal {
     }
 }
 
+/// Bytes parsed between two calls of the `release` hook of [`parse_bytes_releasing`].
+pub const PARSE_CHUNK: usize = 64 << 20;
+
 /// Parses journal bytes. `path` is used in messages only.
 pub fn parse_bytes(path: &Path, bytes: &[u8], opts: ReadOptions) -> Result<Journal, JournalError> {
+    parse_bytes_releasing(path, bytes, opts, &|_, _| {})
+}
+
+/// [`parse_bytes`], calling `release(start, end)` for each stretch of about [`PARSE_CHUNK`]
+/// bytes once it is parsed and will not be read again. [`super::Session::load`] passes
+/// [`super::mmap::Source::release`] so that the mapped pages of a large journal leave the resident
+/// set as its records are built: peak memory is the records plus one chunk, not the records plus
+/// the whole file.
+pub fn parse_bytes_releasing(
+    path: &Path,
+    bytes: &[u8],
+    opts: ReadOptions,
+    release: &dyn Fn(usize, usize),
+) -> Result<Journal, JournalError> {
+    parse_chunked(path, bytes, opts, PARSE_CHUNK, release)
+}
+
+fn parse_chunked(
+    path: &Path,
+    bytes: &[u8],
+    opts: ReadOptions,
+    chunk: usize,
+    release: &dyn Fn(usize, usize),
+) -> Result<Journal, JournalError> {
     let lines: Vec<Line> = index_lines(bytes)
         .into_iter()
         .filter(|l| !bytes[l.start..l.end].iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')))
         .collect();
-    let parsed: Vec<Result<Record, JournalErrorKind>> =
-        lines.par_iter().with_min_len(64).map(|l| parse_line(&bytes[l.start..l.end], l)).collect();
 
     let mut journal = Journal { path: path.to_path_buf(), ..Journal::default() };
+    journal.records.reserve(lines.len());
     let n = lines.len();
-    for (i, (line, res)) in lines.iter().zip(parsed).enumerate() {
-        match res {
-            Ok(mut rec) => {
-                if !rec.rev_recorded {
-                    rec.rev = journal.records.len() as u64 + 1;
+    let mut from = 0;
+    while from < n {
+        let chunk_start = lines[from].start;
+        let mut to = from;
+        while to < n && (to == from || lines[to].end - chunk_start < chunk) {
+            to += 1;
+        }
+        let parsed: Vec<Result<Record, JournalErrorKind>> =
+            lines[from..to].par_iter().with_min_len(16).map(|l| parse_line(&bytes[l.start..l.end], l)).collect();
+        for (i, (line, res)) in (from..to).zip(lines[from..to].iter().zip(parsed)) {
+            match res {
+                Ok(mut rec) => {
+                    if !rec.rev_recorded {
+                        rec.rev = journal.records.len() as u64 + 1;
+                    }
+                    journal.records.push(rec);
                 }
-                journal.records.push(rec);
-            }
-            Err(kind) => {
-                let torn = i + 1 == n && !line.terminated;
-                let slice = &bytes[line.start..line.end];
-                if torn && !opts.strict {
-                    journal.warnings.push(Warning {
-                        line: line.number,
-                        offset: line.start as u64,
-                        message: format!("torn last line ignored ({} bytes without a newline): {kind}", slice.len()),
-                    });
-                } else {
-                    let kind = if torn { JournalErrorKind::TornWrite(kind.to_string()) } else { kind };
-                    return Err(JournalError::at(path, line.number, line.start as u64, kind, slice));
+                Err(kind) => {
+                    let torn = i + 1 == n && !line.terminated;
+                    let slice = &bytes[line.start..line.end];
+                    if torn && !opts.strict {
+                        journal.warnings.push(Warning {
+                            line: line.number,
+                            offset: line.start as u64,
+                            message: format!(
+                                "torn last line ignored ({} bytes without a newline): {kind}",
+                                slice.len()
+                            ),
+                        });
+                    } else {
+                        let kind = if torn { JournalErrorKind::TornWrite(kind.to_string()) } else { kind };
+                        return Err(JournalError::at(path, line.number, line.start as u64, kind, slice));
+                    }
                 }
             }
         }
+        release(chunk_start, lines[to - 1].end);
+        from = to;
     }
     journal.build_index();
     Ok(journal)
@@ -551,6 +592,33 @@ mod tests {
         assert!(one_pass(lines[0], &l).is_some() && one_pass(lines[1], &l).is_some());
         assert!(one_pass(lines[2], &l).is_none() && parse_line_fast(lines[2].as_bytes(), &l).is_some());
         assert!(parse_line_fast(lines[3].as_bytes(), &l).is_none() && slow(lines[3].as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn chunked_parse_gives_the_same_journal_and_releases_every_parsed_byte() {
+        let mut s = String::new();
+        for i in 1..=40 {
+            s.push_str(&format!("{{\"rev\":{i},\"kind\":\"user\",\"id\":\"u{i}\",\"text\":\"{}\"}}\n", "x".repeat(i)));
+            if i % 7 == 0 {
+                s.push_str("  \n");
+            }
+        }
+        s.push_str("{\"rev\":41,\"ki");
+        let whole = parse(&s, false).unwrap();
+        let released = std::cell::RefCell::new(Vec::new());
+        let chunked = parse_chunked(Path::new("j.jsonl"), s.as_bytes(), ReadOptions::default(), 100, &|a, b| {
+            released.borrow_mut().push((a, b))
+        })
+        .unwrap();
+        assert_eq!(format!("{:?}", chunked.records), format!("{:?}", whole.records));
+        assert_eq!(format!("{:?}", chunked.warnings), format!("{:?}", whole.warnings));
+        let r = released.into_inner();
+        assert!(r.len() > 5, "{r:?}");
+        assert_eq!(r[0].0, 0);
+        assert!(r.windows(2).all(|w| w[0].1 < w[1].0 && w[1].0 <= w[0].1 + 4), "{r:?}");
+        assert_eq!(r.last().unwrap().1, s.len());
+        let e = parse_chunked(Path::new("j.jsonl"), s.as_bytes(), ReadOptions { strict: true }, 100, &|_, _| {});
+        assert_eq!(e.unwrap_err().line, parse(&s, true).unwrap_err().line);
     }
 
     #[test]
