@@ -56,7 +56,7 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     } else {
         writeln!(
             out,
-            "{}: {} turns, {} records, {} bytes; {} results ({} of 5 MB, {} spilled), {} attachments, {} elides, {} clears, {} mirrors accepted, {} rejected, {} compactions, {} notices",
+            "{}: {} turns, {} records, {} bytes; {} results ({} of 5 MB, {} spilled), {} attachments, {} elides, {} clears, {} mirrors accepted, {} rejected, {} compactions, {} notices; hashed {} request bytes of {}",
             ctxj::render::text::escape_line(&args.out.join("journal.jsonl").display().to_string()),
             stats.turns,
             stats.records,
@@ -70,7 +70,9 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
             stats.mirrors_accepted,
             stats.mirrors_rejected,
             stats.compactions,
-            stats.notices
+            stats.notices,
+            stats.hashed_bytes,
+            stats.request_bytes
         )?;
     }
     out.flush()?;

@@ -49,7 +49,7 @@ pub struct SynthOptions {
     pub turns: usize,
     pub seed: u64,
     /// Approximate journal size in MiB: scales every tool output so the journal lands near it.
-    /// `None`: the natural distribution (about 12 KB per turn).
+    /// `None`: the natural distribution (about 16 KB per turn).
     pub size_mb: Option<f64>,
 }
 
@@ -69,6 +69,10 @@ pub struct SynthStats {
     pub mirrors_rejected: u64,
     pub compactions: u64,
     pub notices: u64,
+    /// Canonical request bytes hashed for `prompt_sha256` (shared prefixes are not re-hashed).
+    pub hashed_bytes: u64,
+    /// Canonical request bytes of all turns together (what hashing from scratch would cost).
+    pub request_bytes: u64,
 }
 
 /// Why generation failed.
@@ -80,16 +84,11 @@ pub enum SynthError {
     Io { path: PathBuf, err: io::Error },
 }
 
-/// Mean tool-output size of the natural distribution (bytes), measured once from
-/// [`draw_base_size`]; used to turn `--size-mb` into a scale factor.
-fn natural_bytes_per_turn() -> f64 {
-    let mut rng = ChaCha8Rng::seed_from_u64(0x5eed);
-    let n = 200_000;
-    let mean = (0..n).map(|_| draw_base_size(&mut rng)).sum::<f64>() / n as f64;
-    // ~1.2 results per turn plus record overhead, assistant text and occasional file contents
-    // echoed in edit args (measured on generated journals).
-    mean * 1.25 + 900.0
-}
+/// Journal bytes per turn as a function of the output scale `s`: about `A + B·s`, fitted on
+/// generated journals (scale 1 gives ~16.5 KB per turn; the fixed part is records, assistant
+/// text, edits and capped listings). `--size-mb` inverts it, so sizes land within ~15%.
+const BYTES_PER_TURN_FIXED: f64 = 2_000.0;
+const BYTES_PER_TURN_SCALED: f64 = 14_500.0;
 
 /// The unscaled size of one tool output: 200 B · 1000^(u^1.8) (200 B – 200 KB, median about
 /// 1.5 KB), or 5 MB with probability 0.2 %.
@@ -118,7 +117,10 @@ pub fn generate(opts: &SynthOptions, dir: &Path, progress: &mut dyn FnMut(usize)
     let jpath = dir.join("journal.jsonl");
     let file = fs::File::create(&jpath).map_err(io(&jpath))?;
     let scale = match opts.size_mb {
-        Some(mb) if opts.turns > 0 => (mb * 1_048_576.0 / (natural_bytes_per_turn() * opts.turns as f64)).max(0.01),
+        Some(mb) if opts.turns > 0 => {
+            let per_turn = mb * 1_048_576.0 / opts.turns as f64;
+            ((per_turn - BYTES_PER_TURN_FIXED) / BYTES_PER_TURN_SCALED).max(0.01)
+        }
         _ => 1.0,
     };
     let mut g = Gen::new(opts, dir, BufWriter::with_capacity(1 << 20, Counting { inner: file, n: 0 }), scale);
@@ -508,6 +510,8 @@ impl<'a, W: Write> Gen<'a, W> {
             std::iter::once(&self.system).chain(self.summaries.iter()).chain(self.conv.iter().map(|c| &c.block));
         let sha = self.hasher.hash_hex(blocks);
         let hs = self.hasher.last();
+        self.stats.hashed_bytes += hs.total_bytes - hs.shared_bytes;
+        self.stats.request_bytes += hs.total_bytes;
         let prompt = (hs.total_bytes as f64 / 3.8).round() as u64;
         let cached = if gap < 300_000 && hs.shared_bytes >= 4096 { (hs.shared_bytes as f64 / 3.8) as u64 } else { 0 };
         let args_len: usize = calls.iter().map(|c| c.args.to_string().len()).sum();
