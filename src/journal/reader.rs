@@ -317,7 +317,7 @@ fn parse_line_fast(bytes: &[u8], line: &Line) -> Option<Record> {
         return None;
     }
     let text = std::str::from_utf8(bytes).ok()?;
-    if memchr::memmem::find(bytes, b"\\ud").is_some() || memchr::memmem::find(bytes, b"\\uD").is_some() {
+    if memchr::memmem::find_iter(bytes, b"\\u").any(|i| matches!(bytes.get(i + 2), Some(b'd' | b'D'))) {
         return None;
     }
     // serde_json's own recursion limit (127 levels) stays on here: it keeps the fast path safe
