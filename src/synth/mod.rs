@@ -88,7 +88,7 @@ pub enum SynthError {
 /// generated journals (scale 1 gives ~16.5 KB per turn; the fixed part is records, assistant
 /// text, edits and capped listings). `--size-mb` inverts it, so sizes land within ~15%.
 const BYTES_PER_TURN_FIXED: f64 = 2_000.0;
-const BYTES_PER_TURN_SCALED: f64 = 14_500.0;
+const BYTES_PER_TURN_SCALED: f64 = 12_000.0;
 
 /// The unscaled size of one tool output: 200 B · 1000^(u^1.8) (200 B – 200 KB, median about
 /// 1.5 KB), or 5 MB with probability 0.2 %.
@@ -751,18 +751,25 @@ impl<'a, W: Write> Gen<'a, W> {
                 edited += 1;
             }
         }
-        let reason = if accept {
+        // A rejected draft really breaks a rule: a user text changed (R1), else an assistant
+        // text (R2); a conversation with neither (just compacted) gets an accepted commit.
+        let broken = if accept {
             None
         } else {
-            match draft.iter_mut().find(|b| matches!(b, Block::User { .. })) {
-                Some(b) => {
-                    let id = b.id().unwrap_or_default().to_string();
-                    b.set_text(Arc::from(format!("{} (condensed)", b.text())));
-                    Some(format!("R1: user block {id} changed"))
-                }
-                None => Some("draft is not newer than the last accepted mirror".to_string()),
-            }
+            draft.iter().position(|b| matches!(b, Block::User { .. })).map(|i| (i, "R1", "user")).or_else(|| {
+                draft
+                    .iter()
+                    .position(|b| matches!(b, Block::Assistant { text, .. } if !text.is_empty()))
+                    .map(|i| (i, "R2", "assistant"))
+            })
         };
+        let accept = broken.is_none();
+        let reason = broken.map(|(i, rule, what)| {
+            let b = &mut draft[i];
+            let id = b.id().unwrap_or_default().to_string();
+            b.set_text(Arc::from(format!("{} (condensed)", b.text())));
+            format!("{rule}: {what} block {id} changed")
+        });
         let mirror_json = String::from_utf8(canonical_of(&draft)).expect("canonical JSON is UTF-8");
         let mut service = Vec::new();
         let steps: [(&str, Value); 3] = [

@@ -30,3 +30,13 @@ fn synth_refuses_a_non_empty_directory_and_leaves_it_alone() {
         .stderr(predicates::str::contains("not an empty directory"));
     assert_eq!(snapshot(d.path()), before);
 }
+
+#[test]
+fn synth_journals_validate_clean() {
+    let d = tempfile::tempdir().unwrap();
+    for seed in [6, 9] {
+        let out = d.path().join(format!("s{seed}"));
+        ctxj().args(["synth", "--turns", "400", "--seed", &seed.to_string(), "--out"]).arg(&out).assert().success();
+        ctxj().arg("validate").arg(&out).assert().success().stdout(predicates::str::contains("0 errors, 0 warnings"));
+    }
+}
