@@ -23,4 +23,5 @@ pub mod journal;
 pub mod projection;
 pub mod render;
 pub mod strategy;
+pub mod synth;
 pub mod tokens;

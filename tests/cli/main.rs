@@ -5,5 +5,6 @@ mod check;
 mod common;
 mod foundation;
 mod import;
+mod perf;
 mod samples;
 mod strategy;
