@@ -64,9 +64,28 @@ impl Session {
 
     /// Reads and parses the journal.
     pub fn load(&self, opts: ReadOptions) -> Result<Journal, SessionError> {
-        let src = Source::open(&self.journal_path)
-            .map_err(|e| JournalError::file(&self.journal_path, JournalErrorKind::Io(e.to_string())))?;
-        Ok(parse_bytes(&self.journal_path, src.bytes(), opts)?)
+        let io = |e: std::io::Error| JournalError::file(&self.journal_path, JournalErrorKind::Io(e.to_string()));
+        let src = Source::open(&self.journal_path).map_err(io)?;
+        let parsed = parse_bytes(&self.journal_path, src.bytes(), opts);
+        if !src.shrank() {
+            return Ok(parsed?);
+        }
+        // The file was cut while mapped (see `mmap`): what was parsed may hold zeros where its
+        // end was. Read it again, plainly, as it is now.
+        drop(src);
+        let src = Source::read(&self.journal_path).map_err(io)?;
+        let mut journal = parse_bytes(&self.journal_path, src.bytes(), opts)?;
+        journal.warnings.insert(
+            0,
+            super::error::Warning {
+                line: 0,
+                offset: 0,
+                message:
+                    "the journal shrank while it was being read (it is not append-only); read it again as it now is"
+                        .into(),
+            },
+        );
+        Ok(journal)
     }
 
     /// Resolves a journal reference to a file inside the session directory, refusing absolute

@@ -503,3 +503,60 @@ fn a_journal_appended_to_while_it_is_read() {
     writer.join().unwrap();
     report(failures, vec![]);
 }
+
+/// Regression test for the SIGBUS crash (`docs/reliability.md`): `ctxj log` on a 32 MB journal
+/// that is truncated while ctxj has it mapped was killed by SIGBUS (exit 135 in a shell).
+#[test]
+fn a_journal_truncated_while_mapped_is_not_a_sigbus() {
+    let d = tempfile::tempdir().unwrap();
+    let mut s = base_lines();
+    let filler = "z".repeat(4000);
+    let mut rev = 6;
+    while s.len() < (32 << 20) {
+        rev += 1;
+        s.push_str(&format!(
+            "{{\"rev\":{rev},\"ts\":\"2026-11-29T10:00:07Z\",\"kind\":\"notice\",\"id\":\"n{rev}\",\"text\":\"{filler}\"}}\n"
+        ));
+    }
+    let bin = assert_cmd::cargo::cargo_bin("ctxj");
+    let mut failures = Vec::new();
+    for (i, delay_ms) in [0u64, 5, 20, 60, 150, 400].into_iter().enumerate() {
+        for sub in ["log", "show"] {
+            let path = d.path().join("journal.jsonl");
+            std::fs::write(&path, &s).unwrap();
+            let mut child = std::process::Command::new(&bin)
+                .args([sub, "--json"])
+                .arg(&path)
+                .env_remove("CTXJ_NO_MMAP")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(delay_ms));
+            // Cut mid-line, to a different length each time.
+            std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(100_000 + i as u64 * 7).unwrap();
+            let start = Instant::now();
+            let status = loop {
+                if let Some(st) = child.try_wait().unwrap() {
+                    break st;
+                }
+                if start.elapsed() > TIMEOUT {
+                    let _ = child.kill();
+                    break child.wait().unwrap();
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            };
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+            let what = format!("{sub} truncated after {delay_ms} ms");
+            match status.code() {
+                Some(0) | Some(2) => {}
+                other => failures.push(format!("{what}: status {other:?} ({status:?}); stderr {}", excerpt(&stderr))),
+            }
+            if stderr.contains("panicked") {
+                failures.push(format!("{what}: panicked: {}", excerpt(&stderr)));
+            }
+        }
+    }
+    report(failures, vec![]);
+}
