@@ -94,9 +94,14 @@ impl Session {
         confine(&self.dir, rel)
     }
 
-    /// Reads a confined file (spill or attachment) as bytes.
+    /// Reads a confined file (spill or attachment) as bytes. Only regular files are read: a FIFO
+    /// or device planted in a session directory would otherwise block or never end.
     pub fn read_confined(&self, rel: &str) -> Result<Vec<u8>, SessionError> {
         let p = self.confined(rel)?;
+        let meta = std::fs::metadata(&p).map_err(|err| SessionError::Io { path: rel.to_string(), err })?;
+        if !meta.is_file() {
+            return Err(SessionError::Confined { path: rel.to_string(), why: "not a regular file" });
+        }
         std::fs::read(&p).map_err(|err| SessionError::Io { path: rel.to_string(), err })
     }
 }
@@ -135,6 +140,20 @@ pub fn confine(dir: &Path, rel: &str) -> Result<PathBuf, SessionError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression test: `show --expand` hung forever on a spill that is a FIFO.
+    #[cfg(unix)]
+    #[test]
+    fn spill_that_is_a_fifo_is_refused_not_opened() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join(JOURNAL_FILE), "").unwrap();
+        std::fs::create_dir(d.path().join("c1.out")).unwrap();
+        let fifo = d.path().join("c1.out").join("stdout");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let s = Session::resolve(d.path().to_str().unwrap(), None).unwrap();
+        let e = s.read_confined("c1.out/stdout").unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+    }
 
     #[test]
     fn refuses_escapes() {

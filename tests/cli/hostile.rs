@@ -388,6 +388,21 @@ fn escaped_terminal_sequences_stay_visible_as_text() {
     assert!(s.contains("\\u{202e}"), "bidi override shown escaped: {s}");
 }
 
+/// Regression test: `show --expand` blocked forever opening a spill that is a FIFO planted in
+/// the session directory (it is inside the session, so confinement alone let it through).
+#[cfg(unix)]
+#[test]
+fn spill_that_is_a_fifo_does_not_hang_show_expand() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(data().join("spill-symlink").join("journal.jsonl"), d.path().join("journal.jsonl")).unwrap();
+    std::fs::create_dir(d.path().join("c1.out")).unwrap();
+    let fifo = d.path().join("c1.out").join("stdout");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = ctxj().args(["show", "--expand"]).arg(d.path()).timeout(Duration::from_secs(30)).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not a regular file"));
+}
+
 #[test]
 fn spill_escapes_are_refused_by_show_expand() {
     for name in ["spill-dotdot", "spill-absolute", "spill-symlink"] {
