@@ -169,7 +169,7 @@ pub fn parse_bytes(path: &Path, bytes: &[u8], opts: ReadOptions) -> Result<Journ
         journal.warnings.push(Warning {
             line: 0,
             offset: 0,
-            message: format!("{} ({} bytes, no record)", JournalErrorKind::Empty, bytes.len()),
+            message: format!("{} ({} bytes)", JournalErrorKind::Empty, bytes.len()),
         });
     }
     journal.build_index();
