@@ -5,5 +5,6 @@ mod check;
 mod common;
 mod foundation;
 mod hostile;
+mod import;
 mod samples;
 mod strategy;
