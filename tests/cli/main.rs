@@ -4,6 +4,7 @@
 mod check;
 mod common;
 mod foundation;
+mod hostile;
 mod import;
 mod perf;
 mod samples;
