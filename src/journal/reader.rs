@@ -133,7 +133,7 @@ impl Journal {
 pub fn parse_bytes(path: &Path, bytes: &[u8], opts: ReadOptions) -> Result<Journal, JournalError> {
     let lines: Vec<Line> = index_lines(bytes)
         .into_iter()
-        .filter(|l| !bytes[l.start..l.end].iter().all(|b| b.is_ascii_whitespace()))
+        .filter(|l| !bytes[l.start..l.end].iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')))
         .collect();
     let parsed: Vec<Result<Record, JournalErrorKind>> =
         lines.par_iter().with_min_len(64).map(|l| parse_line(&bytes[l.start..l.end], l)).collect();
