@@ -554,8 +554,8 @@ fn chart(h: &mut String, c: &Chart) {
             dash(i)
         );
     }
-    // Points with their own tooltips, when there are few enough to tell apart.
-    if n * c.series.len() <= 600 {
+    // Points with their own tooltips, when there are few enough turns to tell them apart.
+    if n <= 120 {
         for (i, l) in c.series.iter().enumerate() {
             for p in &l.points {
                 let _ = writeln!(
@@ -752,8 +752,28 @@ fn turn_view(h: &mut String, s: &StrategyData, v: &TurnView) {
         "<table class=\"blocks\"><thead><tr><th class=\"num\">#</th><th>type</th><th>id</th><th>tool</th>\
 <th class=\"num\">chars</th><th class=\"num\">tokens</th><th>vs previous</th></tr></thead><tbody>\n",
     );
-    for (i, b) in v.blocks.iter().enumerate() {
-        block_row(h, i, b);
+    // Runs of unchanged blocks fold into one row, so a long session's page grows with what
+    // changes per turn, not with the whole request every turn.
+    let mut i = 0;
+    while i < v.blocks.len() {
+        let run = v.blocks[i..].iter().take_while(|b| b.change == Change::Same).count();
+        if run >= 2 {
+            let blocks = &v.blocks[i..i + run];
+            let _ = writeln!(
+                h,
+                "<tr class=\"same run\"><td class=\"num\">{}–{}</td><td colspan=\"3\">{} blocks as in the previous request</td>\
+<td class=\"num\">{}</td><td class=\"num\">{}</td><td>same</td></tr>",
+                i + 1,
+                i + run,
+                run,
+                thousands(blocks.iter().map(|b| b.chars as u64).sum()),
+                thousands(blocks.iter().map(|b| b.tokens).sum())
+            );
+            i += run;
+        } else {
+            block_row(h, i, &v.blocks[i]);
+            i += 1;
+        }
     }
     h.push_str("</tbody></table>\n");
     for (i, b) in v.blocks.iter().enumerate() {

@@ -163,6 +163,14 @@ fn turn_browser_lists_blocks_and_diffs() {
     assert!(t7.contains("[elided: read, "));
     let t2 = section(&html, "turn-2", "</details>\n<details class=\"turn\"");
     assert!(t2.contains("extends the previous request"));
+    // Turn 2 = turn 1's system and user blocks (folded into one row) + a1 and its result c1 (new).
+    assert!(
+        t2.contains("<td class=\"num\">1–2</td><td colspan=\"3\">2 blocks as in the previous request</td>"),
+        "{t2}"
+    );
+    assert_eq!(t2.matches("<tr class=\"added\">").count(), 2);
+    // Only the new blocks carry their text.
+    assert_eq!(t2.matches("<pre class=\"text\">").count(), 2);
 }
 
 #[test]
