@@ -190,10 +190,10 @@ fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize) 
             let n = nth.entry(b.type_name()).or_insert(0);
             let key = identity(b, *n);
             *n += 1;
-            let (change, tokens) = match prev.get(&key) {
-                Some(p) if p.block == *b => (Change::Same, p.tokens),
-                Some(_) => (Change::Changed, est.block(b)),
-                None => (Change::Added, est.block(b)),
+            let (change, tokens, previous_chars) = match prev.get(&key) {
+                Some(p) if p.block == *b => (Change::Same, p.tokens, None),
+                Some(p) => (Change::Changed, est.block(b), Some(p.block.chars())),
+                None => (Change::Added, est.block(b), None),
             };
             match change {
                 Change::Same => diff.same += 1,
@@ -213,6 +213,8 @@ fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize) 
                 chars: b.chars(),
                 tokens,
                 change,
+                previous_chars,
+                origin: None,
                 text,
                 capped_from,
             });

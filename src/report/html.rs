@@ -802,11 +802,17 @@ fn turn_view(h: &mut String, s: &StrategyData, v: &TurnView) {
 }
 
 fn block_row(h: &mut String, i: usize, b: &BlockView) {
-    let (cls, label) = match b.change {
-        Change::Same => ("same", "same"),
-        Change::Changed => ("changed", "changed"),
-        Change::Added => ("added", "new"),
+    let (cls, mut label) = match b.change {
+        Change::Same => ("same", "same".to_string()),
+        Change::Changed => ("changed", "changed".to_string()),
+        Change::Added => ("added", "new".to_string()),
     };
+    if let Some(p) = b.previous_chars {
+        let _ = write!(label, " ({} → {} chars)", thousands(p as u64), thousands(b.chars as u64));
+    }
+    if let Some(o) = &b.origin {
+        let _ = write!(label, " · {}", escape(o));
+    }
     let _ = writeln!(
         h,
         "<tr class=\"{cls}\"><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{label}</td></tr>",

@@ -200,6 +200,10 @@ pub struct BlockView {
     pub chars: usize,
     pub tokens: u64,
     pub change: Change,
+    /// For a changed block, its characters in the previous request.
+    pub previous_chars: Option<usize>,
+    /// How the strategy produced the block ("truncated", "elided @ rev 16", …), when it changed it.
+    pub origin: Option<String>,
     /// The text inlined in the page: the first `text_cap` characters, only for blocks that are
     /// added or changed in this turn (unchanged blocks were shown on an earlier turn).
     pub text: Option<String>,

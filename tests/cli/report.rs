@@ -161,6 +161,14 @@ fn turn_browser_lists_blocks_and_diffs() {
     assert!(t7.contains("rewrites the previous request"), "{t7}");
     assert!(t7.contains("2 changed"));
     assert!(t7.contains("[elided: read, "));
+    // A changed block says how big it was before: c1 shrank from its full text to the marker.
+    let re = regex::Regex::new(r"<td>changed \(([\d,]+) → ([\d,]+) chars\)").unwrap();
+    let sizes: Vec<(u64, u64)> = re
+        .captures_iter(t7)
+        .map(|c| (c[1].replace(',', "").parse().unwrap(), c[2].replace(',', "").parse().unwrap()))
+        .collect();
+    assert_eq!(sizes.len(), 2, "{t7}");
+    assert!(sizes.iter().all(|(before, after)| after < before));
     let t2 = section(&html, "turn-2", "</details>\n<details class=\"turn\"");
     assert!(t2.contains("extends the previous request"));
     // Turn 2 = turn 1's system and user blocks (folded into one row) + a1 and its result c1 (new).
