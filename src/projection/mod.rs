@@ -1,10 +1,12 @@
 //! The projection: what the provider received, rebuilt from records (spec §2–§5).
 //!
 //! [`block`] defines [`Block`] and its canonical JSON, [`markers`] the elision and clear marker
-//! strings, [`mirror`] parses mirror drafts, and [`recorded`] applies the journal's own decisions
+//! strings, [`clear`] the `ctx clear` selection rule, [`mirror`] parses mirror drafts and checks
+//! them against rules R1–R6, and [`recorded`] applies the journal's own decisions
 //! record by record to give the projection at any revision or turn.
 
 pub mod block;
+pub mod clear;
 pub mod markers;
 pub mod mirror;
 pub mod recorded;

@@ -1,38 +1,161 @@
 //! Strategies (spec `strategies.md` §1–§2): what the provider sees on each turn.
 //!
 //! [`parse`] reads a strategy name; [`replay`] runs a strategy over a journal turn by turn and
-//! hands each request to a callback. `recorded` is the journal's own projection.
+//! hands each request to a callback, with a parallel list of [`Origin`]s saying how the strategy
+//! changed each block. `recorded` is the journal's own projection; every other strategy starts
+//! from the raw conversation of §1, built once in [`raw`] and shared by all families.
+//!
+//! One file per family: [`truncate`] (`truncate-N`, `age-truncate-N-keep-K`, `mid-truncate-N`),
+//! [`sliding`], [`per_tool`], [`elide`] (+ [`calibrate`]), [`compact`] (`compact-at-…`, and the
+//! cut/pause engine `tiered` shares), [`tiered`]; [`summary`] writes the deterministic summary.
+//!
+//! Replays are incremental: each family keeps its request ([`Out`]) from one turn to the next and
+//! only appends the new raw blocks and applies the decisions the rule takes at this turn, so a
+//! decision once taken stays byte-identical and no turn rebuilds the whole history (except
+//! `sliding-N`, whose window is rebuilt, and compaction passes, which rebuild once per pass).
+
+pub mod calibrate;
+pub mod compact;
+pub mod elide;
+pub mod name;
+pub mod per_tool;
+pub mod raw;
+pub mod sliding;
+pub mod summary;
+pub mod tiered;
+pub mod truncate;
+
+#[cfg(test)]
+mod props;
+#[cfg(test)]
+pub(crate) mod testkit;
 
 use crate::journal::Journal;
-use crate::projection::{Block, Replayer};
+use crate::projection::{Block, Mark, Projection, Replayer};
 use crate::tokens::Estimator;
+
+pub use name::{parse, StrategyError, FAMILIES};
+pub use raw::Raw;
 
 /// A parsed strategy name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Strategy {
     /// The name as the user wrote it.
     pub name: String,
-    kind: Kind,
+    pub kind: Kind,
 }
 
+impl Strategy {
+    /// Whether the strategy needs token counts (and so uses the estimator).
+    pub fn needs_tokens(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::Elide { .. } | Kind::Tiered { .. } | Kind::CompactAt { unit: compact::Unit::Tokens, .. }
+        )
+    }
+
+    /// Whether this is the journal's own projection.
+    pub fn is_recorded(&self) -> bool {
+        self.kind == Kind::Recorded
+    }
+}
+
+/// The families of spec §2 with their parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
     Recorded,
+    Baseline,
+    /// `truncate-N`: characters.
+    Truncate {
+        n: usize,
+    },
+    /// `age-truncate-N-keep-K`.
+    AgeTruncate {
+        n: usize,
+        keep: usize,
+    },
+    /// `mid-truncate-N`: bytes.
+    MidTruncate {
+        n: usize,
+    },
+    /// `sliding-N[-pin]`.
+    Sliding {
+        n: usize,
+        pin: bool,
+    },
+    /// `per-tool-keep-K`.
+    PerTool {
+        keep: usize,
+    },
+    /// `elide-keep-K` (`budget` None: the session's settings) / `elide-B-T-keep-K`.
+    Elide {
+        budget: Option<(u64, u64)>,
+        keep: usize,
+    },
+    /// `compact-at-N[t][-structured][-repeat|-chain]`.
+    CompactAt {
+        n: u64,
+        unit: compact::Unit,
+        mode: compact::Mode,
+        structured: bool,
+    },
+    /// `tiered` / `tiered-fast`.
+    Tiered {
+        fast: bool,
+    },
 }
 
-/// A strategy name that cannot be parsed.
-#[derive(Debug, thiserror::Error)]
-#[error("unknown strategy {name:?}: {why}")]
-pub struct StrategyError {
-    pub name: String,
-    pub why: String,
+/// How the strategy produced a block of the request, for explanations ("text changed by elide").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// As in the conversation the strategy starts from (the raw conversation, or for `recorded`
+    /// the block as its record wrote it).
+    Verbatim,
+    /// Cut to its first N characters + `…[truncated M chars]` (`truncate-N`,
+    /// `age-truncate-N-keep-K`, the list/search class of `per-tool-keep-K`).
+    Truncated,
+    /// Head + `…[truncated M bytes]…` + tail (`mid-truncate-N`).
+    MidTruncated,
+    /// `[stale read: <p>; read again if needed]` (`per-tool-keep-K`).
+    StaleRead,
+    /// Collapsed to an elision marker before this turn (`elide-*`).
+    Elided { turn: usize },
+    /// A summary written by a compaction before this turn.
+    Summary { turn: usize },
+    /// An assistant block some of whose calls were dropped with their results before this turn
+    /// (`tiered-fast`); its text is untouched.
+    CallsDropped { turn: usize },
+    /// `recorded`: elided by the `elide` record at this rev.
+    RecordedElided { rev: u64 },
+    /// `recorded`: cleared by the `clear` record at this rev.
+    RecordedCleared { rev: u64 },
+    /// `recorded`: edited by the accepted mirror draft with this `mirror_rev`.
+    MirrorEdited { mirror_rev: u64 },
+    /// `recorded`: a summary of a `compact` record.
+    RecordedSummary,
 }
 
-/// Parses a strategy name of spec §2.
-pub fn parse(name: &str) -> Result<Strategy, StrategyError> {
-    match name {
-        "recorded" => Ok(Strategy { name: name.into(), kind: Kind::Recorded }),
-        _ => Err(StrategyError { name: name.into(), why: "only `recorded` is implemented so far".into() }),
+impl Origin {
+    /// Whether the strategy changed (or wrote) the block.
+    pub fn is_changed(&self) -> bool {
+        *self != Origin::Verbatim
+    }
+
+    /// A short phrase for reports: "truncated", "elided (turn 5)", "summary (turn 9)", ….
+    pub fn describe(&self) -> String {
+        match self {
+            Origin::Verbatim => "verbatim".into(),
+            Origin::Truncated => "truncated".into(),
+            Origin::MidTruncated => "mid-truncated".into(),
+            Origin::StaleRead => "stale read".into(),
+            Origin::Elided { turn } => format!("elided (turn {turn})"),
+            Origin::Summary { turn } => format!("summary (turn {turn})"),
+            Origin::CallsDropped { turn } => format!("calls dropped (turn {turn})"),
+            Origin::RecordedElided { rev } => format!("elided @ rev {rev}"),
+            Origin::RecordedCleared { rev } => format!("cleared @ rev {rev}"),
+            Origin::MirrorEdited { mirror_rev } => format!("edited by mirror r{mirror_rev}"),
+            Origin::RecordedSummary => "summary".into(),
+        }
     }
 }
 
@@ -42,20 +165,230 @@ pub struct TurnRequest<'a> {
     pub turn: usize,
     /// Index of the turn's `assistant` record in `journal.records`.
     pub record: usize,
-    /// The request's blocks in canonical order (system, summaries, conversation).
+    /// The request's blocks in order: the system block, then (for `recorded`) the summaries and
+    /// the conversation; for compaction strategies the system block, the pinned first user block
+    /// (`compact-at`), the summaries, the tail (spec `strategies.md` §2).
     pub blocks: &'a [Block],
+    /// How the strategy produced each block; `origins.len() == blocks.len()`.
+    pub origins: &'a [Origin],
+}
+
+/// The origins of a recorded projection's blocks (from their marks), in [`Projection::blocks`]
+/// order.
+pub fn recorded_origins(p: &Projection) -> impl Iterator<Item = Origin> + '_ {
+    let head = p.system.iter().map(|_| Origin::Verbatim).chain(p.summaries.iter().map(|_| Origin::RecordedSummary));
+    head.chain(p.conv.iter().map(|b| match b.mark {
+        Mark::None => Origin::Verbatim,
+        Mark::Elided(rev) => Origin::RecordedElided { rev },
+        Mark::Cleared(rev) => Origin::RecordedCleared { rev },
+        Mark::Edited(mirror_rev) => Origin::MirrorEdited { mirror_rev },
+    }))
 }
 
 /// Replays `strategy` over `journal`, calling `f` once per turn in order.
-pub fn replay(journal: &Journal, strategy: &Strategy, _est: &dyn Estimator, mut f: impl FnMut(&TurnRequest<'_>)) {
-    match strategy.kind {
-        Kind::Recorded => {
-            let mut r = Replayer::new(journal);
-            for (k, &idx) in journal.turns.iter().enumerate() {
-                r.advance_to(idx);
-                let blocks: Vec<Block> = r.projection().blocks().cloned().collect();
-                f(&TurnRequest { turn: k + 1, record: idx, blocks: &blocks });
+pub fn replay(journal: &Journal, strategy: &Strategy, est: &dyn Estimator, f: impl FnMut(&TurnRequest<'_>)) {
+    replay_to(journal, strategy, est, usize::MAX, f)
+}
+
+/// Replays turns 1..=`last` only (the replay stops there).
+pub fn replay_to(
+    journal: &Journal,
+    strategy: &Strategy,
+    est: &dyn Estimator,
+    last: usize,
+    mut f: impl FnMut(&TurnRequest<'_>),
+) {
+    let turns = journal.turns.len().min(last);
+    if strategy.kind == Kind::Recorded {
+        let mut r = Replayer::new(journal);
+        let mut blocks = Vec::new();
+        let mut origins = Vec::new();
+        for (k, &idx) in journal.turns[..turns].iter().enumerate() {
+            r.advance_to(idx);
+            let p = r.projection();
+            blocks.clear();
+            origins.clear();
+            blocks.extend(p.blocks().cloned());
+            origins.extend(recorded_origins(p));
+            f(&TurnRequest { turn: k + 1, record: idx, blocks: &blocks, origins: &origins });
+        }
+        return;
+    }
+    let mut raw = Raw::new(journal);
+    let mut fam = family(&strategy.kind, journal);
+    let mut out = Out::new(fam.measure());
+    for (k, &idx) in journal.turns[..turns].iter().enumerate() {
+        let new = raw.advance_to(idx);
+        out.set_system(raw.system.as_ref(), est);
+        let cx = TurnCx { turn: k + 1, record: idx, raw: &raw, new, est, journal };
+        fam.before_turn(&cx, &mut out);
+        f(&TurnRequest { turn: k + 1, record: idx, blocks: &out.blocks, origins: &out.origins });
+        fam.after_turn(&cx, &out);
+    }
+}
+
+/// The request of turn `k` (from 1) under `strategy`, with its origins.
+pub fn request_at(
+    journal: &Journal,
+    strategy: &Strategy,
+    est: &dyn Estimator,
+    k: usize,
+) -> Option<(Vec<Block>, Vec<Origin>)> {
+    let mut got = None;
+    replay_to(journal, strategy, est, k, |r| {
+        if r.turn == k {
+            got = Some((r.blocks.to_vec(), r.origins.to_vec()));
+        }
+    });
+    got
+}
+
+/// What a family sees before a turn.
+pub(crate) struct TurnCx<'a, 'j> {
+    pub turn: usize,
+    /// Index of the turn's assistant record.
+    pub record: usize,
+    pub raw: &'a Raw<'j>,
+    /// The raw blocks that arrived since the previous turn (indices into `raw.blocks`).
+    pub new: std::ops::Range<usize>,
+    pub est: &'a dyn Estimator,
+    pub journal: &'j Journal,
+}
+
+/// One family's replay state.
+pub(crate) trait Family {
+    /// What [`Out`] measures per block (for thresholds).
+    fn measure(&self) -> Measure {
+        Measure::None
+    }
+    /// Updates the request for this turn: append the new raw blocks, apply the rule.
+    fn before_turn(&mut self, cx: &TurnCx<'_, '_>, out: &mut Out);
+    /// Called after the request was handed out (e.g. to record calibration points).
+    fn after_turn(&mut self, _cx: &TurnCx<'_, '_>, _out: &Out) {}
+}
+
+fn family<'j>(kind: &Kind, journal: &'j Journal) -> Box<dyn Family + 'j> {
+    match *kind {
+        Kind::Recorded | Kind::Baseline => Box::new(truncate::Baseline),
+        Kind::Truncate { n } => Box::new(truncate::Truncate { n }),
+        Kind::MidTruncate { n } => Box::new(truncate::MidTruncate { n }),
+        Kind::AgeTruncate { n, keep } => Box::new(truncate::AgeTruncate::new(n, keep)),
+        Kind::Sliding { n, pin } => Box::new(sliding::Sliding { n, pin }),
+        Kind::PerTool { keep } => Box::new(per_tool::PerTool::new(keep)),
+        Kind::Elide { budget, keep } => Box::new(elide::Elide::new(journal, budget, keep)),
+        Kind::CompactAt { n, unit, mode, .. } => Box::new(compact::CompactAt::new(n, unit, mode)),
+        Kind::Tiered { fast } => Box::new(tiered::Tiered::new(fast)),
+    }
+}
+
+/// What [`Out`] keeps per block besides the block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Measure {
+    None,
+    /// [`Block::chars`].
+    Chars,
+    /// The estimator's block count (spec §3 framing).
+    Tokens,
+}
+
+impl Measure {
+    pub fn of(self, b: &Block, est: &dyn Estimator) -> u64 {
+        match self {
+            Measure::None => 0,
+            Measure::Chars => b.chars() as u64,
+            Measure::Tokens => est.block(b),
+        }
+    }
+}
+
+/// A request under construction, kept from turn to turn: the blocks, their origins and a
+/// per-block measure (characters or tokens) with its running sum.
+#[derive(Debug, Clone)]
+pub(crate) struct Out {
+    pub blocks: Vec<Block>,
+    pub origins: Vec<Origin>,
+    pub sizes: Vec<u64>,
+    pub total: u64,
+    /// Blocks before the conversation: the system block, a pinned user block, summaries.
+    pub head: usize,
+    pub has_system: bool,
+    pub measure: Measure,
+}
+
+impl Out {
+    pub fn new(measure: Measure) -> Out {
+        Out {
+            blocks: Vec::new(),
+            origins: Vec::new(),
+            sizes: Vec::new(),
+            total: 0,
+            head: 0,
+            has_system: false,
+            measure,
+        }
+    }
+
+    /// Puts `sys` first (replacing the old system block), when it differs.
+    pub fn set_system(&mut self, sys: Option<&Block>, est: &dyn Estimator) {
+        match (sys, self.has_system) {
+            (None, _) => {}
+            (Some(s), true) => {
+                if &self.blocks[0] != s {
+                    self.set(0, s.clone(), Origin::Verbatim, est);
+                }
+            }
+            (Some(s), false) => {
+                let m = self.measure.of(s, est);
+                self.blocks.insert(0, s.clone());
+                self.origins.insert(0, Origin::Verbatim);
+                self.sizes.insert(0, m);
+                self.total += m;
+                self.head += 1;
+                self.has_system = true;
             }
         }
+    }
+
+    pub fn push(&mut self, b: Block, o: Origin, est: &dyn Estimator) {
+        let m = self.measure.of(&b, est);
+        self.push_sized(b, o, m);
+    }
+
+    pub fn push_sized(&mut self, b: Block, o: Origin, m: u64) {
+        self.blocks.push(b);
+        self.origins.push(o);
+        self.sizes.push(m);
+        self.total += m;
+    }
+
+    /// Replaces block `i` (absolute index).
+    pub fn set(&mut self, i: usize, b: Block, o: Origin, est: &dyn Estimator) {
+        let m = self.measure.of(&b, est);
+        self.total = self.total - self.sizes[i] + m;
+        self.sizes[i] = m;
+        self.blocks[i] = b;
+        self.origins[i] = o;
+    }
+
+    /// Replaces the text of block `i`.
+    pub fn set_text(&mut self, i: usize, text: String, o: Origin, est: &dyn Estimator) {
+        let mut b = self.blocks[i].clone();
+        b.set_text(text.into());
+        self.set(i, b, o, est);
+    }
+
+    /// Size of everything but the system block.
+    pub fn conv_size(&self) -> u64 {
+        self.total - if self.has_system { self.sizes[0] } else { 0 }
+    }
+
+    /// Keeps the system block only.
+    pub fn clear_after_system(&mut self) {
+        let keep = usize::from(self.has_system);
+        self.blocks.truncate(keep);
+        self.origins.truncate(keep);
+        self.sizes.truncate(keep);
+        self.total = self.sizes.iter().sum();
+        self.head = keep;
     }
 }

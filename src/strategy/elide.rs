@@ -1,0 +1,210 @@
+//! `elide-keep-K` / `elide-B-T-keep-K` (spec §2, seed `000_*` auto-elision).
+//!
+//! Before each turn, if the calibrated estimate (§3, [`super::calibrate`]) of the request exceeds
+//! the budget, results and attachments collapse to the elision markers of `journal-v1.md` §5 in
+//! projection order, oldest first, skipping the K last results, until the estimate is at or below
+//! the target. Decisions persist (a collapsed block stays collapsed, byte-identical). Budget and
+//! target come from the session's `context_budget` / `context_target` (following `model`
+//! records, with the auto rules of `journal-v1.md` §6) unless the name sets them.
+
+use crate::journal::{Body, CtxSettings, Journal};
+use crate::projection::{markers, Block, Replayer};
+use crate::tokens::request_tokens;
+
+use super::calibrate::{calibrated, multiplier, Point};
+use super::{Family, Measure, Origin, Out, TurnCx};
+
+/// The model's window when the journal does not say (the default of `journal-v1.md` §6).
+pub const DEFAULT_WINDOW: u64 = 1_000_000;
+
+/// Budget and target in force for these settings (`journal-v1.md` §6 auto rules).
+pub fn budget_target(ctx: &CtxSettings) -> (u64, u64) {
+    let window = ctx.ctx_window.filter(|&w| w > 0).unwrap_or(DEFAULT_WINDOW);
+    let budget = match ctx.context_budget {
+        Some(b) if b > 0 => b,
+        _ if window <= 300_000 => 100_000,
+        _ => 200_000,
+    };
+    let target = match ctx.context_target {
+        Some(t) if t > 0 && t < budget => t,
+        _ => budget * 7 / 10,
+    };
+    (budget, target)
+}
+
+/// The elision marker of a result or attachment block, as the recorded projection writes it.
+pub fn marker_for(journal: &Journal, b: &Block) -> Option<String> {
+    match b {
+        Block::Result { call, tool, .. } => {
+            let bytes = journal.result(call).map_or(0, |r| r.bytes);
+            let null = serde_json::Value::Null;
+            let args = journal.call(call).map_or(&null, |c| &*c.args);
+            Some(markers::elided_result(tool, bytes, args))
+        }
+        Block::Attachment { id, .. } => Some(match journal.attachment(id) {
+            Some(a) => markers::elided_attachment(a.bytes, &a.path),
+            None => markers::elided_attachment(0, ""),
+        }),
+        _ => None,
+    }
+}
+
+pub struct Elide<'j> {
+    fixed: Option<(u64, u64)>,
+    keep: usize,
+    /// Request indices of every result so far.
+    results: Vec<usize>,
+    elided: Vec<bool>,
+    /// Every index before this is elided or not a candidate (user, assistant, notice, system).
+    cursor: usize,
+    points: Vec<Point>,
+    recorded: Replayer<'j>,
+}
+
+impl<'j> Elide<'j> {
+    pub fn new(journal: &'j Journal, fixed: Option<(u64, u64)>, keep: usize) -> Elide<'j> {
+        Elide {
+            fixed,
+            keep,
+            results: Vec::new(),
+            elided: Vec::new(),
+            cursor: 0,
+            points: Vec::new(),
+            recorded: Replayer::new(journal),
+        }
+    }
+}
+
+impl Family for Elide<'_> {
+    fn measure(&self) -> Measure {
+        Measure::Tokens
+    }
+
+    fn before_turn(&mut self, cx: &TurnCx<'_, '_>, out: &mut Out) {
+        for b in &cx.raw.blocks[cx.new.clone()] {
+            if matches!(b.block, Block::Result { .. }) {
+                self.results.push(out.blocks.len());
+            }
+            out.push(b.block.clone(), Origin::Verbatim, cx.est);
+        }
+        self.elided.resize(out.blocks.len(), false);
+        let (budget, target) = self.fixed.unwrap_or_else(|| budget_target(&cx.raw.ctx));
+        let m = multiplier(&self.points, cx.turn);
+        let estimate = |out: &Out| calibrated(3 + out.total, m);
+        if estimate(out) <= budget {
+            return;
+        }
+        let protected_from =
+            self.results.len().checked_sub(self.keep).and_then(|i| self.results.get(i).copied()).unwrap_or(usize::MAX);
+        // Advance the cursor over blocks that can never be collapsed again.
+        while self.cursor < out.blocks.len()
+            && (self.elided[self.cursor]
+                || !matches!(out.blocks[self.cursor], Block::Result { .. } | Block::Attachment { .. }))
+        {
+            self.cursor += 1;
+        }
+        let mut i = self.cursor;
+        while i < out.blocks.len() && estimate(out) > target {
+            let candidate = !self.elided[i] && matches!(out.blocks[i], Block::Result { .. } | Block::Attachment { .. });
+            let protected = i >= protected_from && matches!(out.blocks[i], Block::Result { .. });
+            if candidate && !protected {
+                if let Some(t) = marker_for(cx.journal, &out.blocks[i]) {
+                    out.set_text(i, t, Origin::Elided { turn: cx.turn }, cx.est);
+                    self.elided[i] = true;
+                }
+            }
+            i += 1;
+        }
+    }
+
+    fn after_turn(&mut self, cx: &TurnCx<'_, '_>, _out: &Out) {
+        let Body::Assistant(a) = &cx.journal.records[cx.record].body else { return };
+        let Some(prompt) = a.usage.as_ref().and_then(|u| u.prompt_tokens) else { return };
+        self.recorded.advance_to(cx.record);
+        let est = request_tokens(cx.est, self.recorded.projection().blocks());
+        self.points.push(Point { turn: cx.turn, prompt, est });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategy::testkit::*;
+    use serde_json::json;
+
+    #[test]
+    fn auto_rules_of_the_budget() {
+        let c = |w: Option<u64>, b: Option<u64>, t: Option<u64>| CtxSettings {
+            ctx_window: w,
+            context_budget: b,
+            context_target: t,
+            ..Default::default()
+        };
+        assert_eq!(budget_target(&c(None, None, None)), (200_000, 140_000));
+        assert_eq!(budget_target(&c(Some(200_000), Some(0), None)), (100_000, 70_000));
+        assert_eq!(budget_target(&c(Some(200_000), Some(5000), Some(6000))), (5000, 3500));
+        assert_eq!(budget_target(&c(None, Some(5000), Some(1000))), (5000, 1000));
+    }
+
+    fn fixture(ctx: serde_json::Value) -> crate::journal::Journal {
+        // CharEstimator: one token per 4 characters. Each result of 400 chars = 4 + 100 tokens.
+        let big = "r".repeat(400);
+        journal(vec![
+            session_ctx(ctx),
+            system("s"),
+            user_att("u1", "task", "at1", "big.txt", &"p".repeat(400), 400),
+            assistant("a1", "", vec![call("c1", "run", r#"{"command":"cargo test"}"#)]),
+            result("c1", "run", &big),
+            assistant("a2", "", vec![call("c2", "read", r#"{"path":"x.rs"}"#)]),
+            result("c2", "read", &big),
+            assistant("a3", "", vec![call("c3", "read", r#"{"path":"y.rs"}"#)]),
+            result("c3", "read", &big),
+            assistant("a4", "done", vec![]),
+        ])
+    }
+
+    #[test]
+    fn collapses_oldest_first_and_keeps_the_last_k() {
+        let j = fixture(json!({"context_budget": 300, "context_target": 200}));
+        let reqs = requests(&j, "elide-keep-1");
+        // Turn 1: sys(5) + u1(5) + at1(104) + 3 = 117 ≤ 300: nothing.
+        assert!(reqs[0].1.iter().all(|o| *o == Origin::Verbatim));
+        // Turn 3: 117 + a1 + c1(104) + a2 + c2(104) > 300 → at1, then c1 collapse (c2 kept).
+        let (b, o) = &reqs[2];
+        assert_eq!(b[2].text(), "[elided: attachment, 400 bytes, big.txt]");
+        assert_eq!(b[4].text(), "[elided: run, 400 bytes, cargo test]");
+        assert_eq!(o[2], Origin::Elided { turn: 3 });
+        assert_eq!(b[6].text(), "r".repeat(400));
+        // Decisions persist, byte-identical, on the next turn.
+        assert_eq!(reqs[3].0[2], b[2]);
+        assert_eq!(reqs[3].1[4], Origin::Elided { turn: 3 });
+    }
+
+    #[test]
+    fn name_sets_budget_and_target() {
+        let j = fixture(json!({}));
+        let reqs = requests(&j, "elide-keep-0");
+        assert!(reqs.iter().all(|(_, o)| o.iter().all(|o| *o == Origin::Verbatim)));
+        let reqs = requests(&j, "elide-300-200-keep-0");
+        assert!(reqs[2].1.contains(&Origin::Elided { turn: 3 }));
+    }
+
+    #[test]
+    fn calibration_uses_the_recorded_requests() {
+        // Turn 1's recorded request is 117 tokens by the estimate; the provider said 234 → ×2.
+        let big = "r".repeat(400);
+        let j = journal(vec![
+            session_ctx(json!({"context_budget": 300, "context_target": 200})),
+            system("s"),
+            user_att("u1", "task", "at1", "big.txt", &"p".repeat(400), 400),
+            assistant_usage("a1", "", vec![call("c1", "run", r#"{"command":"x"}"#)], 234),
+            result("c1", "run", &big),
+            assistant("a2", "done", vec![]),
+        ]);
+        // Raw estimate at turn 2 ≈ 117 + a1 + 104 ≈ 235 (< 300) but ×2 > 300.
+        let reqs = requests(&j, "elide-keep-1");
+        assert_eq!(reqs[1].0[2].text(), "[elided: attachment, 400 bytes, big.txt]");
+        let reqs = requests(&j, "elide-400-300-keep-1");
+        assert!(reqs[1].1.contains(&Origin::Elided { turn: 2 }));
+    }
+}

@@ -1,0 +1,216 @@
+//! `validate` and `audit`: every purpose-built invalid journal produces exactly its finding, the
+//! clean base and every bundled sample validate clean, audit savings add up.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::*;
+
+fn data(rel: &str) -> PathBuf {
+    repo().join("tests/data").join(rel)
+}
+
+/// One row of `tests/data/invalid/README.md`.
+struct Case {
+    file: String,
+    command: String,
+    expect: Vec<(String, u64)>,
+}
+
+fn cases() -> Vec<Case> {
+    let readme = std::fs::read_to_string(data("invalid/README.md")).unwrap();
+    readme
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let file = cells[1].trim_matches('`').to_string();
+            let expect = cells[3]
+                .split(", ")
+                .map(|e| {
+                    let (rule, rev) = e.split_once(" rev ").unwrap_or_else(|| panic!("bad expectation {e:?}"));
+                    (rule.to_string(), rev.parse().unwrap())
+                })
+                .collect();
+            Case { file, command: cells[2].to_string(), expect }
+        })
+        .collect()
+}
+
+fn run_json(command: &str, path: &Path, extra: &[&str]) -> (Value, i32) {
+    let out = ctxj().arg(command).arg(path).arg("--json").args(extra).output().unwrap();
+    let code = out.status.code().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{command} {}: not JSON ({e}): {}", path.display(), String::from_utf8_lossy(&out.stderr))
+    });
+    (v, code)
+}
+
+fn findings(v: &Value) -> Vec<(String, String, u64)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap().to_string(),
+                f["rule"].as_str().unwrap().to_string(),
+                f["rev"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_invalid_journal_produces_exactly_its_finding() {
+    let cases = cases();
+    assert!(cases.len() >= 30, "README lists {} journals", cases.len());
+    let mut listed = std::collections::HashSet::new();
+    for c in &cases {
+        let path = data("invalid").join(&c.file);
+        assert!(path.exists(), "{} listed in the README but absent", c.file);
+        listed.insert(c.file.split('/').next().unwrap().to_string());
+        let (v, code) = run_json(&c.command, &path, &[]);
+        let got = findings(&v);
+        let rules: Vec<&str> = c.expect.iter().map(|(r, _)| r.as_str()).collect();
+        // exactly the expected findings of the expected rules …
+        let mut of_rules: Vec<(String, u64)> =
+            got.iter().filter(|(_, r, _)| rules.contains(&r.as_str())).map(|(_, r, rev)| (r.clone(), *rev)).collect();
+        of_rules.sort();
+        let mut want = c.expect.clone();
+        want.sort();
+        assert_eq!(of_rules, want, "{}: findings {got:?}", c.file);
+        // … and no other error
+        let other_errors: Vec<_> =
+            got.iter().filter(|(s, r, _)| s == "error" && !rules.contains(&r.as_str())).collect();
+        assert!(other_errors.is_empty(), "{}: unexpected errors {other_errors:?}", c.file);
+        let has_error = got.iter().any(|(s, _, _)| s == "error");
+        assert_eq!(code, if has_error { 1 } else { 0 }, "{}: exit code", c.file);
+    }
+    // every journal in the folder is listed
+    for e in std::fs::read_dir(data("invalid")).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name != "README.md" {
+            assert!(listed.contains(&name), "{name} is not listed in tests/data/invalid/README.md");
+        }
+    }
+}
+
+#[test]
+fn every_rule_has_an_invalid_journal() {
+    let cases = cases();
+    for r in ctxj::check::RULES {
+        let command = match r.check {
+            ctxj::check::rules::Check::Validate => "validate",
+            ctxj::check::rules::Check::Audit => "audit",
+        };
+        assert!(
+            cases.iter().any(|c| c.command == command && c.expect.iter().any(|(id, _)| id == r.id)),
+            "no invalid journal for {command} rule {}",
+            r.id
+        );
+    }
+}
+
+#[test]
+fn warnings_fail_only_with_deny_warnings() {
+    let p = data("invalid/unknown-kind.jsonl");
+    ctxj().arg("validate").arg(&p).assert().code(0);
+    ctxj().arg("validate").arg(&p).args(["--deny", "warnings"]).assert().code(1);
+    let p = data("invalid/call-unanswered.jsonl");
+    ctxj().arg("validate").arg(&p).args(["--deny", "warnings"]).assert().code(0);
+}
+
+#[test]
+fn the_base_validates_clean_and_shows_its_rejected_draft_as_info() {
+    let p = data("valid/check-base");
+    let (v, code) = run_json("validate", &p, &["--deny", "warnings"]);
+    assert_eq!(code, 0);
+    assert_eq!(findings(&v), [("info".to_string(), "mirror-rejected-ok".to_string(), 27)]);
+    let out = ctxj().arg("validate").arg(&p).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("correctly rejected"), "{text}");
+    assert!(text.contains("0 errors, 0 warnings, 1 info"), "{text}");
+}
+
+#[test]
+fn unusable_input_exits_2() {
+    let d = session_with("{\"rev\":1,\"kind\":\"session\",\"id\":\"s\"}\nnot json\n{\"rev\":3,\"kind\":\"x\"}\n");
+    ctxj().arg("validate").arg(d.path()).assert().code(2);
+    ctxj().arg("audit").arg(d.path()).assert().code(2);
+    ctxj().args(["validate", "/nonexistent/session"]).assert().code(2);
+}
+
+#[test]
+fn journal_text_in_findings_is_escaped() {
+    let j = concat!(
+        r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s"}"#,
+        "\n",
+        r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"result","call":"c\u001b]52;c;aGk=\u0007x","tool":"run","text":"t"}"#,
+        "\n",
+    );
+    let d = session_with(j);
+    let out = ctxj().arg("validate").arg(d.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!out.stdout.contains(&0x1b), "raw ESC reached the terminal");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("result-orphan"));
+}
+
+#[test]
+fn bundled_samples_validate_clean() {
+    let samples = samples();
+    if samples.is_empty() {
+        eprintln!("notice: no sample-journals yet; skipping");
+        return;
+    }
+    for s in &samples {
+        let (v, code) = run_json("validate", &sample(s), &["--deny", "warnings"]);
+        assert_eq!(code, 0, "sample {s} does not validate clean: {:?}", findings(&v));
+    }
+    if samples.iter().any(|s| s == "long-elision") {
+        let (v, _) = run_json("validate", &sample("long-elision"), &[]);
+        assert!(
+            findings(&v).iter().any(|(sev, r, _)| sev == "info" && r == "mirror-rejected-ok"),
+            "long-elision's rejected draft should show as correctly rejected: {:?}",
+            findings(&v)
+        );
+    }
+}
+
+fn assert_savings_add_up(v: &Value, what: &str) {
+    let decisions = v["decisions"].as_array().unwrap();
+    let mut running = 0i64;
+    for d in decisions {
+        running += d["saved"].as_i64().unwrap();
+        assert_eq!(d["total"].as_i64().unwrap(), running, "{what}: running total at rev {}", d["rev"]);
+    }
+    assert_eq!(v["total_saved"].as_i64().unwrap(), running, "{what}: total");
+}
+
+#[test]
+fn audit_savings_add_up_to_the_total() {
+    let p = data("valid/check-base");
+    let (v, code) = run_json("audit", &p, &[]);
+    assert_eq!(code, 0, "{:?}", findings(&v));
+    let kinds: Vec<&str> = v["decisions"].as_array().unwrap().iter().map(|d| d["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["elide", "clear", "mirror", "mirror", "compact"]);
+    assert_savings_add_up(&v, "check-base");
+    let text = String::from_utf8(ctxj().arg("audit").arg(&p).output().unwrap().stdout).unwrap();
+    let total = v["total_saved"].as_i64().unwrap();
+    assert!(text.contains(&format!("(total ~{} this session)", ctxj::render::text::thousands(total as u64))), "{text}");
+    for s in samples() {
+        let (v, _) = run_json("audit", &sample(&s), &[]);
+        assert_savings_add_up(&v, &s);
+    }
+}
+
+#[test]
+fn rendered_tables() {
+    for cmd in ["validate", "audit"] {
+        let out = ctxj().current_dir(repo()).arg(cmd).arg("tests/data/valid/check-base").output().unwrap();
+        insta::assert_snapshot!(format!("{cmd}_check_base"), String::from_utf8(out.stdout).unwrap());
+    }
+    let out = ctxj().current_dir(repo()).args(["validate", "tests/data/invalid/R3.jsonl"]).output().unwrap();
+    insta::assert_snapshot!("validate_r3", String::from_utf8(out.stdout).unwrap());
+}
