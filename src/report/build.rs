@@ -3,24 +3,24 @@
 //! Every strategy is replayed with [`crate::strategy::replay`]; each request is measured with the
 //! token [`Estimator`], compared block by block with the previous request of the same strategy
 //! (for the turn browser), and summed into the comparison row. The journal's own cleanup
-//! decisions are measured on the recorded projection: the estimate just before the record minus
-//! the estimate just after it.
+//! decisions, their verdicts and the tokens they saved come from the audit
+//! ([`crate::check::audit`]).
 //!
-//! Sections whose data this build cannot compute (the prompt-cache simulation and prices, the
-//! audit's verdicts) are marked [`Availability::Missing`] with the reason; the builder never
-//! invents them.
+//! Sections whose data this build cannot compute (the prompt-cache simulation and prices) are
+//! marked [`Availability::Missing`] with the reason; the builder never invents them.
 
 use std::collections::HashMap;
 
+use crate::check::{self, Finding, Severity};
 use crate::journal::{Body, Journal};
-use crate::projection::{Block, Replayer};
+use crate::projection::Block;
 use crate::render::text::chars;
 use crate::strategy::{self, Strategy};
 use crate::tokens::{request_tokens, CharEstimator, Estimator};
 
 use super::{
-    Availability, BlockView, Change, ComparisonRow, Decision, DiffSummary, Header, RecordedTotals, ReportData,
-    StrategyData, TurnFigures, TurnView, DEFAULT_TEXT_CAP,
+    Availability, BlockView, Change, ComparisonRow, Decision, DiffSummary, FindingView, Header, RecordedTotals,
+    ReportData, StrategyData, TurnFigures, TurnUsage, TurnView, Verdict, DEFAULT_TEXT_CAP,
 };
 
 /// What to build.
@@ -80,14 +80,34 @@ pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Resu
         };
     }
 
+    let (decisions, findings) = audited(journal, &est);
+    let usage = journal
+        .turns
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let u = match &journal.records[i].body {
+                Body::Assistant(a) => a.usage.clone().unwrap_or_default(),
+                _ => Default::default(),
+            };
+            TurnUsage {
+                turn: k + 1,
+                prompt_tokens: u.prompt_tokens,
+                cached_tokens: u.cached_tokens,
+                completion_tokens: u.completion_tokens,
+            }
+        })
+        .collect();
     Ok(ReportData {
         header: header(journal),
         estimator: "chars/4 stand-in".to_string(),
         cache_model: Availability::Missing("the prompt-cache simulation is not available in this build".to_string()),
         prices: Availability::Missing("prices are not available in this build".to_string()),
+        usage,
         strategies: data,
-        decisions: decisions(journal, &est),
-        audit: Availability::Missing("the audit is not available in this build".to_string()),
+        decisions,
+        findings,
+        audit: Availability::Available(()),
         notes,
         text_cap: cap,
     })
@@ -179,14 +199,13 @@ fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize) 
     let mut prev: HashMap<(&'static str, String), Seen> = HashMap::new();
     let mut prev_order: Vec<(&'static str, String)> = Vec::new();
     let mut prev_blocks: Vec<Block> = Vec::new();
-    let recorded = s.name == "recorded";
     strategy::replay(journal, s, est, |req| {
         let mut now: HashMap<(&'static str, String), Seen> = HashMap::with_capacity(req.blocks.len());
         let mut order = Vec::with_capacity(req.blocks.len());
         let mut blocks = Vec::with_capacity(req.blocks.len());
         let mut diff = DiffSummary::default();
         let mut nth: HashMap<&'static str, usize> = HashMap::new();
-        for b in req.blocks {
+        for (bi, b) in req.blocks.iter().enumerate() {
             let n = nth.entry(b.type_name()).or_insert(0);
             let key = identity(b, *n);
             *n += 1;
@@ -214,7 +233,7 @@ fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize) 
                 tokens,
                 change,
                 previous_chars,
-                origin: None,
+                origin: req.origins.get(bi).filter(|o| o.is_changed()).map(|o| o.describe()),
                 text,
                 capped_from,
             });
@@ -231,10 +250,6 @@ fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize) 
             req.blocks.len() >= prev_blocks.len() && req.blocks[..prev_blocks.len()] == prev_blocks[..];
         let prompt_tokens = 3 + blocks.iter().map(|b| b.tokens).sum::<u64>();
         debug_assert_eq!(prompt_tokens, request_tokens(est, req.blocks.iter()));
-        let usage = match &journal.records[req.record].body {
-            Body::Assistant(a) if recorded => a.usage.clone(),
-            _ => None,
-        };
         turns.push(TurnFigures {
             turn: req.turn,
             prompt_tokens,
@@ -242,8 +257,6 @@ fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize) 
             cost: None,
             cumulative_cost: None,
             hit_rate: None,
-            provider_prompt: usage.as_ref().and_then(|u| u.prompt_tokens),
-            provider_cached: usage.as_ref().and_then(|u| u.cached_tokens),
         });
         views.push(TurnView { turn: req.turn, blocks, diff });
         prev = now;
@@ -265,84 +278,63 @@ fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize) 
     StrategyData { name: s.name.clone(), turns, row, views }
 }
 
-/// The journal's cleanup decisions, each measured on the recorded projection.
-fn decisions(journal: &Journal, est: &dyn Estimator) -> Vec<Decision> {
-    let mut out = Vec::new();
-    let mut r = Replayer::new(journal);
-    for (i, rec) in journal.records.iter().enumerate() {
-        let kind = match &rec.body {
-            Body::Elide(_) | Body::Clear(_) | Body::Mirror(_) | Body::Compact(_) => rec.kind().to_string(),
-            _ => {
-                r.step();
-                continue;
+/// The journal's cleanup decisions with the audit's verdicts and savings, and the audit's
+/// findings that concern no decision (e.g. a turn that left no headroom).
+fn audited(journal: &Journal, est: &dyn Estimator) -> (Vec<Decision>, Vec<FindingView>) {
+    let report = check::audit::audit_with(journal, est);
+    let index_of: HashMap<u64, usize> = journal.records.iter().enumerate().map(|(i, r)| (r.rev, i)).collect();
+    let mut attached = vec![false; report.findings.len()];
+    let decisions = report
+        .decisions
+        .iter()
+        .map(|d| {
+            let turn = index_of.get(&d.rev).and_then(|&i| journal.turns.iter().position(|&t| t > i)).map(|k| k + 1);
+            let fs: Vec<&Finding> = d.findings.iter().filter_map(|&i| report.findings.get(i)).collect();
+            for &i in &d.findings {
+                if let Some(a) = attached.get_mut(i) {
+                    *a = true;
+                }
             }
-        };
-        let before = request_tokens(est, r.projection().blocks()) as i64;
-        r.step();
-        let after = request_tokens(est, r.projection().blocks()) as i64;
-        let turn = journal.turns.iter().position(|&t| t > i).map(|k| k + 1);
-        out.push(Decision {
-            rev: rec.rev,
-            turn,
-            kind,
-            what: describe(&rec.body),
-            verdict: None,
-            saved_tokens: before - after,
-        });
-    }
-    out
+            Decision {
+                rev: d.rev,
+                turn,
+                kind: d.kind.to_string(),
+                what: d.what.clone(),
+                verdict: Some(verdict(&fs)),
+                saved_tokens: d.saved,
+            }
+        })
+        .collect();
+    let others = report
+        .findings
+        .iter()
+        .zip(attached)
+        .filter(|(_, a)| !a)
+        .map(|(f, _)| FindingView {
+            rev: f.rev,
+            level: f.severity.as_str().to_string(),
+            rule: f.rule.to_string(),
+            message: f.message.clone(),
+        })
+        .collect();
+    (decisions, others)
 }
 
-fn list(ids: &[String]) -> String {
-    const SHOWN: usize = 8;
-    let mut s = ids.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
-    if ids.len() > SHOWN {
-        s.push_str(&format!(", … ({} more)", ids.len() - SHOWN));
-    }
-    s
-}
-
-fn describe(b: &Body) -> String {
-    match b {
-        Body::Elide(e) => {
-            let mut s = format!("elided {} block(s): {}", e.calls.len(), list(&e.calls));
-            if let (Some(b), Some(a)) = (e.estimate_before, e.estimate_after) {
-                s.push_str(&format!("; harness estimate {b} → {a}"));
-            }
-            if let (Some(b), Some(t)) = (e.budget, e.target) {
-                s.push_str(&format!(" (budget {b}, target {t})"));
-            }
-            s
-        }
-        Body::Clear(c) => {
-            if c.cleared.is_empty() {
-                format!("cleared nothing{}", c.message.as_ref().map(|m| format!(": {m}")).unwrap_or_default())
-            } else {
-                format!("cleared {} result(s): {}", c.cleared.len(), list(&c.cleared))
-            }
-        }
-        Body::Mirror(m) => {
-            let mut s = format!("mirror_rev {} from base_rev {}: {}", m.mirror_rev, m.base_rev, m.status);
-            if let Some(r) = &m.reason {
-                s.push_str(&format!(" ({r})"));
-            }
-            s
-        }
-        Body::Compact(c) => {
-            let mut s = format!("compaction ({})", c.trigger.as_deref().unwrap_or("unspecified trigger"));
-            match (&c.first_kept, &c.kept) {
-                (Some(f), _) => s.push_str(&format!(", keeps from rev {f}")),
-                (None, Some(k)) => s.push_str(&format!(", keeps {} block(s)", k.len())),
-                _ => {}
-            }
-            if c.chains() {
-                s.push_str(", chained summary");
-            }
-            s.push_str(&format!(", summary of {} chars", chars(&c.summary)));
-            s
-        }
-        other => other.kind().to_string(),
-    }
+/// A decision's verdict: `ok` when the audit found nothing (or only informational facts), else
+/// the most severe finding's level, with every finding as `rule: message`.
+fn verdict(fs: &[&Finding]) -> Verdict {
+    let worst = fs.iter().map(|f| f.severity).min();
+    let level = match worst {
+        Some(Severity::Error) => "error",
+        Some(Severity::Warning) => "warning",
+        _ => "ok",
+    };
+    let text = if fs.is_empty() {
+        "no finding".to_string()
+    } else {
+        fs.iter().map(|f| format!("{}: {}", f.rule, f.message)).collect::<Vec<_>>().join("; ")
+    };
+    Verdict { level: level.to_string(), text }
 }
 
 #[cfg(test)]
@@ -354,11 +346,5 @@ mod tests {
         assert_eq!(cap_text("héllo", 10), ("héllo".to_string(), None));
         assert_eq!(cap_text("héllo", 2), ("hé".to_string(), Some(5)));
         assert_eq!(cap_text("ab", 2), ("ab".to_string(), None));
-    }
-
-    #[test]
-    fn list_shortens_long_id_lists() {
-        let ids: Vec<String> = (0..10).map(|i| format!("c{i}")).collect();
-        assert_eq!(list(&ids), "c0, c1, c2, c3, c4, c5, c6, c7, … (2 more)");
     }
 }

@@ -11,9 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::render::text::{escape_block, thousands};
 
-use super::{
-    Availability, BlockView, Change, ComparisonRow, Decision, ReportData, StrategyData, TurnFigures, TurnView,
-};
+use super::{Availability, BlockView, Change, ComparisonRow, Decision, ReportData, StrategyData, TurnUsage, TurnView};
 
 /// HTML-escapes `s` for text content and for quoted attribute values (`&`, `<`, `>`, `"`, `'`).
 /// Control characters other than newline and tab, and bidi overrides, are first made visible
@@ -244,7 +242,7 @@ fn charts(h: &mut String, d: &ReportData) {
         .iter()
         .map(|s| Line { name: &s.name, points: s.turns.iter().map(|t| (t.turn, t.prompt_tokens as f64)).collect() })
         .collect();
-    let provider = recorded_line(d, |t| t.provider_prompt.map(|v| v as f64));
+    let provider = usage_line(d, |u| u.prompt_tokens.map(|v| v as f64));
     chart(
         h,
         &Chart {
@@ -307,7 +305,7 @@ fn charts(h: &mut String, d: &ReportData) {
             })
             .collect()
     };
-    let provider = recorded_line(d, TurnFigures::provider_hit_rate);
+    let provider = usage_line(d, TurnUsage::hit_rate);
     let why = match &d.cache_model {
         Availability::Missing(w) => w.clone(),
         _ => "the hit rate of some turns is unknown".to_string(),
@@ -331,10 +329,9 @@ fn charts(h: &mut String, d: &ReportData) {
     h.push_str("</section>\n");
 }
 
-/// The provider's figures of the `recorded` strategy, when the journal has any.
-fn recorded_line<'a>(d: &'a ReportData, f: impl Fn(&TurnFigures) -> Option<f64>) -> Option<Line<'a>> {
-    let s = d.strategies.iter().find(|s| s.name == "recorded").or(d.strategies.first())?;
-    let points: Vec<(usize, f64)> = s.turns.iter().filter_map(|t| f(t).map(|v| (t.turn, v))).collect();
+/// A line of the provider's recorded figures, when the journal has any.
+fn usage_line<'a>(d: &'a ReportData, f: impl Fn(&TurnUsage) -> Option<f64>) -> Option<Line<'a>> {
+    let points: Vec<(usize, f64)> = d.usage.iter().filter_map(|u| f(u).map(|v| (u.turn, v))).collect();
     (!points.is_empty()).then_some(Line { name: "provider", points })
 }
 
@@ -513,7 +510,7 @@ fn chart(h: &mut String, c: &Chart) {
         let xx = if n == 1 { x(1.0) } else { (x(t as f64) + x((t as f64 - 1.0).max(1.0))) / 2.0 };
         let (cls, col) = verdict_class(dcs);
         let tip = format!(
-            "rev {} · {} before turn {t}\n{}\nverdict: {}\nsaved ≈ {} tokens (recorded projection, estimated)",
+            "rev {} · {} before turn {t}\n{}\nverdict: {}\nsaved ≈ {} tokens (audit, calibrated estimate)",
             dcs.rev,
             dcs.kind,
             dcs.what,
@@ -658,7 +655,11 @@ fn decisions(h: &mut String, d: &ReportData) {
         );
     }
     if d.decisions.is_empty() {
-        h.push_str("<p class=\"muted\">The journal records no cleanup decisions (elide, clear, mirror, compact).</p>\n</section>\n");
+        h.push_str(
+            "<p class=\"muted\">The journal records no cleanup decisions (elide, clear, mirror, compact).</p>\n",
+        );
+        other_findings(h, d);
+        h.push_str("</section>\n");
         return;
     }
     h.push_str(
@@ -679,7 +680,38 @@ fn decisions(h: &mut String, d: &ReportData) {
             signed(x.saved_tokens)
         );
     }
-    h.push_str("</tbody>\n</table>\n<p class=\"muted\">Saved tokens: estimate of the recorded projection just before the record minus just after it.</p>\n</section>\n");
+    h.push_str(
+        "</tbody>\n</table>\n<p class=\"muted\">Verdicts and saved tokens come from the audit (<code>ctxj audit</code>): \
+the calibrated estimate of the request just before the record minus just after it.</p>\n",
+    );
+    other_findings(h, d);
+    h.push_str("</section>\n");
+}
+
+fn other_findings(h: &mut String, d: &ReportData) {
+    if d.findings.is_empty() {
+        return;
+    }
+    h.push_str(
+        "<h3>Other audit findings</h3>\n<table id=\"findings\">\n<thead><tr><th class=\"num\">rev</th><th>level</th>\
+<th>rule</th><th>message</th></tr></thead>\n<tbody>\n",
+    );
+    for f in &d.findings {
+        let cls = match f.level.as_str() {
+            "error" => "v-error",
+            "warning" => "v-warning",
+            _ => "v-none",
+        };
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"num\">{}</td><td class=\"{cls}\">{}</td><td>{}</td><td>{}</td></tr>",
+            f.rev,
+            escape(&f.level),
+            escape(&f.rule),
+            escape(&f.message)
+        );
+    }
+    h.push_str("</tbody>\n</table>\n");
 }
 
 fn browser(h: &mut String, d: &ReportData) {

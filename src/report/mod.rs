@@ -46,10 +46,14 @@ pub struct ReportData {
     pub cache_model: Availability<String>,
     /// Where prices come from (dated table, file), or why there is no cost.
     pub prices: Availability<String>,
+    /// The journal's `usage` per turn (one entry per turn, figures `None` where not recorded).
+    pub usage: Vec<TurnUsage>,
     /// One entry per strategy, in the order asked for.
     pub strategies: Vec<StrategyData>,
     /// The journal's cleanup decisions (elide, clear, mirror, compact) in journal order.
     pub decisions: Vec<Decision>,
+    /// The audit's findings that concern no single decision (e.g. a turn without headroom).
+    pub findings: Vec<FindingView>,
     /// Whether the decisions carry the audit's verdicts.
     pub audit: Availability<()>,
     /// Remarks shown near the top (strategies skipped, estimates used, …).
@@ -111,16 +115,22 @@ pub struct TurnFigures {
     pub cumulative_cost: Option<f64>,
     /// Simulated hit rate: cached / prompt.
     pub hit_rate: Option<f64>,
-    /// The provider's `usage` of this turn (only meaningful for `recorded`, where the request is
-    /// the one actually sent): prompt tokens and cached tokens.
-    pub provider_prompt: Option<u64>,
-    pub provider_cached: Option<u64>,
 }
 
-impl TurnFigures {
+/// The provider's `usage` of one turn, as the journal records it (it describes the request that
+/// was actually sent, whatever strategies the report replays).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TurnUsage {
+    pub turn: usize,
+    pub prompt_tokens: Option<u64>,
+    pub cached_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+}
+
+impl TurnUsage {
     /// The provider-reported hit rate of this turn, when the journal has both figures.
-    pub fn provider_hit_rate(&self) -> Option<f64> {
-        match (self.provider_prompt, self.provider_cached) {
+    pub fn hit_rate(&self) -> Option<f64> {
+        match (self.prompt_tokens, self.cached_tokens) {
             (Some(p), Some(c)) if p > 0 => Some(c as f64 / p as f64),
             _ => None,
         }
@@ -155,8 +165,19 @@ pub struct Decision {
     pub what: String,
     /// The audit's verdict, when the audit is available.
     pub verdict: Option<Verdict>,
-    /// Estimated tokens of the recorded projection before minus after the record.
+    /// The audit's calibrated estimate of the request before minus after the record.
     pub saved_tokens: i64,
+}
+
+/// An audit finding shown on its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FindingView {
+    pub rev: u64,
+    /// `error`, `warning` or `info`.
+    pub level: String,
+    pub rule: String,
+    /// Journal text unescaped: the renderer escapes.
+    pub message: String,
 }
 
 /// How the audit judged a decision.

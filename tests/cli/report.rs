@@ -118,7 +118,7 @@ fn charts_have_one_line_per_strategy_and_the_table_one_row() {
     assert!(prompt.contains("<title>turn 7\nrecorded: "));
     assert_eq!(prompt.matches("class=\"decision ").count(), 2, "the elide and the clear");
     assert!(prompt.contains("rev 16 · elide before turn 7"));
-    assert!(prompt.contains("verdict: not judged"));
+    assert!(prompt.contains("verdict: warning: "), "the demo's decisions carry the audit's warnings");
     let table = section(&html, "comparison", "</table>");
     assert_eq!(table.matches("<tr data-strategy=").count(), 1);
     // Each chart is either drawn with one line per strategy or says it is not available.
@@ -132,7 +132,42 @@ fn charts_have_one_line_per_strategy_and_the_table_one_row() {
     }
     // The provider's hit rate is drawn from the journal's usage, apart from the strategies' lines.
     assert!(section(&html, "chart-hit", "</figure>").contains("class=\"provider\""));
+    // …whatever strategies are replayed: it describes what was actually sent.
+    let html = report(&fixture("demo"), &["-s", "baseline"]);
+    assert_eq!(section(&html, "chart-prompt", "</figure>").matches("class=\"provider\"").count(), 1);
+    assert_eq!(section(&html, "chart-hit", "</figure>").matches("class=\"provider\"").count(), 1);
     assert!(html.contains("id=\"pass-rate-note\"") && html.contains("cannot show pass rates"));
+}
+
+#[test]
+fn decisions_carry_the_verdicts_of_ctxj_audit() {
+    let html = report(&fixture("demo"), &["-s", "recorded"]);
+    let table = section(&html, "decision-table", "</table>");
+    let o = ctxj().arg("audit").arg(fixture("demo")).arg("--json").output().unwrap();
+    let audit: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let decisions = audit["decisions"].as_array().unwrap();
+    assert_eq!(table.matches("<tr><td class=\"num\">").count(), decisions.len());
+    for d in decisions {
+        let rev = d["rev"].as_u64().unwrap();
+        let row_start = table.find(&format!("<tr><td class=\"num\">{rev}</td>")).expect("a row per decision");
+        let row = &table[row_start..row_start + table[row_start..].find("</tr>").unwrap()];
+        let mut rules: Vec<&str> = Vec::new();
+        for (_, v) in d["verdicts"].as_object().unwrap() {
+            rules.extend(v.as_array().unwrap().iter().map(|r| r.as_str().unwrap()));
+        }
+        if rules.is_empty() {
+            assert!(row.contains("ok: no finding"), "{row}");
+        }
+        for r in rules {
+            assert!(row.contains(&format!("{r}: ")), "rev {rev}: verdict {r} missing in {row}");
+        }
+        let saved = d["saved"].as_i64().unwrap();
+        let shown = if saved < 0 { format!("−{}", -saved) } else { saved.to_string() };
+        assert!(
+            row.replace(',', "").contains(&format!("<td class=\"num\">{shown}</td>")),
+            "rev {rev} saved {saved}: {row}"
+        );
+    }
 }
 
 #[test]
