@@ -25,4 +25,5 @@ pub mod projection;
 pub mod render;
 pub mod report;
 pub mod strategy;
+pub mod synth;
 pub mod tokens;

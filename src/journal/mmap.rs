@@ -48,6 +48,23 @@ impl Source {
         Ok(Source::Owned(buf))
     }
 
+    /// Tells the kernel that `start..end` will not be read again, so that its pages leave this
+    /// process's resident set (they stay in the page cache). A no-op for owned bytes. Reading the
+    /// range later is still correct: the pages fault in again from the file.
+    pub fn release(&self, start: usize, end: usize) {
+        if let Source::Mapped(m) = self {
+            let end = end.min(m.len());
+            if end > start {
+                // SAFETY: MADV_DONTNEED on a private, read-only file mapping that this process
+                // never writes only drops page-table entries; the next access re-reads the same
+                // file bytes (the append-only caveat of the module documentation applies as for
+                // any access). No Rust reference observes a change. Failure is harmless.
+                #[allow(unsafe_code)]
+                let _ = unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start) };
+            }
+        }
+    }
+
     pub fn bytes(&self) -> &[u8] {
         match self {
             Source::Mapped(m) => m,

@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::error::{JournalError, JournalErrorKind};
 use super::mmap::Source;
-use super::reader::{parse_bytes, Journal, ReadOptions};
+use super::reader::{parse_bytes_releasing, Journal, ReadOptions};
 
 /// The file name of a journal inside its session directory.
 pub const JOURNAL_FILE: &str = "journal.jsonl";
@@ -68,7 +68,7 @@ impl Session {
     pub fn load(&self, opts: ReadOptions) -> Result<Journal, SessionError> {
         let src = Source::open(&self.journal_path)
             .map_err(|e| JournalError::file(&self.journal_path, JournalErrorKind::Io(e.to_string())))?;
-        Ok(parse_bytes(&self.journal_path, src.bytes(), opts)?)
+        Ok(parse_bytes_releasing(&self.journal_path, src.bytes(), opts, &|a, b| src.release(a, b))?)
     }
 
     /// Resolves a journal reference to a file inside the session directory, refusing absolute

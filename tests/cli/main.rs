@@ -5,5 +5,7 @@ mod check;
 mod common;
 mod foundation;
 mod report;
+mod import;
+mod perf;
 mod samples;
 mod strategy;
