@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
+use ctxj::cache::{CacheModel, PriceTable};
 use ctxj::report::{self, Options, DEFAULT_TEXT_CAP};
 use ctxj::strategy::{self, Strategy};
 
@@ -30,6 +31,7 @@ const DEFAULT_STRATEGIES: [&str; 2] = ["recorded", "baseline"];
 ///   ctxj report sample-journals/bugfix-todo -o report.html
 ///   ctxj report sample-journals/bugfix-todo -s baseline -s truncate-500 -s age-truncate-500-keep-3 -o r.html
 ///   ctxj report my-session --root ~/.harness/sessions --cache anthropic -o /tmp/my-session.html
+///   ctxj report sample-journals/long-elision --prices model_prices_and_context_window.json -o r.html
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -41,6 +43,12 @@ pub struct Args {
     /// Prompt-cache model: ideal, openai, anthropic or gemini (default: from the session's model).
     #[arg(long, value_name = "MODEL", value_parser = ["ideal", "openai", "anthropic", "gemini"])]
     pub cache: Option<String>,
+    /// LiteLLM model_prices_and_context_window.json to price with (default: the built-in table).
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+    /// Tokenizer encoding: o200k_base or cl100k_base (default: the session's, else o200k_base).
+    #[arg(long, value_name = "NAME")]
+    pub encoding: Option<String>,
     /// Where to write the HTML file (never inside the session directory).
     #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
     pub output: PathBuf,
@@ -76,7 +84,15 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         v
     };
     let output = check_output(&args.output, &session.dir)?;
-    let opts = Options { text_cap: args.text_cap, cache: args.cache.clone(), notes };
+    let cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
+    let prices = match &args.prices {
+        Some(p) => {
+            let bytes = std::fs::read(p).with_context(|| format!("reading --prices {}", p.display()))?;
+            Some(PriceTable::from_litellm(&p.display().to_string(), &bytes)?)
+        }
+        None => None,
+    };
+    let opts = Options { text_cap: args.text_cap, cache, prices, encoding: args.encoding.clone(), notes };
     let data = report::build(&journal, &strategies, &opts)?;
     let html = report::render(&data);
     std::fs::write(&output, html.as_bytes()).with_context(|| format!("writing {}", output.display()))?;

@@ -11,16 +11,18 @@
 
 use std::collections::HashMap;
 
+use crate::cache::{self, CacheModel, PriceTable};
 use crate::check::{self, Finding, Severity};
 use crate::journal::{Body, Journal};
 use crate::projection::Block;
 use crate::render::text::chars;
 use crate::strategy::{self, Strategy};
-use crate::tokens::{request_tokens, CharEstimator, Estimator};
+use crate::tokens::estimator::EncodingError;
+use crate::tokens::{estimator_for, Estimator};
 
 use super::{
-    Availability, BlockView, Change, ComparisonRow, Decision, DiffSummary, FindingView, Header, RecordedTotals,
-    ReportData, StrategyData, TurnFigures, TurnUsage, TurnView, Verdict, DEFAULT_TEXT_CAP,
+    Availability, BlockView, BreakView, Change, ComparisonRow, Decision, DiffSummary, FindingView, Header,
+    RecordedTotals, ReportData, StrategyData, TurnFigures, TurnUsage, TurnView, Verdict, DEFAULT_TEXT_CAP,
 };
 
 /// What to build.
@@ -28,15 +30,19 @@ use super::{
 pub struct Options {
     /// Characters of block text inlined per block (at least 1).
     pub text_cap: usize,
-    /// The `--cache` model asked for (`None`: the default for the session's model).
-    pub cache: Option<String>,
+    /// The cache model asked for (`None`: the default for the session's model slug, spec §4).
+    pub cache: Option<CacheModel>,
+    /// The price table (`None`: the built-in one).
+    pub prices: Option<PriceTable>,
+    /// The tokenizer encoding asked for (`None`: the session's, else `o200k_base`).
+    pub encoding: Option<String>,
     /// Remarks to show on the page (e.g. default strategies this build does not know).
     pub notes: Vec<String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { text_cap: DEFAULT_TEXT_CAP, cache: None, notes: Vec::new() }
+        Options { text_cap: DEFAULT_TEXT_CAP, cache: None, prices: None, encoding: None, notes: Vec::new() }
     }
 }
 
@@ -45,33 +51,48 @@ impl Default for Options {
 pub enum BuildError {
     #[error("no strategies to report")]
     NoStrategies,
-    #[error("unknown cache model {0:?}: expected ideal, openai, anthropic or gemini")]
-    UnknownCache(String),
+    #[error(transparent)]
+    Encoding(#[from] EncodingError),
 }
 
-/// The cache models of spec `strategies.md` §4.
-pub const CACHE_MODELS: [&str; 4] = ["ideal", "openai", "anthropic", "gemini"];
+/// How many cache breaks are explained per strategy.
+pub const BREAKS_SHOWN: usize = 5;
 
 /// Replays `strategies` over `journal` and gathers everything the report shows.
 pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Result<ReportData, BuildError> {
     if strategies.is_empty() {
         return Err(BuildError::NoStrategies);
     }
-    if let Some(c) = &opts.cache {
-        if !CACHE_MODELS.contains(&c.as_str()) {
-            return Err(BuildError::UnknownCache(c.clone()));
-        }
-    }
-    let est = CharEstimator;
+    let est = estimator_for(journal, opts.encoding.as_deref())?;
     let cap = opts.text_cap.max(1);
     let mut notes = opts.notes.clone();
-    notes.push(
-        "Token counts are a stand-in estimate (one token per four characters): the tokenizer is not in this build."
-            .to_string(),
-    );
 
-    let mut data: Vec<StrategyData> = strategies.iter().map(|s| replay_one(journal, s, &est, cap)).collect();
-    // Cost relative to baseline, once costs exist.
+    let slug = journal.session().and_then(|s| s.model.clone());
+    let cache_model =
+        opts.cache.unwrap_or_else(|| slug.as_deref().map(CacheModel::for_slug).unwrap_or(CacheModel::Ideal));
+    let table = opts.prices.clone().unwrap_or_else(PriceTable::builtin);
+    let priced = slug.as_deref().and_then(|s| table.lookup(s)).map(|(n, p)| (n.to_string(), p));
+    let prices = match (&priced, &slug) {
+        (Some((name, p)), Some(slug)) => Availability::Available(format!(
+            "{slug} as {name} ({}): input ${}/M, cached ${}/M, cache write ${}/M, output ${}/M",
+            table.source,
+            p.input,
+            p.cached_rate(),
+            p.write_rate(),
+            p.output
+        )),
+        (_, Some(slug)) => Availability::Missing(format!("no price for {slug} in the {}", table.source)),
+        _ => Availability::Missing("the journal records no model to price".to_string()),
+    };
+    let switches = journal.records.iter().filter(|r| matches!(r.body, Body::Model(_))).count();
+    if switches > 0 && priced.is_some() {
+        notes.push(format!(
+            "The session switches model {switches} time(s); every turn is priced and cached as the session's first model."
+        ));
+    }
+    let copts = cache::Options { cache: cache_model, price: priced.as_ref().map(|(_, p)| *p) };
+
+    let mut data: Vec<StrategyData> = strategies.iter().map(|s| replay_one(journal, s, &est, cap, copts)).collect();
     let base_cost = data.iter().find(|s| s.name == "baseline").and_then(|s| s.row.cost);
     for s in &mut data {
         s.row.cost_vs_baseline = match (s.row.cost, base_cost) {
@@ -80,7 +101,7 @@ pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Resu
         };
     }
 
-    let (decisions, findings) = audited(journal, &est);
+    let (decisions, findings) = audited(journal);
     let usage = journal
         .turns
         .iter()
@@ -100,9 +121,13 @@ pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Resu
         .collect();
     Ok(ReportData {
         header: header(journal),
-        estimator: "chars/4 stand-in".to_string(),
-        cache_model: Availability::Missing("the prompt-cache simulation is not available in this build".to_string()),
-        prices: Availability::Missing("prices are not available in this build".to_string()),
+        estimator: format!("tiktoken {} (spec strategies.md §3, raw estimate)", est.encoding()),
+        cache_model: Availability::Available(format!(
+            "{}{}",
+            cache_model.name(),
+            if opts.cache.is_some() { "" } else { " (from the model slug)" }
+        )),
+        prices,
         usage,
         strategies: data,
         decisions,
@@ -193,8 +218,10 @@ struct Seen {
     tokens: u64,
 }
 
-fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize) -> StrategyData {
-    let mut turns = Vec::new();
+fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize, copts: cache::Options) -> StrategyData {
+    // The figures are the cache simulation's (the same as `ctxj cache`); the replay below only
+    // gathers the turn browser's blocks.
+    let sim = cache::simulate(journal, s, est, copts, |_, _| {});
     let mut views = Vec::new();
     let mut prev: HashMap<(&'static str, String), Seen> = HashMap::new();
     let mut prev_order: Vec<(&'static str, String)> = Vec::new();
@@ -248,40 +275,58 @@ fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize) 
         }
         diff.extends_previous =
             req.blocks.len() >= prev_blocks.len() && req.blocks[..prev_blocks.len()] == prev_blocks[..];
-        let prompt_tokens = 3 + blocks.iter().map(|b| b.tokens).sum::<u64>();
-        debug_assert_eq!(prompt_tokens, request_tokens(est, req.blocks.iter()));
-        turns.push(TurnFigures {
-            turn: req.turn,
-            prompt_tokens,
-            cached_tokens: None,
-            cost: None,
-            cumulative_cost: None,
-            hit_rate: None,
-        });
         views.push(TurnView { turn: req.turn, blocks, diff });
         prev = now;
         prev_order = order;
         prev_blocks = req.blocks.to_vec();
     });
+    let mut cumulative = Some(0.0);
+    let turns: Vec<TurnFigures> = sim
+        .turns
+        .iter()
+        .map(|t| {
+            cumulative = match (cumulative, t.cost) {
+                (Some(c), Some(x)) => Some(c + x),
+                _ => None,
+            };
+            TurnFigures {
+                turn: t.turn,
+                prompt_tokens: t.prompt,
+                cached_tokens: Some(t.cached),
+                cost: t.cost,
+                cumulative_cost: cumulative,
+                hit_rate: Some(if t.prompt == 0 { 0.0 } else { t.cached as f64 / t.prompt as f64 }),
+            }
+        })
+        .collect();
+    let sum = &sim.summary;
     let row = ComparisonRow {
         strategy: s.name.clone(),
-        turns: turns.len(),
-        peak_prompt: turns.iter().map(|t| t.prompt_tokens).max().unwrap_or(0),
-        total_prompt: turns.iter().map(|t| t.prompt_tokens).sum(),
-        new_input: None,
-        cached_input: None,
-        hit_rate: None,
-        cost: None,
+        turns: sum.turns,
+        peak_prompt: sum.peak_prompt,
+        total_prompt: sum.prompt,
+        new_input: Some(sum.new),
+        cached_input: Some(sum.cached),
+        hit_rate: Some(sum.hit_rate),
+        cost: sum.cost,
         cost_vs_baseline: None,
-        cache_breaks: None,
+        cache_breaks: Some(sum.breaks),
     };
-    StrategyData { name: s.name.clone(), turns, row, views }
+    let breaks = sim
+        .breaks
+        .iter()
+        .take(BREAKS_SHOWN)
+        .map(|b| BreakView { turn: b.turn, block: b.block, reason: b.reason.clone() })
+        .collect();
+    StrategyData { name: s.name.clone(), turns, row, breaks, views }
 }
 
 /// The journal's cleanup decisions with the audit's verdicts and savings, and the audit's
 /// findings that concern no decision (e.g. a turn that left no headroom).
-fn audited(journal: &Journal, est: &dyn Estimator) -> (Vec<Decision>, Vec<FindingView>) {
-    let report = check::audit::audit_with(journal, est);
+/// The audit runs with its own estimator (`check::audit`), exactly as `ctxj audit` does, so the
+/// page and the command never disagree.
+fn audited(journal: &Journal) -> (Vec<Decision>, Vec<FindingView>) {
+    let report = check::audit(journal);
     let index_of: HashMap<u64, usize> = journal.records.iter().enumerate().map(|(i, r)| (r.rev, i)).collect();
     let mut attached = vec![false; report.findings.len()];
     let decisions = report

@@ -125,6 +125,18 @@ fn money(v: f64) -> String {
     }
 }
 
+fn money_tick(v: f64) -> String {
+    if v == 0.0 {
+        "$0".to_string()
+    } else if v < 0.1 {
+        format!("${v:.3}")
+    } else if v < 10.0 {
+        format!("${v:.2}")
+    } else {
+        format!("${v:.0}")
+    }
+}
+
 fn pct(v: f64) -> String {
     format!("{:.1}%", v * 100.0)
 }
@@ -284,7 +296,7 @@ fn charts(h: &mut String, d: &ReportData) {
             y_label: "US$, cumulative",
             turns,
             fmt: money,
-            tick: money,
+            tick: money_tick,
             y_max: None,
             series: &series,
             provider: None,
@@ -637,12 +649,47 @@ fn comparison(h: &mut String, d: &ReportData) {
             opt(r.cache_breaks, |v| v.to_string())
         );
     }
-    h.push_str("</tbody>\n</table>\n");
-    h.push_str("<p class=\"muted\">Token figures are estimates of the replayed requests");
-    if let Availability::Missing(why) = &d.cache_model {
-        let _ = write!(h, "; new/cached input, hit rate, cost and cache breaks are n/a: {}", escape(why));
+    h.push_str("</tbody>\n</table>\n<p class=\"muted\">Token figures are estimates of the replayed requests");
+    if let Availability::Available(m) = &d.cache_model {
+        let _ = write!(h, "; cached input and hit rate under the <code>{}</code> cache model", escape(m));
     }
-    h.push_str(".</p>\n</section>\n");
+    match (&d.cache_model, &d.prices) {
+        (Availability::Missing(why), _) => {
+            let _ = write!(h, "; new/cached input, hit rate, cost and cache breaks are n/a: {}", escape(why));
+        }
+        (_, Availability::Missing(why)) => {
+            let _ = write!(h, "; cost is n/a: {}", escape(why));
+        }
+        _ => h.push_str("; output tokens are the recorded completion tokens"),
+    }
+    h.push_str(".</p>\n");
+    if d.strategies.iter().any(|s| !s.breaks.is_empty()) {
+        h.push_str("<h3>Cache breaks</h3>\n<p class=\"muted\">Turns whose request does not start with the whole previous request \
+(the prefix was rewritten, not just extended): the first differing block and what changed it.</p>\n<ul class=\"notes\" id=\"breaks\">\n");
+        for s in &d.strategies {
+            if s.breaks.is_empty() {
+                continue;
+            }
+            let more = s.row.cache_breaks.unwrap_or(0).saturating_sub(s.breaks.len());
+            let items: Vec<String> = s
+                .breaks
+                .iter()
+                .map(|b| {
+                    format!("<a href=\"#turn-{0}\">turn {0}</a>, block {1}: {2}", b.turn, b.block, escape(&b.reason))
+                })
+                .collect();
+            let _ = writeln!(
+                h,
+                "<li data-strategy=\"{}\"><strong>{}</strong>: {}{}</li>",
+                escape(&s.name),
+                escape(&s.name),
+                items.join("; "),
+                if more > 0 { format!("; … and {more} more") } else { String::new() }
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str("</section>\n");
 }
 
 fn decisions(h: &mut String, d: &ReportData) {

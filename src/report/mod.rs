@@ -97,6 +97,8 @@ pub struct StrategyData {
     pub turns: Vec<TurnFigures>,
     /// The strategy's row of the comparison table.
     pub row: ComparisonRow,
+    /// Its first few cache breaks, explained (spec §6).
+    pub breaks: Vec<BreakView>,
     /// The turn browser's content for this strategy, one entry per turn.
     pub views: Vec<TurnView>,
 }
@@ -151,6 +153,16 @@ pub struct ComparisonRow {
     /// Cost relative to the `baseline` row (1.0 = same), when both costs are known.
     pub cost_vs_baseline: Option<f64>,
     pub cache_breaks: Option<usize>,
+}
+
+/// A cache break: a turn whose request does not start with the whole previous request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BreakView {
+    pub turn: usize,
+    /// The first differing block, from 1.
+    pub block: usize,
+    /// What changed it (journal ids unescaped).
+    pub reason: String,
 }
 
 /// A cleanup decision recorded in the journal.

@@ -170,6 +170,52 @@ fn decisions_carry_the_verdicts_of_ctxj_audit() {
     }
 }
 
+/// The comparison table must say what `ctxj cache` says for the same strategies.
+#[test]
+fn comparison_agrees_with_ctxj_cache() {
+    let strategies = ["baseline", "truncate-500", "age-truncate-500-keep-3"];
+    let mut args = vec![];
+    for s in strategies {
+        args.extend(["-s", s]);
+    }
+    let html = report(&fixture("demo"), &args);
+    let mut cache = ctxj();
+    cache.arg("cache").arg(fixture("demo")).arg("--json");
+    for s in strategies {
+        cache.args(["--strategy", s]);
+    }
+    let o = cache.output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let table = section(&html, "comparison", "</table>");
+    let num = regex::Regex::new(r#"<td class="num">([^<]*)</td>"#).unwrap();
+    for st in v["strategies"].as_array().unwrap() {
+        let sum = &st["summary"];
+        let name = sum["strategy"].as_str().unwrap();
+        let at = table.find(&format!("<tr data-strategy=\"{name}\">")).expect("a row per strategy");
+        let row = &table[at..at + table[at..].find("</tr>").unwrap()];
+        let cells: Vec<String> = num.captures_iter(row).map(|c| c[1].replace(',', "")).collect();
+        // turns, peak, total, new, cached, hit rate, cost, vs baseline, breaks
+        assert_eq!(cells[0], sum["turns"].to_string(), "{name} turns");
+        assert_eq!(cells[1], sum["peak_prompt"].to_string(), "{name} peak");
+        assert_eq!(cells[2], sum["prompt"].to_string(), "{name} total prompt");
+        assert_eq!(cells[3], sum["new"].to_string(), "{name} new");
+        assert_eq!(cells[4], sum["cached"].to_string(), "{name} cached");
+        assert_eq!(cells[5], format!("{:.1}%", sum["hit_rate"].as_f64().unwrap() * 100.0), "{name} hit rate");
+        assert_eq!(cells[6], format!("${:.4}", sum["cost"].as_f64().unwrap()), "{name} cost");
+        assert_eq!(cells[7], format!("{:.2}×", st["cost_vs_baseline"].as_f64().unwrap()), "{name} vs baseline");
+        assert_eq!(cells[8], sum["breaks"].to_string(), "{name} breaks");
+    }
+    // The cumulative-cost chart ends at each strategy's total cost.
+    let cost = section(&html, "chart-cost", "</figure>");
+    assert_eq!(cost.matches("class=\"series\"").count(), strategies.len());
+    for st in v["strategies"].as_array().unwrap() {
+        let sum = &st["summary"];
+        let last =
+            format!("{} · turn 14: ${:.4}</title>", sum["strategy"].as_str().unwrap(), sum["cost"].as_f64().unwrap());
+        assert!(cost.contains(&last), "missing {last}");
+    }
+}
+
 #[test]
 fn header_shows_session_settings_and_recorded_totals() {
     let html = report(&fixture("demo"), &[]);
