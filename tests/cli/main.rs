@@ -5,6 +5,7 @@ mod check;
 mod common;
 mod foundation;
 mod hostile;
+mod report;
 mod import;
 mod perf;
 mod samples;
