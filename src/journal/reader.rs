@@ -203,14 +203,20 @@ pub fn json_depth(bytes: &[u8], limit: usize) -> usize {
 
 /// Parses one JSON value from a line, with the spec's depth limit.
 pub fn parse_json(bytes: &[u8]) -> Result<Value, JournalErrorKind> {
+    parse_json_verbatim(bytes).map(|(v, _)| v)
+}
+
+/// [`parse_json`], also saying whether number text had to be restored (see `numbers`).
+fn parse_json_verbatim(bytes: &[u8]) -> Result<(Value, bool), JournalErrorKind> {
     if json_depth(bytes, MAX_DEPTH) > MAX_DEPTH {
         return Err(JournalErrorKind::TooDeep);
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     de.disable_recursion_limit();
-    let v = Value::deserialize(&mut de).map_err(|e| JournalErrorKind::Json(json_msg(&e)))?;
+    let mut v = Value::deserialize(&mut de).map_err(|e| JournalErrorKind::Json(json_msg(&e)))?;
     de.end().map_err(|e| JournalErrorKind::Json(json_msg(&e)))?;
-    Ok(v)
+    let restored = super::numbers::restore_number_text(bytes, &mut v);
+    Ok((v, restored))
 }
 
 fn json_msg(e: &serde_json::Error) -> String {
@@ -223,8 +229,14 @@ fn json_msg(e: &serde_json::Error) -> String {
 }
 
 fn parse_line(bytes: &[u8], line: &Line) -> Result<Record, JournalErrorKind> {
-    let value = parse_json(bytes)?;
-    record_from_value(value, line.number, line.start as u64)
+    let (value, restored) = parse_json_verbatim(bytes)?;
+    if !restored {
+        return record_from_value(value, line.number, line.start as u64);
+    }
+    let orig = value.clone();
+    let mut rec = record_from_value(value, line.number, line.start as u64)?;
+    super::numbers::reattach(&mut rec.body, &orig);
+    Ok(rec)
 }
 
 /// Turns one parsed JSON object into a typed record.
@@ -249,6 +261,12 @@ pub fn record_from_value(value: Value, line: usize, offset: u64) -> Result<Recor
     };
     let body = Body::from_value(&kind, value).map_err(|e| JournalErrorKind::Schema(format!("{kind}: {e}")))?;
     Ok(Record { rev, rev_recorded, ts, line, offset, body })
+}
+
+/// Parses journal text held in memory (unit tests of other modules).
+#[cfg(test)]
+pub(crate) fn parse_bytes_for_test(s: &str) -> Journal {
+    parse_bytes(Path::new("j.jsonl"), s.as_bytes(), ReadOptions::default()).unwrap()
 }
 
 #[cfg(test)]
