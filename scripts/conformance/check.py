@@ -18,10 +18,12 @@ import hashlib
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ref  # noqa: E402
 
+POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 4)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 DEFAULT_STRATEGIES = [
@@ -77,9 +79,10 @@ def check_session(exe, session, strategies, sha_fatal, out):
     bad = 0
     notes = 0
     # recorded
-    for k, rec, blocks in ref.recorded_turns(j):
+    turns = list(ref.recorded_turns(j))
+    outs = list(POOL.map(lambda t: run_ctxj(exe, ["show", session, "--at", "turn", str(t[0]), "--json"]), turns))
+    for (k, rec, blocks), (rc, so, se) in zip(turns, outs):
         mine = ref.canonical(blocks)
-        rc, so, se = run_ctxj(exe, ["show", session, "--at", "turn", str(k), "--json"])
         theirs = so[:-1] if so.endswith(b"\n") else so
         if rc != 0:
             bad += 1
@@ -104,9 +107,10 @@ def check_session(exe, session, strategies, sha_fatal, out):
                 out(f"note {session} clear rev {ref.num(r.get('rev'))}: selection rule gives {sel}, journal cleared {list(r.get('cleared') or [])}")
     # strategies
     for name in strategies:
-        for k, blocks in ref.strategy_turns(j, name):
+        turns = list(ref.strategy_turns(j, name))
+        outs = POOL.map(lambda t: run_ctxj(exe, ["show", session, "--strategy", name, "--at", "turn", str(t[0]), "--json"]), turns)
+        for (k, blocks), (rc, so, se) in zip(turns, outs):
             mine = ref.canonical(blocks)
-            rc, so, se = run_ctxj(exe, ["show", session, "--strategy", name, "--at", "turn", str(k), "--json"])
             theirs = so[:-1] if so.endswith(b"\n") else so
             if rc != 0:
                 bad += 1

@@ -3,6 +3,7 @@
 
 mod check;
 mod common;
+mod conformance;
 mod foundation;
 mod samples;
 mod strategy;
