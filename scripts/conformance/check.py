@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Compare ctxj with the independent reference implementation in ref.py.
 
-Usage: check.py [--ctxj PATH] [--strategy NAME ...] [--no-strategies] [--sha-fatal] SESSION...
+Usage: check.py [--ctxj PATH] [--strategy NAME ...] [--no-strategies] [--no-revs] [--sha-fatal] SESSION...
 
 For every turn K of every SESSION (a session directory or a journal .jsonl file):
   * ref's canonical bytes of the recorded request vs `ctxj show SESSION --at turn K --json`;
+  * for every rev N, ref's projection vs `ctxj show SESSION --at rev N --json`;
   * ref's SHA-256 vs the journal's `prompt_sha256` (a note; a divergence with --sha-fatal);
   * for every strategy, ref's request vs `ctxj show SESSION --strategy NAME --at turn K --json`;
 and for every `clear` record, ref's selection rule vs the recorded `cleared` (a note).
@@ -74,7 +75,7 @@ def journal_path(session: str) -> str:
     return session
 
 
-def check_session(exe, session, strategies, sha_fatal, out):
+def check_session(exe, session, strategies, sha_fatal, out, revs=True):
     j = ref.Journal(journal_path(session))
     bad = 0
     notes = 0
@@ -98,6 +99,20 @@ def check_session(exe, session, strategies, sha_fatal, out):
             else:
                 notes += 1
                 out(f"note {session} turn {k}: journal prompt_sha256 differs from ref's")
+    # every revision (`--at rev N`)
+    if revs:
+        last = max((ref.num(r.get("rev")) or 0 for r in j.records), default=0)
+        ns = list(range(1, last + 1))
+        outs = list(POOL.map(lambda n: run_ctxj(exe, ["show", session, "--at", "rev", str(n), "--json"]), ns))
+        for n, (rc, so, se) in zip(ns, outs):
+            mine = ref.canonical(ref.recorded_at_rev(j, n))
+            theirs = so[:-1] if so.endswith(b"\n") else so
+            if rc != 0:
+                bad += 1
+                out(f"DIVERGENCE {session} rev {n}: ctxj exit {rc}: {se.decode(errors='replace').strip()}")
+            elif mine != theirs:
+                bad += 1
+                out(f"DIVERGENCE {session} rev {n}: {first_diff(mine, theirs)}")
     # clear selection
     for r in j.records:
         if r.get("kind") == "clear":
@@ -128,6 +143,7 @@ def main():
     ap.add_argument("--ctxj", default=os.environ.get("CTXJ_BIN", os.path.join(ROOT, "target", "debug", "ctxj")))
     ap.add_argument("--strategy", action="append", help="strategy to compare (repeatable; default: a built-in list)")
     ap.add_argument("--no-strategies", action="store_true")
+    ap.add_argument("--no-revs", action="store_true", help="skip the `--at rev N` comparisons")
     ap.add_argument("--sha-fatal", action="store_true", help="a journal prompt_sha256 that differs from ref is a divergence")
     ap.add_argument("sessions", nargs="+")
     a = ap.parse_args()
@@ -137,7 +153,7 @@ def main():
     strategies = [] if a.no_strategies else (a.strategy or DEFAULT_STRATEGIES)
     total_bad = 0
     for s in a.sessions:
-        bad, notes, turns = check_session(a.ctxj, s, strategies, a.sha_fatal, print)
+        bad, notes, turns = check_session(a.ctxj, s, strategies, a.sha_fatal, print, not a.no_revs)
         print(f"{s}: {turns} turns, {len(strategies)} strategies: {bad} divergences, {notes} notes")
         total_bad += bad
     return 1 if total_bad else 0

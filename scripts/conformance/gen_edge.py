@@ -251,6 +251,78 @@ def lines_edges():
         f.write(body + '{"rev":9,"ts":"2026-11-30T10:00:09Z","kind":"assis')
 
 
+def summary_and_pause():
+    """Summary caps (20 paths, 10 errors, cuts, redaction across cuts) and the pause rule."""
+    j = J()
+    session(j)
+    j.rec("user", id="u1", text="Overview " + "o" * 320 + " ghs_0123456789abcdefXYZ")
+    for i in range(1, 14):
+        args = '{"path":"dir/file%02d.rs","file_path":"fp%02d","filePath":"dir/file%02d.rs","file":"f%d"}' % (i, i % 3, i, i)
+        assistant(j, f"a{i}", ("Thinking about step %d. " % i) * (20 if i == 12 else 1), [(f"c{i}", "read", args)])
+        err = "\nerror: something\nmore" if i == 2 else ("e" * 130 + " AKIA0123456789ABCDEF tail\nx")
+        result(j, f"c{i}", "read", (err if i % 1 == 0 else "ok"), is_error=(i != 5))
+        j.rec("user", id=f"u{i + 1}", text=("User %d says: " % i) + "pk-" + "Z" * 190 + "abcdefghijklmnopqrstu")
+    # big results so that passes are ineffective (the tail keeps at least 3 blocks)
+    for i in range(14, 22):
+        assistant(j, f"a{i}", "", [(f"c{i}", "run", '{"command":"big %d"}' % i)])
+        result(j, f"c{i}", "run", "R" * (1500 + 200 * i))
+    assistant(j, "a22", "with text only service", [("s1", "read", '{"path":"LIVE_CONTEXT.json"}')])
+    result(j, "s1", "read", "mirror")
+    assistant(j, "a23", "", [("s2", "ctx", '{"action":"commit"}')])
+    result(j, "s2", "ctx", "ok")
+    n = len(j.lines)
+    draft = {"blocks": []}
+    j.rec("mirror", '"draft":{"blocks":[]},"service_calls":["s1","s2"]', mirror_rev=1, base_rev=n,
+          status="accepted")
+    assistant(j, "a24", "after an empty accepted draft", [])
+    j.write("summary-and-pause")
+
+
+def mirror_edits():
+    """Accepted draft that edits args (own number text and key order) and drops a unit."""
+    j = J()
+    session(j)
+    j.rec("user", id="u1", text="Edit me.")
+    assistant(j, "a1", "", [("c1", "run", '{"command":"cat a-very-long-file-name-that-goes-on-and-on.txt","t":1.50}'),
+                            ("c2", "read", '{"path":"x"}')])
+    result(j, "c1", "run", "A" * 300)
+    result(j, "c2", "read", "B" * 300)
+    base = assistant(j, "a2", "Next.", [("c3", "run", '{"command":"ls"}')])
+    result(j, "c3", "run", "listing ✓")
+    j.rec("elide", by="auto", calls=["c1", "c3"], estimate_before=1, estimate_after=1, budget=1, target=1, keep_results=0)
+    assistant(j, "a3", "", [("m1", "write", '{"path":"LIVE_CONTEXT.json","content":"..."}')])
+    result(j, "m1", "write", "written")
+    assistant(j, "a4", "", [("m2", "ctx", '{"action":"commit"}')])
+    result(j, "m2", "ctx", "applied")
+    draft = ('"draft":{"blocks":[{"text":"Edit me.","id":"u1","type":"user"},'
+             '{"type":"assistant","id":"a1","text":"","calls":[{"id":"c1","tool":"run","args":{"t":1.5E0,"command":"cat"}}]},'
+             '{"type":"result","call":"c1","tool":"run","text":"A…"},'
+             '{"type":"assistant","id":"a2","text":"Next.","calls":[{"id":"c3","tool":"run","args":{"command":"ls"}}]}]}')
+    j.rec("mirror", draft + ',"service_calls":["m1","m2"]', mirror_rev=1, base_rev=base, status="accepted")
+    assistant(j, "a5", "done", [])
+    j.write("mirror-edits")
+
+
+def pause_rule():
+    """An ineffective compaction pass (a summary nearly as big as what it replaced) pauses the
+    next passes until the request has grown 10% (strategies.md §2). With compact-at-3000-repeat
+    a second pass would run at the turn after the first one if the pause rule were ignored."""
+    j = J()
+    session(j)
+    j.rec("user", id="u1", text="Overview: " + "w" * 400)
+    calls = [(f"c{i}", "run", '{"path":"src/very/long/path/number/%02d/module.rs"}' % i) for i in range(1, 13)]
+    assistant(j, "a1", "N" * 300, calls)
+    for i in range(1, 13):
+        result(j, f"c{i}", "run", "E%02d " % i + "e" * 80, is_error=True)
+    for i in range(6):
+        assistant(j, f"t{i}", "k", [])
+    assistant(j, "b1", "B" * 700, [])
+    assistant(j, "b2", "", [])
+    j.rec("user", id="u2", text="n" * 100)
+    for i in range(3, 8):
+        assistant(j, f"z{i}", "", [])
+    j.write("pause-rule")
+
 if __name__ == "__main__":
     unicode_markers()
     clears()
@@ -258,4 +330,7 @@ if __name__ == "__main__":
     chain_then_mirror()
     strategies_edges()
     lines_edges()
+    summary_and_pause()
+    mirror_edits()
+    pause_rule()
     print("wrote", OUT, file=sys.stderr)

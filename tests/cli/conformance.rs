@@ -125,3 +125,18 @@ fn check_py_reports_a_divergence() {
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
     assert!(String::from_utf8_lossy(&out.stdout).contains("DIVERGENCE"));
 }
+
+#[test]
+fn edge_summary_and_pause() {
+    check(&edge("summary-and-pause"), &[]);
+}
+
+#[test]
+fn edge_mirror_edits() {
+    check(&edge("mirror-edits"), &[]);
+}
+
+#[test]
+fn edge_pause_rule() {
+    check(&edge("pause-rule"), &[]);
+}
