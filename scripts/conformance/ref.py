@@ -125,6 +125,14 @@ def num(v, default=None):
 # ---------------------------------------------------------------------------------------------
 # Blocks
 
+# `tools` absent from a system record (omitted from the block); a present `null` is printed
+# (the spec: "tools omitted when absent in the journal").
+ABSENT = object()
+
+
+def tools_of(r):
+    return r.get("tools") if r.has("tools") else ABSENT
+
 
 @dataclass
 class Block:
@@ -132,7 +140,7 @@ class Block:
     text: str
     id: str | None = None  # user/assistant/notice/attachment id; result: the call id
     src: int = 0  # source rev
-    tools: Any = None  # system
+    tools: Any = None  # system: ABSENT when the record has no `tools` key
     user: str | None = None  # attachment: its user id
     calls: list = field(default_factory=list)  # assistant: [(id, tool, args)]
     tool: str | None = None  # result
@@ -145,7 +153,7 @@ class Block:
         t = self.type
         if t == "system":
             s = '{"type":"system","text":' + esc(self.text)
-            if self.tools is not None:
+            if self.tools is not ABSENT:
                 s += ',"tools":' + dump(self.tools)
             return s + "}"
         if t == "summary":
@@ -331,7 +339,7 @@ class Recorded:
         if kind == "session":
             self.model = r.get("model")
         elif kind == "system":
-            self.system = Block("system", r.get("text") or "", None, rev, tools=r.get("tools"))
+            self.system = Block("system", r.get("text") or "", None, rev, tools=tools_of(r))
         elif kind in ("notice", "user", "assistant"):
             self.conv.extend(block_of_record(r, rev))
         elif kind == "result":
@@ -528,7 +536,7 @@ def raw_conversation(j: Journal):
         kind = r.get("kind")
         rev = num(r.get("rev"))
         if kind == "system":
-            systems.append(Block("system", r.get("text") or "", None, rev, tools=r.get("tools")))
+            systems.append(Block("system", r.get("text") or "", None, rev, tools=tools_of(r)))
         elif kind == "notice":
             if r.get("topic") in SERVICE_TOPICS:
                 continue
