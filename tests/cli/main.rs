@@ -5,5 +5,6 @@ mod check;
 mod common;
 mod conformance;
 mod foundation;
+mod import;
 mod samples;
 mod strategy;
