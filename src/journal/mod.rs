@@ -8,6 +8,7 @@
 pub mod error;
 pub mod index;
 pub mod mmap;
+mod numbers;
 pub mod reader;
 pub mod record;
 pub mod session;

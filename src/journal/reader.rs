@@ -287,14 +287,20 @@ pub fn json_depth(bytes: &[u8], limit: usize) -> usize {
 
 /// Parses one JSON value from a line, with the spec's depth limit.
 pub fn parse_json(bytes: &[u8]) -> Result<Value, JournalErrorKind> {
+    parse_json_verbatim(bytes).map(|(v, _)| v)
+}
+
+/// [`parse_json`], also saying whether number text had to be restored (see `numbers`).
+fn parse_json_verbatim(bytes: &[u8]) -> Result<(Value, bool), JournalErrorKind> {
     if json_depth(bytes, MAX_DEPTH) > MAX_DEPTH {
         return Err(JournalErrorKind::TooDeep);
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     de.disable_recursion_limit();
-    let v = Value::deserialize(&mut de).map_err(|e| JournalErrorKind::Json(json_msg(&e)))?;
+    let mut v = Value::deserialize(&mut de).map_err(|e| JournalErrorKind::Json(json_msg(&e)))?;
     de.end().map_err(|e| JournalErrorKind::Json(json_msg(&e)))?;
-    Ok(v)
+    let restored = super::numbers::restore_number_text(bytes, &mut v);
+    Ok((v, restored))
 }
 
 fn json_msg(e: &serde_json::Error) -> String {
@@ -307,11 +313,22 @@ fn json_msg(e: &serde_json::Error) -> String {
 }
 
 fn parse_line(bytes: &[u8], line: &Line) -> Result<Record, JournalErrorKind> {
-    if let Some(rec) = parse_line_fast(bytes, line) {
-        return Ok(rec);
+    match parse_line_fast(bytes, line) {
+        Some(rec) => Ok(rec),
+        None => parse_line_slow(bytes, line),
     }
-    let value = parse_json(bytes)?;
-    record_from_value(value, line.number, line.start as u64)
+}
+
+/// The reference path: a `Value` tree (depth-checked), number text restored, then the record.
+fn parse_line_slow(bytes: &[u8], line: &Line) -> Result<Record, JournalErrorKind> {
+    let (value, restored) = parse_json_verbatim(bytes)?;
+    if !restored {
+        return record_from_value(value, line.number, line.start as u64);
+    }
+    let orig = value.clone();
+    let mut rec = record_from_value(value, line.number, line.start as u64)?;
+    super::numbers::reattach(&mut rec.body, &orig);
+    Ok(rec)
 }
 
 /// The common fields, read without building a `Value` (unknown fields are skipped).
@@ -355,6 +372,9 @@ fn parse_line_fast(bytes: &[u8], line: &Line) -> Option<Record> {
         return None;
     }
     let text = std::str::from_utf8(bytes).ok()?;
+    if super::numbers::needs_restore(bytes) {
+        return None; // the slow path puts the number text back (see `numbers`)
+    }
     if memchr::memmem::find_iter(bytes, b"\\u").any(|i| matches!(bytes.get(i + 2), Some(b'd' | b'D'))) {
         return None;
     }
@@ -531,6 +551,12 @@ mod one_pass_de {
 
 use one_pass_de::OnePass;
 
+/// Parses journal text held in memory (unit tests of other modules).
+#[cfg(test)]
+pub(crate) fn parse_bytes_for_test(s: &str) -> Journal {
+    parse_bytes(Path::new("j.jsonl"), s.as_bytes(), ReadOptions::default()).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -584,10 +610,10 @@ mod tests {
         }
     }
 
-    /// The slow path alone: parse to a `Value`, then to a record.
+    /// The slow path alone: parse to a `Value` (number text restored), then to a record.
     fn slow(bytes: &[u8]) -> Result<Record, JournalErrorKind> {
         let l = Line { number: 1, start: 0, end: bytes.len(), terminated: true };
-        parse_json(bytes).and_then(|v| record_from_value(v, l.number, 0))
+        parse_line_slow(bytes, &l)
     }
 
     fn both(s: &str) -> (String, String) {

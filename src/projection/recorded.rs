@@ -122,11 +122,18 @@ impl<'j> Replayer<'j> {
                 }
             }
             Body::Assistant(a) => {
-                let calls = a
+                // Calls an earlier accepted mirror removed as service calls stay removed when a
+                // (stale) mirror replays the records after its base_rev: their results are
+                // dropped for good, and a call never stands without its result (R3).
+                let calls: Vec<BlockCall> = a
                     .calls
                     .iter()
+                    .filter(|c| !self.dropped.contains(&c.id))
                     .map(|c| BlockCall { id: c.id.clone(), tool: c.tool.clone(), args: c.args.clone() })
                     .collect();
+                if calls.len() < a.calls.len() && calls.is_empty() && a.text.is_empty() {
+                    return;
+                }
                 self.push(Block::Assistant { id: a.id.clone(), text: a.text.clone(), calls }, rev);
             }
             Body::Result(r) if !self.dropped.contains(&r.call) => {
@@ -325,4 +332,51 @@ pub fn for_each_request(journal: &Journal, mut f: impl FnMut(usize, usize, &Proj
 /// Shared text helper for callers that build blocks.
 pub fn text(s: &str) -> crate::journal::Text {
     Arc::from(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::reader::parse_bytes_for_test;
+
+    fn ids(p: &Projection) -> Vec<String> {
+        p.conv
+            .iter()
+            .map(|b| match &b.block {
+                Block::Assistant { id, calls, .. } => {
+                    let c: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
+                    format!("{id}{c:?}")
+                }
+                other => other.id().unwrap_or_default().to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stale_mirror_does_not_resurrect_earlier_service_calls() {
+        // Found by the conformance reference on tests/data/invalid/R6.jsonl: a stale accepted
+        // mirror (base_rev before an earlier accepted mirror) replayed the records after its
+        // base_rev and brought back the earlier mirror's service calls without their results.
+        let j = parse_bytes_for_test(concat!(
+            r#"{"rev":1,"ts":"t","kind":"session","id":"s","model":"m"}"#,
+            "\n",
+            r#"{"rev":2,"ts":"t","kind":"user","id":"u1","text":"go"}"#,
+            "\n",
+            r#"{"rev":3,"ts":"t","kind":"assistant","id":"a1","text":"","calls":[{"id":"m1","tool":"ctx","args":{}}]}"#,
+            "\n",
+            r#"{"rev":4,"ts":"t","kind":"result","call":"m1","tool":"ctx","text":"ok"}"#,
+            "\n",
+            r#"{"rev":5,"ts":"t","kind":"mirror","mirror_rev":1,"base_rev":2,"status":"accepted","draft":{"blocks":[{"type":"user","id":"u1","text":"go"}]},"service_calls":["m1"]}"#,
+            "\n",
+            r#"{"rev":6,"ts":"t","kind":"assistant","id":"a2","text":"x","calls":[{"id":"m2","tool":"ctx","args":{}},{"id":"c3","tool":"run","args":{}}]}"#,
+            "\n",
+            r#"{"rev":7,"ts":"t","kind":"result","call":"c3","tool":"run","text":"r"}"#,
+            "\n",
+            r#"{"rev":8,"ts":"t","kind":"result","call":"m2","tool":"ctx","text":"ok"}"#,
+            "\n",
+            r#"{"rev":9,"ts":"t","kind":"mirror","mirror_rev":2,"base_rev":2,"status":"accepted","draft":{"blocks":[{"type":"user","id":"u1","text":"go"}]},"service_calls":["m2"]}"#,
+            "\n",
+        ));
+        assert_eq!(ids(&state_at_rev(&j, 9)), ["u1", "a2[\"c3\"]", "c3"]);
+    }
 }

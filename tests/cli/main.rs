@@ -3,10 +3,11 @@
 
 mod check;
 mod common;
+mod conformance;
 mod foundation;
 mod hostile;
-mod report;
 mod import;
 mod perf;
+mod report;
 mod samples;
 mod strategy;
