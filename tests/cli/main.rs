@@ -4,8 +4,8 @@
 mod check;
 mod common;
 mod foundation;
-mod report;
 mod import;
 mod perf;
+mod report;
 mod samples;
 mod strategy;
