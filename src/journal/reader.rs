@@ -205,8 +205,46 @@ fn parse_chunked(
         release(chunk_start, lines[to - 1].end);
         from = to;
     }
+    check_revs(&mut journal);
+    if journal.records.is_empty() {
+        journal.warnings.push(Warning {
+            line: 0,
+            offset: 0,
+            message: format!("{} ({} bytes)", JournalErrorKind::Empty, bytes.len()),
+        });
+    }
     journal.build_index();
     Ok(journal)
+}
+
+/// Warns once when recorded revs are not 1, 2, 3, … in file order (a gap, a duplicate or a
+/// reversal): the journal stays readable, but `--at rev N` then means "the records up to the first
+/// one whose rev exceeds N", and `validate` reports each place.
+fn check_revs(journal: &mut Journal) {
+    let mut first: Option<(usize, u64, u64, u64)> = None;
+    let mut places = 0usize;
+    let mut prev = 0u64;
+    for r in &journal.records {
+        if r.rev != prev.saturating_add(1) {
+            places += 1;
+            first.get_or_insert((r.line, r.offset, r.rev, prev));
+        }
+        prev = r.rev;
+    }
+    if let Some((line, offset, rev, prev)) = first {
+        let what = match rev.cmp(&prev) {
+            std::cmp::Ordering::Equal => "repeats",
+            std::cmp::Ordering::Less => "goes back from",
+            std::cmp::Ordering::Greater => "skips ahead of",
+        };
+        journal.warnings.push(Warning {
+            line,
+            offset,
+            message: format!(
+                "rev {rev} {what} rev {prev}: revs are not gapless ({places} place(s); `ctxj validate` lists them)"
+            ),
+        });
+    }
 }
 
 /// Maximum container nesting of a JSON text, ignoring brackets inside strings. Stops counting
@@ -654,6 +692,38 @@ mod tests {
         assert_eq!(j.records.len(), 2);
         assert_eq!(j.records[1].kind(), "telemetry");
         assert_eq!(j.records[1].line, 3);
+    }
+
+    #[test]
+    fn empty_and_blank_journals_warn_instead_of_failing() {
+        for s in ["", "\n\n\n", " \r\n\t\n"] {
+            let j = parse(s, true).unwrap();
+            assert!(j.records.is_empty());
+            assert_eq!(j.warnings.len(), 1, "{s:?}");
+            assert!(j.warnings[0].to_string().starts_with("the journal holds no records"), "{}", j.warnings[0]);
+        }
+    }
+
+    #[test]
+    fn rev_gap_duplicate_and_reversal_warn_once_at_the_first_place() {
+        let rec = |rev: u64| format!("{{\"rev\":{rev},\"kind\":\"x\"}}\n");
+        let cases: [(&[u64], &str, usize); 4] = [
+            (&[1, 2, 3], "", 0),
+            (&[1, 2, 5, 6], "rev 5 skips ahead of rev 2: revs are not gapless (1 place(s)", 3),
+            (&[1, 2, 2, 3], "rev 2 repeats rev 2: revs are not gapless (1 place(s)", 3),
+            (&[1, 3, 2, 4], "rev 3 skips ahead of rev 1: revs are not gapless (3 place(s)", 2),
+        ];
+        for (revs, want, line) in cases {
+            let s: String = revs.iter().map(|r| rec(*r)).collect();
+            let j = parse(&s, false).unwrap();
+            if want.is_empty() {
+                assert!(j.warnings.is_empty());
+                continue;
+            }
+            assert_eq!(j.warnings.len(), 1);
+            assert_eq!(j.warnings[0].line, line);
+            assert!(j.warnings[0].message.starts_with(want), "{}", j.warnings[0].message);
+        }
     }
 
     #[test]

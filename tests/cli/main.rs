@@ -4,6 +4,8 @@
 mod check;
 mod common;
 mod foundation;
+mod hostile;
+mod report;
 mod import;
 mod perf;
 mod report;
