@@ -5,7 +5,6 @@ mod check;
 mod common;
 mod foundation;
 mod hostile;
-mod report;
 mod import;
 mod perf;
 mod report;
