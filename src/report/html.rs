@@ -417,7 +417,7 @@ fn chart(h: &mut String, c: &Chart) {
     if let Some(why) = c.missing {
         let _ = writeln!(
             h,
-            "<p class=\"na\">Not available in this build: {}.{}</p>",
+            "<p class=\"na\">Not available: {}.{}</p>",
             escape(why),
             if c.provider.is_some() { " The provider's recorded figures are shown alone." } else { "" }
         );

@@ -127,7 +127,7 @@ fn charts_have_one_line_per_strategy_and_the_table_one_row() {
         if fig.contains("data-available=\"true\"") {
             assert_eq!(fig.matches("class=\"series\"").count(), 1, "{id}");
         } else {
-            assert!(fig.contains("Not available in this build"), "{id}");
+            assert!(fig.contains("Not available: "), "{id}");
         }
     }
     // The provider's hit rate is drawn from the journal's usage, apart from the strategies' lines.
@@ -333,6 +333,31 @@ fn json_summary_names_what_was_written() {
     assert_eq!(v["strategies"], serde_json::json!(["recorded"]));
     assert_eq!(v["turns"], 14);
     assert_eq!(v["bytes"].as_u64().unwrap(), std::fs::metadata(&file).unwrap().len());
+}
+
+#[test]
+fn unpriced_model_says_why_cost_is_missing() {
+    let d = super::common::session_with(
+        &[
+            serde_json::json!({"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"acme/mystery-1"}),
+            serde_json::json!({"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"go"}),
+            serde_json::json!({"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a1","text":"ok"}),
+            serde_json::json!({"rev":4,"ts":"2026-11-29T10:00:03Z","kind":"user","id":"u2","text":"again"}),
+            serde_json::json!({"rev":5,"ts":"2026-11-29T10:00:04Z","kind":"assistant","id":"a2","text":"ok"}),
+        ]
+        .into_iter()
+        .map(journal_line)
+        .collect::<String>(),
+    );
+    let html = report(d.path(), &["-s", "baseline"]);
+    let cost = section(&html, "chart-cost", "</figure>");
+    assert!(cost.contains("data-available=\"false\""));
+    assert!(cost.contains("Not available: no price for acme/mystery-1"), "{cost}");
+    let hit = section(&html, "chart-hit", "</figure>");
+    assert!(hit.contains("data-available=\"true\""));
+    assert_eq!(hit.matches("class=\"series\"").count(), 1);
+    let table = section(&html, "comparison", "</table>");
+    assert!(table.contains("<td class=\"num\">n/a</td>"), "cost is n/a");
 }
 
 #[test]
