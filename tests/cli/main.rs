@@ -5,5 +5,6 @@ mod check;
 mod common;
 mod foundation;
 mod perf;
+mod import;
 mod samples;
 mod strategy;
