@@ -9,5 +9,7 @@ mod hostile;
 mod import;
 mod perf;
 mod report;
+mod perf;
+mod import;
 mod samples;
 mod strategy;
