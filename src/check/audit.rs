@@ -868,3 +868,28 @@ mod tests {
         assert_eq!(c.calibrated(3), (3.0 * want + 0.5f64).floor() as u64);
     }
 }
+
+#[cfg(test)]
+mod calibration_agrees {
+    use super::Calibration;
+    use crate::tokens::Calibrator;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The incremental multiplier equals the tokens module's direct formula before every turn.
+        #[test]
+        fn incremental_equals_direct(turns in proptest::collection::vec((proptest::option::of(1u64..100_000), 1u64..100_000), 0..40)) {
+            let mut inc = Calibration::default();
+            let mut direct = Calibrator::new();
+            for (i, (prompt, raw)) in turns.iter().enumerate() {
+                let t = i + 1;
+                let a = inc.multiplier();
+                let b = direct.multiplier(t);
+                prop_assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "turn {t}: {a} vs {b}");
+                prop_assert_eq!(inc.calibrated(12_345), direct.calibrate(t, 12_345));
+                inc.push(*prompt, *raw);
+                direct.observe(t, *prompt, *raw);
+            }
+        }
+    }
+}

@@ -62,37 +62,50 @@ fn findings(v: &Value) -> Vec<(String, String, u64)> {
         .collect()
 }
 
+/// Checks one case; returns what is wrong, if anything.
+fn check_case(c: &Case) -> Result<(), String> {
+    let path = data("invalid").join(&c.file);
+    if !path.exists() {
+        return Err(format!("{} listed in the README but absent", c.file));
+    }
+    let (v, code) = run_json(&c.command, &path, &[]);
+    let got = findings(&v);
+    let rules: Vec<&str> = c.expect.iter().map(|(r, _)| r.as_str()).collect();
+    // exactly the expected findings of the expected rules …
+    let mut of_rules: Vec<(String, u64)> =
+        got.iter().filter(|(_, r, _)| rules.contains(&r.as_str())).map(|(_, r, rev)| (r.clone(), *rev)).collect();
+    of_rules.sort();
+    let mut want = c.expect.clone();
+    want.sort();
+    if of_rules != want {
+        return Err(format!("{}: expected {want:?}, findings {got:?}", c.file));
+    }
+    // … and no other error
+    let other: Vec<_> = got.iter().filter(|(s, r, _)| s == "error" && !rules.contains(&r.as_str())).collect();
+    if !other.is_empty() {
+        return Err(format!("{}: unexpected errors {other:?}", c.file));
+    }
+    let want_code = if got.iter().any(|(s, _, _)| s == "error") { 1 } else { 0 };
+    if code != want_code {
+        return Err(format!("{}: exit code {code}, expected {want_code}", c.file));
+    }
+    Ok(())
+}
+
 #[test]
 fn every_invalid_journal_produces_exactly_its_finding() {
+    use rayon::prelude::*;
     let cases = cases();
     assert!(cases.len() >= 30, "README lists {} journals", cases.len());
-    let mut listed = std::collections::HashSet::new();
-    for c in &cases {
-        let path = data("invalid").join(&c.file);
-        assert!(path.exists(), "{} listed in the README but absent", c.file);
-        listed.insert(c.file.split('/').next().unwrap().to_string());
-        let (v, code) = run_json(&c.command, &path, &[]);
-        let got = findings(&v);
-        let rules: Vec<&str> = c.expect.iter().map(|(r, _)| r.as_str()).collect();
-        // exactly the expected findings of the expected rules …
-        let mut of_rules: Vec<(String, u64)> =
-            got.iter().filter(|(_, r, _)| rules.contains(&r.as_str())).map(|(_, r, rev)| (r.clone(), *rev)).collect();
-        of_rules.sort();
-        let mut want = c.expect.clone();
-        want.sort();
-        assert_eq!(of_rules, want, "{}: findings {got:?}", c.file);
-        // … and no other error
-        let other_errors: Vec<_> =
-            got.iter().filter(|(s, r, _)| s == "error" && !rules.contains(&r.as_str())).collect();
-        assert!(other_errors.is_empty(), "{}: unexpected errors {other_errors:?}", c.file);
-        let has_error = got.iter().any(|(s, _, _)| s == "error");
-        assert_eq!(code, if has_error { 1 } else { 0 }, "{}: exit code", c.file);
-    }
+    // one process per journal, run in parallel
+    let failures: Vec<String> = cases.par_iter().filter_map(|c| check_case(c).err()).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
     // every journal in the folder is listed
+    let listed: std::collections::HashSet<&str> = cases.iter().map(|c| c.file.split('/').next().unwrap()).collect();
     for e in std::fs::read_dir(data("invalid")).unwrap().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         if name != "README.md" {
-            assert!(listed.contains(&name), "{name} is not listed in tests/data/invalid/README.md");
+            assert!(listed.contains(name.as_str()), "{name} is not listed in tests/data/invalid/README.md");
         }
     }
 }
