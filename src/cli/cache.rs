@@ -225,13 +225,13 @@ fn render(
     match (&priced, slug) {
         (Some((n, p)), _) => writeln!(
             out,
-            "prices: {} as {} ({}): input ${}/M, cached ${}/M, write ${}/M, output ${}/M",
+            "prices: {} as {} ({}): input ${}/M, cached ${}/M, write {}, output ${}/M",
             escape_line(slug.unwrap_or("")),
             escape_line(n),
             escape_line(&table.source),
             p.input,
             p.cached_rate(),
-            p.write_rate(),
+            if anth { format!("${}/M", p.write_rate()) } else { "–".to_string() },
             p.output
         )?,
         (None, Some(s)) => writeln!(

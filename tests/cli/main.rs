@@ -6,3 +6,4 @@ mod common;
 mod foundation;
 mod samples;
 mod strategy;
+mod tokens;
