@@ -199,6 +199,8 @@ fn render(
             "cache": cache_model,
             "cache_from_slug": cache_default,
             "encoding": est.encoding().name(),
+            "memo": { "hits": est.stats().hits, "misses": est.stats().misses, "hit_rate": est.stats().hit_rate(),
+                      "bytes_tokenized": est.stats().bytes_tokenized },
             "prices": { "source": table.source, "model": priced.as_ref().map(|(n, _)| n), "price": priced.as_ref().map(|(_, p)| p) },
             "strategies": sims.iter().map(|s| json!({
                 "summary": s.summary,
