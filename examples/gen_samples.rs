@@ -14,6 +14,11 @@
 //!   prefix rewrite or a long pause shows up as a cache miss;
 //! * the seed-`000_*` harness ([`Auto`]) takes auto-elision decisions by the rule of spec §6 with
 //!   the calibrated estimate of `strategies.md` §3, and `ctx clear` selections follow spec §2.
+//! * the summarizer harness of seeds `002_*`/`003_*` ([`Compactor`]) compacts before a turn whose
+//!   estimate is above its threshold, cutting before a user, assistant or notice block only.
+//!
+//! `GEN_TRACE=1` prints each turn's estimate and every elision and compaction on stderr (the
+//! output files do not change), which helps when a sample's budget numbers need retuning.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -2764,11 +2769,21 @@ collected ",
         s
     }
 
-    const FAIL_TOML: &str = "tmp_path = PosixPath('/tmp/pytest-of-ana/pytest-41/test_load_toml0')\n\n    def \
-test_load_toml(tmp_path):\n        p = write(tmp_path, \"settings.toml\", 'warehouse_url = \"postgres://wh/main\"\\n...')\n>       \
+    const FAIL_TOML_INI_LOADER: &str = "tmp_path = PosixPath('/tmp/pytest-of-ana/pytest-41/test_load_toml0')\n\n    \
+def test_load_toml(tmp_path):\n        p = write(tmp_path, \"settings.toml\", 'warehouse_url = \"postgres://wh/main\"\\n...')\n>       \
 s = config.load(p)\n\ntests/test_config.py:31: \n_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \
-\npipectl/config.py:78: in load\n    return _from_mapping(tomllib.load(f), path)\npipectl/config.py:41: in \
-_from_mapping\n    sources=list(data.get(\"sources\", [])),\nE   TypeError: 'NoneType' object is not callable\n";
+\npipectl/config.py:31: in load\n    if not parser.read(path, encoding=\"utf-8\"):\n/usr/lib/python3.12/configparser.py:684: \
+in read\n    self._read(fp, filename)\n/usr/lib/python3.12/configparser.py:1040: in _read\n    raise \
+MissingSectionHeaderError(fpname, lineno, line)\nE   configparser.MissingSectionHeaderError: File contains no \
+section headers.\nE   file: '/tmp/pytest-of-ana/pytest-41/test_load_toml0/settings.toml', line: 1\nE   \
+'warehouse_url = \"postgres://wh/main\"\\n'\n";
+
+    const FAIL_TOML_TEXT_MODE: &str = "tmp_path = PosixPath('/tmp/pytest-of-ana/pytest-42/test_load_toml0')\n\n    \
+def test_load_toml(tmp_path):\n        p = write(tmp_path, \"settings.toml\", 'warehouse_url = \"postgres://wh/main\"\\n...')\n>       \
+s = config.load(p)\n\ntests/test_config.py:31: \n_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \
+\npipectl/config.py:80: in load\n    return _from_mapping(tomllib.load(f), path)\n\
+/usr/lib/python3.12/tomllib/_parser.py:63: in load\n    raise TypeError(\nE   TypeError: File must be opened in \
+binary mode, e.g. use `open('foo.toml', 'rb')`\n";
 
     const FAIL_INI: &str = "tmp_path = PosixPath('/tmp/pytest-of-ana/pytest-41/test_ini_is_converted_once0')\n\
 monkeypatch = <_pytest.monkeypatch.MonkeyPatch object at 0x7f3a2c1d5e90>\n\n    def \
@@ -2828,30 +2843,22 @@ in `settings.ini`:\n",
         g.result(
             &c[0],
             "shell",
-            &pytest(
-                2,
-                &[
-                    ("test_load_toml", FAIL_TOML.split("\npipectl/config.py:78").next().unwrap()),
-                    ("test_ini_is_converted_once", FAIL_INI),
-                ],
-                "0.21",
-            )
-            .replace("pipectl/config.py:78", "pipectl/config.py:33")
-            .replace("_from_mapping(tomllib.load(f), path)", "parser.read(path, encoding=\"utf-8\")"),
+            &pytest(2, &[("test_load_toml", FAIL_TOML_INI_LOADER), ("test_ini_is_converted_once", FAIL_INI)], "0.21"),
         );
+        let first_version =
+            CONFIG_NEW.replace("with path.open(\"rb\") as f:", "with path.open(encoding=\"utf-8\") as f:");
         let c = g.turn(
             "As expected the two new tests fail on the INI-only loader. Plan: `load()` dispatches on the file: \
 `.ini` → configparser (for explicit legacy paths), otherwise tomllib; when the default settings.toml is missing \
 but settings.ini exists, convert it once and warn.",
-            &[("write_file", json!({"path": "pipectl/config.py", "content": CONFIG_NEW.replace("list(data.get(\"sources\", []))", "list(data.get(\"sources\") or [])").replace("    sources: list[str] = field(default_factory=list)\n\n\nclass", "    sources: list[str] = field(default_factory=list)\n    list = list\n\n\nclass")}))],
+            &[("write_file", json!({"path": "pipectl/config.py", "content": first_version}))],
         );
-        g.result(&c[0], "write_file", "wrote pipectl/config.py (3,402 bytes)");
+        g.result(&c[0], "write_file", &format!("wrote pipectl/config.py ({} bytes)", first_version.len()));
         let c = g.turn("", &[("shell", json!({"command": "python -m pytest tests/test_config.py"}))]);
-        g.result(&c[0], "shell", &pytest(3, &[("test_load_toml", FAIL_TOML)], "0.24"));
+        g.result(&c[0], "shell", &pytest(3, &[("test_load_toml", FAIL_TOML_TEXT_MODE)], "0.24"));
         let c = g.turn(
-            "My dataclass shadows the builtin: the stray `list = list` line makes `list` a class attribute, and \
-in `_from_mapping` the call resolves wrongly. Removing it.",
-            &[("edit_file", json!({"path": "pipectl/config.py", "find": "    sources: list[str] = field(default_factory=list)\n    list = list\n", "replace": "    sources: list[str] = field(default_factory=list)\n"}))],
+            "`tomllib.load` only takes a binary file and I opened settings.toml in text mode. Fixing the open call.",
+            &[("edit_file", json!({"path": "pipectl/config.py", "find": "with path.open(encoding=\"utf-8\") as f:", "replace": "with path.open(\"rb\") as f:"}))],
         );
         g.result(&c[0], "edit_file", "edited pipectl/config.py (1 replacement)");
         let c = g.turn("", &[("shell", json!({"command": "python -m pytest"}))]);
@@ -2925,6 +2932,7 @@ characters (`sk-l…`). The rendering lives in `pipectl/show.py` and reuses `_to
             "mode": "rotate",
             "fallback": false,
         }));
+        g.wait(420_000, 480_000); // the user reviews the diff before asking for the release
         g.user("Bump the version to 0.9.0 and add a changelog entry for the TOML move and `config show`.");
         let c = g.turn("", &[("read_file", json!({"path": "pyproject.toml"}))]);
         g.result(&c[0], "read_file", PYPROJECT);

@@ -17,7 +17,9 @@ pub const JOURNAL_FILE: &str = "journal.jsonl";
 pub enum SessionError {
     #[error("no session at {0}: not a directory holding journal.jsonl, a journal file, or a session id under --root / CTXJ_ROOT")]
     NotFound(String),
-    #[error("{0}")]
+    /// Transparent: the journal error already says everything, and an error chain printed with
+    /// its sources must not repeat it.
+    #[error(transparent)]
     Journal(#[from] JournalError),
     #[error("path {path:?} is refused: {why}")]
     Confined { path: String, why: &'static str },
@@ -116,6 +118,14 @@ pub fn confine(dir: &Path, rel: &str) -> Result<PathBuf, SessionError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_journal_error_is_reported_once_in_an_error_chain() {
+        use super::super::error::JournalErrorKind;
+        let e = JournalError::at("j.jsonl", 2, 36, JournalErrorKind::NotAnObject, b"[1]");
+        let chain = format!("{:#}", anyhow::Error::from(SessionError::from(e)));
+        assert_eq!(chain.matches("j.jsonl:2 (byte 36)").count(), 1, "{chain}");
+    }
 
     #[test]
     fn refuses_escapes() {

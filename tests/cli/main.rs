@@ -4,6 +4,7 @@
 mod check;
 mod common;
 mod foundation;
+mod import;
 mod samples;
 mod strategy;
 mod tokens;

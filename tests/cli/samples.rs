@@ -137,13 +137,11 @@ fn bad_line_in_the_middle_names_line_and_offset() {
     lines[6] = "{\"rev\":7,\"ts\":\"2026-11-29T14:02:17.482Z\",\"kind\":\"result\",\"call\":";
     let d = session_with(&(lines.join("\n") + "\n"));
     for cmd in ["show", "log"] {
-        ctxj()
-            .arg(cmd)
-            .arg(d.path())
-            .assert()
-            .code(2)
-            .stdout("")
-            .stderr(predicates::str::contains(format!("journal.jsonl:7 (byte {offset})")));
+        let out = ctxj().arg(cmd).arg(d.path()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.matches(&format!("journal.jsonl:7 (byte {offset})")).count(), 1, "named once: {err}");
     }
     // A record that violates its kind's schema is an invalid line too.
     let mut lines: Vec<&str> = text.lines().collect();
@@ -361,6 +359,14 @@ fn every_sample_has_gapless_revs_ordered_times_and_usage() {
         let a = of_kind(&recs, "assistant");
         assert!(a.iter().any(|r| r["usage"]["cached_tokens"].as_u64() > Some(0)), "{name}: no cache hit");
         assert!(a.iter().any(|r| r["usage"]["cached_tokens"] == 0), "{name}: no cache miss");
+        if name != "spill-attach" {
+            // A pause beyond the 5-minute cache TTL, after which the turn reads nothing from the cache.
+            let t = |r: &Value| chrono::DateTime::parse_from_rfc3339(r["ts"].as_str().unwrap()).unwrap();
+            assert!(
+                a.windows(2).any(|w| (t(w[1]) - t(w[0])).num_seconds() > 300 && w[1]["usage"]["cached_tokens"] == 0),
+                "{name}: no turn after a pause longer than the cache TTL"
+            );
+        }
     }
 }
 
