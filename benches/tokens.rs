@@ -64,6 +64,42 @@ fn corpus(mb: usize) -> Vec<String> {
     texts
 }
 
+/// A journal whose tool result is the 100 MB line: read, replayed and cache-simulated through the
+/// library path `ctxj cache` uses (the line's pieces are already in `e`'s memo, so this times the
+/// reader, projection, hashing and cache model, not the tokenizer).
+fn journal_with_a_long_line(line: &str, e: &TiktokenEstimator) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = serde_json::to_string(line).expect("JSON string");
+    let journal = format!(
+        "{}\n{}\n{}\n{}\n{}\n{}\n",
+        r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"long","model":"openai/gpt-5"}"#,
+        r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"cat big.txt"}"#,
+        r#"{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a1","text":"","calls":[{"id":"c1","tool":"run","args":{"command":"cat big.txt"}}]}"#,
+        format_args!(
+            r#"{{"rev":4,"ts":"2026-11-29T10:00:03Z","kind":"result","call":"c1","tool":"run","text":{text},"bytes":{}}}"#,
+            line.len()
+        ),
+        r#"{"rev":5,"ts":"2026-11-29T10:00:04Z","kind":"assistant","id":"a2","text":"That is long."}"#,
+        r#"{"rev":6,"ts":"2026-11-29T10:00:05Z","kind":"assistant","id":"a3","text":"Still long."}"#,
+    );
+    std::fs::write(dir.path().join("journal.jsonl"), journal).expect("write journal");
+    let t = Instant::now();
+    let session = ctxj::journal::Session::resolve(&dir.path().display().to_string(), None).expect("session");
+    let j = session.load(Default::default()).expect("journal loads");
+    let opts = ctxj::cache::Options { cache: ctxj::cache::CacheModel::OpenAi, price: None };
+    let mut rows = Vec::new();
+    for name in ["recorded", "baseline", "truncate-200"] {
+        let s = ctxj::strategy::parse(name).expect("strategy");
+        let sim = ctxj::cache::simulate(&j, &s, e, opts, |_, _| {});
+        rows.push(format!("{name}: peak {} cached {}", sim.summary.peak_prompt, sim.summary.cached));
+    }
+    eprintln!(
+        "journal with a 100 MB line: loaded and simulated 3 strategies in {:.2?} ({})",
+        t.elapsed(),
+        rows.join("; ")
+    );
+}
+
 fn bench(c: &mut Criterion) {
     let mb: usize = std::env::var("CTXJ_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
     let texts = corpus(mb);
@@ -92,6 +128,7 @@ fn bench(c: &mut Criterion) {
     let t = Instant::now();
     let n = e.count(&" ".repeat(1_000_000));
     eprintln!("a million spaces: {n} tokens in {:.2?}", t.elapsed());
+    journal_with_a_long_line(&line, &e);
 
     let mut g = c.benchmark_group("tokens");
     g.sample_size(10);
