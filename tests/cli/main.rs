@@ -4,7 +4,10 @@
 mod check;
 mod common;
 mod foundation;
+mod hostile;
+mod report;
 mod import;
+mod perf;
 mod samples;
 mod strategy;
 mod tokens;
