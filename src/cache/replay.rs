@@ -216,6 +216,8 @@ fn explain(prev: &[BlockRef], cur: &[BlockRef], i: usize) -> String {
     let tagged = |b: &BlockRef| {
         if b.origin == "verbatim" || b.origin == b.kind {
             b.to_string()
+        } else if b.id.is_none() && b.origin.starts_with(b.kind) {
+            b.origin.clone()
         } else {
             format!("{b} ({})", b.origin)
         }

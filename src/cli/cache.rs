@@ -199,6 +199,8 @@ fn render(
             "cache": cache_model,
             "cache_from_slug": cache_default,
             "encoding": est.encoding().name(),
+            "memo": { "hits": est.stats().hits, "misses": est.stats().misses, "hit_rate": est.stats().hit_rate(),
+                      "bytes_tokenized": est.stats().bytes_tokenized },
             "prices": { "source": table.source, "model": priced.as_ref().map(|(n, _)| n), "price": priced.as_ref().map(|(_, p)| p) },
             "strategies": sims.iter().map(|s| json!({
                 "summary": s.summary,
@@ -225,13 +227,13 @@ fn render(
     match (&priced, slug) {
         (Some((n, p)), _) => writeln!(
             out,
-            "prices: {} as {} ({}): input ${}/M, cached ${}/M, write ${}/M, output ${}/M",
+            "prices: {} as {} ({}): input ${}/M, cached ${}/M, write {}, output ${}/M",
             escape_line(slug.unwrap_or("")),
             escape_line(n),
             escape_line(&table.source),
             p.input,
             p.cached_rate(),
-            p.write_rate(),
+            if anth { format!("${}/M", p.write_rate()) } else { "–".to_string() },
             p.output
         )?,
         (None, Some(s)) => writeln!(

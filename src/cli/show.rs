@@ -11,7 +11,7 @@ use ctxj::projection::{request_at_turn, state_at_rev, Block, Projection};
 use ctxj::render::projection::{write_block, write_projection, Extra, Style};
 use ctxj::render::text::{escape_line, thousands};
 use ctxj::strategy::{self, Origin, Strategy};
-use ctxj::tokens::{CharEstimator, Estimator};
+use ctxj::tokens::Estimator;
 
 use super::{At, Ctx, Paint, EXIT_OK};
 
@@ -49,10 +49,12 @@ pub struct Args {
     pub strategy: Option<String>,
 }
 
-/// The estimator strategies count tokens with. (A character estimate until the tokenizer-backed
-/// estimator is wired in here.)
-pub(crate) fn estimator(_journal: &Journal) -> Box<dyn Estimator> {
-    Box::new(CharEstimator)
+/// The estimator strategies count tokens with: tiktoken in the session's encoding (else
+/// o200k_base), the same one `ctxj tokens` and `ctxj cache` use.
+pub(crate) fn estimator(journal: &Journal) -> Box<dyn Estimator> {
+    let hint = journal.session().and_then(|s| s.encoding.clone());
+    let enc = ctxj::tokens::Encoding::choose(None, hint.as_deref()).unwrap_or_default();
+    Box::new(ctxj::tokens::TiktokenEstimator::new(enc))
 }
 
 /// Parses a strategy name; the error lists the families.

@@ -456,6 +456,38 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Pieces tile the text, respect the bound and character boundaries, and each piece but
+        /// the last ends after the last newline of its 8 KiB window when the window holds one.
+        #[test]
+        fn pieces_tile_the_text(parts in proptest::collection::vec(("[a \n日😀]{0,40}", 0usize..3000), 1..60)) {
+            let mut s = String::new();
+            for (p, n) in &parts {
+                for _ in 0..(*n / 40 + 1) {
+                    s.push_str(p);
+                }
+            }
+            let ps = pieces_with(&s, 1024, 256);
+            let mut pos = 0;
+            for (i, r) in ps.iter().enumerate() {
+                proptest::prop_assert_eq!(r.start, pos);
+                proptest::prop_assert!(s.is_char_boundary(r.end));
+                if s.len() > 1024 {
+                    proptest::prop_assert!(r.len() <= 256 && !r.is_empty());
+                    if i + 1 < ps.len() {
+                        let window = &s.as_bytes()[r.start..r.start + 256];
+                        match memchr::memrchr(b'\n', window) {
+                            Some(k) => proptest::prop_assert_eq!(r.end, r.start + k + 1),
+                            None => proptest::prop_assert!(r.end + 4 > r.start + 256),
+                        }
+                    }
+                }
+                pos = r.end;
+            }
+            proptest::prop_assert_eq!(pos, s.len());
+        }
+    }
+
     #[test]
     fn encoding_choice() {
         assert_eq!(Encoding::choose(None, None).unwrap(), Encoding::O200kBase);

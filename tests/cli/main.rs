@@ -13,3 +13,4 @@ mod perf;
 mod import;
 mod samples;
 mod strategy;
+mod tokens;
