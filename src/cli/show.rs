@@ -125,7 +125,10 @@ pub(crate) fn write_view(out: &mut String, v: &View, style: &dyn Style, numbered
                 one.replace_range(p..p + prefix.len(), "");
             }
         }
-        if o.is_changed() {
+        if matches!(b, Block::Summary { .. }) && o.is_changed() {
+            // write_block tags every summary "[summarized]"; say which pass wrote it instead.
+            one = one.replacen("[summarized]", &format!("[{}]", o.describe()), 1);
+        } else if o.is_changed() {
             let nl = one.find('\n').unwrap_or(one.len());
             one.insert_str(nl, &format!(" {}", style.marker(&format!("[{}]", o.describe()))));
         }

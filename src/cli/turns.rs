@@ -56,7 +56,7 @@ pub enum Change {
 /// Compares a request with the previous one.
 pub fn change(prev: Option<&[Block]>, blocks: &[Block], origins: &[Origin]) -> Change {
     let Some(prev) = prev else { return Change::First };
-    match (0..prev.len()).find(|&i| blocks.get(i) != Some(&prev[i])) {
+    match (0..prev.len()).find(|&i| !blocks.get(i).is_some_and(|b| strategy::same_block(b, &prev[i]))) {
         None => Change::Appended(blocks.len() - prev.len()),
         Some(at) => {
             let (id, why) = match blocks.get(at) {
@@ -95,18 +95,34 @@ struct Row {
 
 fn rows(journal: &Journal, s: &strategy::Strategy) -> Vec<Row> {
     let est = estimator(journal);
+    // The previous request, updated in place (only blocks from the first change are cloned).
     let mut prev: Option<Vec<Block>> = None;
+    // cum[i]: characters of the previous request's first i blocks (so a turn counts only the
+    // blocks after the first change, not the whole history again).
+    let mut cum: Vec<usize> = vec![0];
     let mut out = Vec::new();
     strategy::replay(journal, s, est.as_ref(), |r| {
         let c = change(prev.as_deref(), r.blocks, r.origins);
+        let keep = match &c {
+            Change::First => 0,
+            Change::Appended(_) => cum.len() - 1,
+            Change::Rewritten { at, .. } => *at,
+        };
+        cum.truncate(keep + 1);
+        for b in &r.blocks[keep..] {
+            let last = *cum.last().expect("cum starts with 0");
+            cum.push(last + b.chars());
+        }
         out.push(Row {
             turn: r.turn,
             rev: journal.records[r.record].rev,
             blocks: r.blocks.len(),
-            chars: r.blocks.iter().map(Block::chars).sum(),
+            chars: *cum.last().expect("cum starts with 0"),
             change: c,
         });
-        prev = Some(r.blocks.to_vec());
+        let p = prev.get_or_insert_with(Vec::new);
+        p.truncate(keep);
+        p.extend(r.blocks[keep..].iter().cloned());
     });
     out
 }

@@ -9,10 +9,9 @@
 
 use crate::journal::{Body, CtxSettings, Journal};
 use crate::projection::{markers, Block, Replayer};
-use crate::tokens::request_tokens;
 
 use super::calibrate::{calibrated, multiplier, Point};
-use super::{Family, Measure, Origin, Out, TurnCx};
+use super::{same_block, Family, Measure, Origin, Out, TurnCx};
 
 /// The model's window when the journal does not say (the default of `journal-v1.md` §6).
 pub const DEFAULT_WINDOW: u64 = 1_000_000;
@@ -59,6 +58,10 @@ pub struct Elide<'j> {
     cursor: usize,
     points: Vec<Point>,
     recorded: Replayer<'j>,
+    /// The last recorded request estimated, with each block's count (reused while the block is
+    /// unchanged, so calibration does not re-count the history every turn).
+    rec_blocks: Vec<Block>,
+    rec_tokens: Vec<u64>,
 }
 
 impl<'j> Elide<'j> {
@@ -71,6 +74,8 @@ impl<'j> Elide<'j> {
             cursor: 0,
             points: Vec::new(),
             recorded: Replayer::new(journal),
+            rec_blocks: Vec::new(),
+            rec_tokens: Vec::new(),
         }
     }
 }
@@ -121,7 +126,24 @@ impl Family for Elide<'_> {
         let Body::Assistant(a) = &cx.journal.records[cx.record].body else { return };
         let Some(prompt) = a.usage.as_ref().and_then(|u| u.prompt_tokens) else { return };
         self.recorded.advance_to(cx.record);
-        let est = request_tokens(cx.est, self.recorded.projection().blocks());
+        let mut n = 0;
+        for b in self.recorded.projection().blocks() {
+            match self.rec_blocks.get_mut(n) {
+                Some(old) if same_block(old, b) => {}
+                Some(old) => {
+                    *old = b.clone();
+                    self.rec_tokens[n] = cx.est.block(b);
+                }
+                None => {
+                    self.rec_blocks.push(b.clone());
+                    self.rec_tokens.push(cx.est.block(b));
+                }
+            }
+            n += 1;
+        }
+        self.rec_blocks.truncate(n);
+        self.rec_tokens.truncate(n);
+        let est = 3 + self.rec_tokens.iter().sum::<u64>();
         self.points.push(Point { turn: cx.turn, prompt, est });
     }
 }

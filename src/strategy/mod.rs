@@ -206,9 +206,19 @@ pub fn replay_to(
         for (k, &idx) in journal.turns[..turns].iter().enumerate() {
             r.advance_to(idx);
             let p = r.projection();
-            blocks.clear();
+            // Update in place: unchanged blocks share their texts, so this costs pointer
+            // comparisons, not a copy of the history, per turn.
+            let mut n = 0;
+            for b in p.blocks() {
+                match blocks.get_mut(n) {
+                    Some(old) if same_block(old, b) => {}
+                    Some(old) => *old = b.clone(),
+                    None => blocks.push(b.clone()),
+                }
+                n += 1;
+            }
+            blocks.truncate(n);
             origins.clear();
-            blocks.extend(p.blocks().cloned());
             origins.extend(recorded_origins(p));
             f(&TurnRequest { turn: k + 1, record: idx, blocks: &blocks, origins: &origins });
         }
@@ -390,5 +400,43 @@ impl Out {
         self.sizes.truncate(keep);
         self.total = self.sizes.iter().sum();
         self.head = keep;
+    }
+}
+
+/// Block equality that first compares shared texts and values by pointer: requests of one replay
+/// share their unchanged texts, so comparing consecutive requests costs O(blocks), not O(bytes).
+pub fn same_block(a: &Block, b: &Block) -> bool {
+    use std::sync::Arc;
+    fn t(x: &crate::journal::Text, y: &crate::journal::Text) -> bool {
+        Arc::ptr_eq(x, y) || x == y
+    }
+    fn v(x: &Arc<serde_json::Value>, y: &Arc<serde_json::Value>) -> bool {
+        Arc::ptr_eq(x, y) || x == y
+    }
+    match (a, b) {
+        (Block::System { text: x, tools: tx }, Block::System { text: y, tools: ty }) => {
+            t(x, y)
+                && match (tx, ty) {
+                    (Some(p), Some(q)) => v(p, q),
+                    (None, None) => true,
+                    _ => false,
+                }
+        }
+        (Block::Summary { text: x }, Block::Summary { text: y }) => t(x, y),
+        (Block::User { id: i, text: x }, Block::User { id: j, text: y })
+        | (Block::Notice { id: i, text: x }, Block::Notice { id: j, text: y }) => i == j && t(x, y),
+        (Block::Attachment { id: i, user: u, text: x }, Block::Attachment { id: j, user: w, text: y }) => {
+            i == j && u == w && t(x, y)
+        }
+        (Block::Assistant { id: i, text: x, calls: cx }, Block::Assistant { id: j, text: y, calls: cy }) => {
+            i == j
+                && t(x, y)
+                && cx.len() == cy.len()
+                && cx.iter().zip(cy).all(|(p, q)| p.id == q.id && p.tool == q.tool && v(&p.args, &q.args))
+        }
+        (Block::Result { call: i, tool: p, text: x }, Block::Result { call: j, tool: q, text: y }) => {
+            i == j && p == q && t(x, y)
+        }
+        _ => false,
     }
 }

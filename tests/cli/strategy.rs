@@ -237,3 +237,52 @@ fn compaction_replays_write_the_summary() {
         "{summary}"
     );
 }
+
+const EVERY: &[&str] = &[
+    "recorded",
+    "baseline",
+    "truncate-500",
+    "age-truncate-500-keep-3",
+    "mid-truncate-2000",
+    "sliding-8",
+    "sliding-8-pin",
+    "per-tool-keep-2",
+    "elide-keep-5",
+    "elide-4000-2000-keep-2",
+    "compact-at-12000-structured",
+    "compact-at-2000t-repeat",
+    "compact-at-6000-chain",
+    "tiered",
+    "tiered-fast",
+];
+
+#[test]
+fn every_strategy_replays_every_sample_without_machinery() {
+    for name in samples() {
+        let dir = sample(&name);
+        for s in EVERY {
+            let out = ctxj().arg("show").arg(&dir).args(["--json", "--strategy", s]).output().unwrap();
+            assert!(out.status.success(), "{name} {s}: {}", String::from_utf8_lossy(&out.stderr));
+            let v: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+            if *s == "recorded" {
+                continue;
+            }
+            for b in &v {
+                let calls = b["calls"].as_array().map(Vec::as_slice).unwrap_or_default();
+                assert!(calls.iter().all(|c| c["tool"] != "ctx"), "{name} {s}: a ctx call survived");
+                assert!(b["type"] != "result" || b["tool"] != "ctx", "{name} {s}: a ctx result survived");
+                if b["type"] == "notice" {
+                    let text = b["text"].as_str().unwrap();
+                    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+                    let line = journal.lines().find(|l| l.contains(&format!("\"id\":{}", b["id"]))).unwrap();
+                    assert!(
+                        !["manage_context", "mirror_applied", "mirror_rejected"]
+                            .iter()
+                            .any(|t| line.contains(&format!("\"topic\":\"{t}\""))),
+                        "{name} {s}: machinery notice {text:?} survived"
+                    );
+                }
+            }
+        }
+    }
+}
