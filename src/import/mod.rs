@@ -686,8 +686,13 @@ mod props {
                         _ => {}
                     }
                 }
-                // The projection and the writer accept whatever was built.
+                // The projection and the writer accept whatever was built, and the writer's
+                // incremental request hash is the projection's own.
                 let _ = crate::projection::state_at_rev(j, u64::MAX);
+                let mut h = write::RequestHasher::default();
+                let mut same = true;
+                crate::projection::for_each_request(j, |_, _, p| same &= h.sha256(p) == p.sha256());
+                prop_assert!(same, "{:?}: incremental hash differs", fmt);
                 let text = write::to_jsonl(j);
                 prop_assert!(crate::journal::parse_bytes(Path::new("w"), text.as_bytes(), ReadOptions::default()).is_ok());
             }
