@@ -252,8 +252,10 @@ fn import_writes_a_session_whose_hashes_check() {
                 assert_eq!(recorded(k), p.sha256(), "{} turn {k}", f.display())
             });
         }
-        // The CLI agrees, byte for byte, on the first, a middle and the last turn.
-        for k in [1, turns.div_ceil(2), turns] {
+        // The CLI agrees, byte for byte, on the last turn (and on the first and a middle one of
+        // the small files, whose every turn was also recomputed above).
+        let ks = if text.len() < 1 << 20 { vec![1, turns.div_ceil(2), turns] } else { vec![turns] };
+        for k in ks {
             let shown = ctxj().args(["show", "--at", "turn", &k.to_string(), "--json"]).arg(&dest).output().unwrap();
             assert!(shown.status.success());
             let bytes = &shown.stdout[..shown.stdout.len() - 1];
