@@ -4,6 +4,9 @@
 mod check;
 mod common;
 mod foundation;
+mod hostile;
+mod report;
 mod import;
+mod perf;
 mod samples;
 mod strategy;
