@@ -225,22 +225,23 @@ pub struct Loaded {
 /// transcript file of any supported format (`file.jsonl#part` for a side session kept inside a
 /// Claude Code file), or a folder holding exactly one session.
 pub fn load(spec: &str, from: FromFormat, root: Option<&Path>, opts: ReadOptions) -> Result<Loaded, ImportError> {
-    if from == FromFormat::Auto || from == FromFormat::Fixed(Format::Ctxj) {
-        match Session::resolve(spec, root) {
-            Ok(session) => {
-                let fmt = match from {
-                    FromFormat::Fixed(f) => f,
-                    FromFormat::Auto => detect_file(&session.journal_path).unwrap_or(Format::Ctxj),
-                };
-                if fmt == Format::Ctxj {
+    // A session directory or a bare id is a ctxj session (spec §1) unless --from says otherwise;
+    // a file is recognised by its content.
+    if !Path::new(spec).is_file() {
+        if let Ok(session) = Session::resolve(spec, root) {
+            match from {
+                FromFormat::Auto | FromFormat::Fixed(Format::Ctxj) => {
                     let journal = session.load(opts)?;
                     return Ok(Loaded { session, journal, format: Format::Ctxj, report: None, files: Vec::new() });
                 }
-                return load_file(&session.journal_path, None, fmt);
+                FromFormat::Fixed(f) => return load_file(&session.journal_path, None, f),
             }
-            Err(e) if from == FromFormat::Fixed(Format::Ctxj) => return Err(e.into()),
-            Err(_) => {}
         }
+    }
+    if from == FromFormat::Fixed(Format::Ctxj) {
+        let session = Session::resolve(spec, root)?;
+        let journal = session.load(opts)?;
+        return Ok(Loaded { session, journal, format: Format::Ctxj, report: None, files: Vec::new() });
     }
     let p = Path::new(spec);
     let (path, part) = split_part(p);
@@ -263,7 +264,8 @@ pub fn load(spec: &str, from: FromFormat, root: Option<&Path>, opts: ReadOptions
     }
     let fmt = match from {
         FromFormat::Fixed(f) => f,
-        FromFormat::Auto => detect_file(&path).ok_or_else(|| ImportError::Unknown { path: spec.to_string() })?,
+        // Not recognisably foreign: read as a journal, whose errors name the first bad line.
+        FromFormat::Auto => detect_file(&path).unwrap_or(Format::Ctxj),
     };
     if fmt == Format::Ctxj {
         let session = Session::resolve(&path.to_string_lossy(), None)?;
