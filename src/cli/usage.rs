@@ -17,8 +17,8 @@ use super::{table, Ctx, EXIT_OK};
 /// Counting follows ccusage: one count per message.id + requestId (the non-sidechain copy wins,
 /// then the larger total), subagent files count toward their parent session. Lines written with
 /// a space after the colon, which ccusage skips, are counted here and shown in --json as
-/// not_counted_by_ccusage. Costs come from a small built-in Claude price table (no long-context
-/// tiers); a model it does not know leaves the cost empty.
+/// not_counted_by_ccusage. Costs come from the built-in price table (1-hour cache writes at 2x
+/// input, no long-context tiers); calls of a model it does not know are left out and marked *.
 ///
 /// Examples:
 ///   ctxj usage ~/.claude/projects
@@ -81,7 +81,11 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
         "compactions",
     ]);
     let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
-    let usd = |x: Option<f64>| x.map_or("?".to_string(), |v| format!("{v:.2}"));
+    let usd = |x: Option<f64>, unpriced: usize| match (x, unpriced) {
+        (None, _) => "?".to_string(),
+        (Some(v), 0) => format!("{v:.2}"),
+        (Some(v), _) => format!("{v:.2}*"),
+    };
     for row in r.rows.iter().chain(std::iter::once(&r.totals)) {
         t.add_row(vec![
             escape_line(&row.key),
@@ -91,7 +95,7 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
             thousands(row.tokens.cache_creation),
             thousands(row.tokens.cache_read),
             thousands(row.total_tokens),
-            usd(row.cost_usd),
+            usd(row.cost_usd, row.unpriced_calls),
             pct(row.cache_hit_rate),
             if by == By::Model { "-".into() } else { row.compactions.to_string() },
         ]);
@@ -99,7 +103,12 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     writeln!(out, "{t}")?;
     writeln!(out, "{} file(s), {} duplicate line(s) counted once", r.files.len(), r.duplicates)?;
     if !r.unpriced.is_empty() {
-        writeln!(out, "no price for: {}", escape_line(&r.unpriced.join(", ")))?;
+        writeln!(
+            out,
+            "* leaves out {} call(s) of models without a price: {}",
+            r.totals.unpriced_calls,
+            escape_line(&r.unpriced.join(", "))
+        )?;
     }
     if !r.totals.not_counted_by_ccusage.is_zero() {
         writeln!(

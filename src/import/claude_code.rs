@@ -779,6 +779,27 @@ mod tests {
     }
 
     #[test]
+    fn preserved_segment_becomes_kept() {
+        let s = r#"{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"old"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","requestId":"r1","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","model":"m","content":[{"type":"text","text":"old answer"}]}}
+{"type":"user","uuid":"u2","parentUuid":"a1","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":"recent"}}
+{"type":"assistant","uuid":"a2","parentUuid":"u2","requestId":"r2","timestamp":"2026-01-01T00:00:03Z","message":{"id":"m2","model":"m","content":[{"type":"text","text":"recent answer"}]}}
+{"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":null,"logicalParentUuid":"a2","timestamp":"2026-01-01T00:00:04Z","compactMetadata":{"trigger":"manual","preTokens":50,"postTokens":20,"preservedSegment":{"headUuid":"u2","anchorUuid":"s1","tailUuid":"a2"}}}
+{"type":"user","uuid":"s1","parentUuid":"c1","isCompactSummary":true,"timestamp":"2026-01-01T00:00:05Z","message":{"role":"user","content":"summary"}}
+{"type":"user","uuid":"u3","parentUuid":"s1","timestamp":"2026-01-01T00:00:06Z","message":{"role":"user","content":"next"}}
+"#;
+        let im = import(s);
+        let Body::Compact(c) = &im.journal.records[5].body else { panic!("{:?}", im.journal.records[5].body.kind()) };
+        assert_eq!(c.kept.as_deref(), Some(&["u2".to_string(), "m2".to_string()][..]));
+        assert_eq!(c.first_kept, None);
+        assert_eq!(c.tokens_after, Some(20.0));
+        let p = crate::projection::state_at_rev(&im.journal, u64::MAX);
+        let ids: Vec<&str> = p.conv.iter().filter_map(|b| b.block.id()).collect();
+        assert_eq!(ids, vec!["u2", "m2", "u3"]);
+        assert_eq!(p.summaries.len(), 1);
+    }
+
+    #[test]
     fn odd_lines_and_unknown_types_never_fail() {
         let s = "\"str\"\n42\n[1]\n{\"type\": null}\n{\"type\":\"weird-new-thing\",\"uuid\":\"w\"}\n{\"type\": \"user\", \"uuid\": \"u\", \"message\": {\"role\": \"user\", \"content\": \"x\"}}\n";
         let im = import(s);

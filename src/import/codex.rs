@@ -48,7 +48,7 @@ struct Seen {
 pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     let mut report = ImportReport::new(Format::Codex, path);
     report.missing = vec!["tool schemas".into()];
-    let lines = parse_lines(path, bytes, &mut report)?;
+    let lines = normalize_legacy(parse_lines(path, bytes, &mut report)?, &mut report);
     let mut b = Builder::new();
 
     let meta = lines.iter().find(|l| s(&l.obj, "type") == Some("session_meta"));
@@ -264,6 +264,65 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     Ok(Imported { journal: b.finish(path), report, files })
 }
 
+/// Response-item types that appear as bare lines in rollouts written before 2025-09.
+const ITEM_TYPES: &[&str] = &[
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "local_shell_call_output",
+    "web_search_call",
+];
+
+/// Rewrites a pre-2025-09 rollout (openai/codex PR #3380: a flattened `SessionMeta` first line
+/// without `type`, bare `ResponseItem` lines, `{"record_type":"state"}` lines) into the current
+/// `{type, payload}` shape. Current rollouts pass through unchanged.
+fn normalize_legacy(lines: Vec<super::Line>, report: &mut ImportReport) -> Vec<super::Line> {
+    let legacy = lines.iter().any(|l| {
+        !l.obj.contains_key("payload")
+            && (l.obj.contains_key("record_type")
+                || l.obj.get("type").and_then(Value::as_str).is_some_and(|t| ITEM_TYPES.contains(&t)))
+    });
+    if !legacy {
+        return lines;
+    }
+    report.note(
+        "rollout in the format before 2025-09 (bare response items): read as current items, without token_count events",
+    );
+    let mut out = Vec::with_capacity(lines.len());
+    for (n, mut l) in lines.into_iter().enumerate() {
+        let o = std::mem::take(&mut l.obj);
+        let ts = o.get("timestamp").cloned();
+        let mut wrapped = Map::new();
+        if o.contains_key("record_type") {
+            wrapped.insert("type".into(), Value::from("state"));
+        } else if n == 0 && !o.contains_key("type") && o.contains_key("id") {
+            let mut meta = o.clone();
+            if let Some(Value::String(i)) = o.get("instructions") {
+                meta.insert("base_instructions".into(), serde_json::json!({ "text": i }));
+            }
+            wrapped.insert("type".into(), Value::from("session_meta"));
+            wrapped.insert("payload".into(), Value::Object(meta));
+        } else if o.get("type").and_then(Value::as_str).is_some_and(|t| ITEM_TYPES.contains(&t)) {
+            wrapped.insert("type".into(), Value::from("response_item"));
+            wrapped.insert("payload".into(), Value::Object(o));
+        } else {
+            l.obj = o;
+            out.push(l);
+            continue;
+        }
+        if let Some(ts) = ts {
+            wrapped.insert("timestamp".into(), ts);
+        }
+        l.obj = wrapped;
+        out.push(l);
+    }
+    out
+}
+
 impl Pending {
     fn start(&mut self, line: &super::Line, ts: Option<&str>) {
         if !self.started {
@@ -468,6 +527,22 @@ mod tests {
 {"timestamp":"2026-01-01T00:00:09Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":220,"cached_input_tokens":96,"output_tokens":9,"total_tokens":229},"last_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"total_tokens":9999}}}}
 {"timestamp":"2026-01-01T00:00:10Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]},{"type":"message","role":"developer","content":[{"type":"input_text","text":"new ctx"}]},{"type":"compaction","encrypted_content":"xyz"}]}}
 "#;
+
+    #[test]
+    fn reads_a_pre_2025_09_rollout() {
+        let s = r#"{"id":"old","timestamp":"2025-08-01T00:00:00Z","instructions":"be brief","git":{}}
+{"record_type":"state"}
+{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}
+{"type":"function_call","name":"shell","arguments":"{}","call_id":"c"}
+{"type":"function_call_output","call_id":"c","output":"ok"}
+{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}
+"#;
+        assert_eq!(super::super::detect_bytes(s.as_bytes(), "rollout-x.jsonl"), Some(Format::Codex));
+        let im = read(Path::new("rollout-x.jsonl"), s.as_bytes()).unwrap();
+        let kinds: Vec<&str> = im.journal.records.iter().map(|r| r.kind()).collect();
+        assert_eq!(kinds, vec!["session", "system", "user", "assistant", "result", "assistant"]);
+        assert_eq!(im.journal.session().unwrap().id, "old");
+    }
 
     #[test]
     fn maps_a_rollout() {

@@ -78,6 +78,14 @@ fn vote(o: &Map<String, Value>) -> Option<Format> {
     {
         return Some(Format::Codex);
     }
+    // Codex before 2025-09: bare response items and state lines.
+    if has("record_type")
+        || (matches!(t, Some("message")) && has("role") && !has("message"))
+        || matches!(t, Some("function_call" | "function_call_output" | "custom_tool_call" | "local_shell_call"))
+            && has("call_id")
+    {
+        return Some(Format::Codex);
+    }
     let cc_envelope = has("uuid")
         || has("parentUuid")
         || has("sessionId")

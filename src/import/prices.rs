@@ -1,10 +1,13 @@
-//! A minimal private price table for Claude models (USD per million tokens), used by
-//! `ctxj usage` until the shared price table (`cache::prices`) lands in main. Source:
-//! `../shared/formats/tokens-caching-pricing.md` (Anthropic list prices). One function is the
-//! whole interface, so swapping the table is a one-line change.
+//! Prices for `ctxj usage`, taken from the shared table (`cache::prices`, built-in LiteLLM-based
+//! figures) behind one function. Claude Code adds one distinction the shared table does not
+//! carry: 1-hour cache writes, priced at 2× input as Anthropic (and ccusage) do.
 //!
-//! Not modelled: long-context (>200k) tiers and the `speed: "fast"` multiplier (ccusage applies
-//! both), so costs can differ from ccusage's for such requests; token counts never do.
+//! Not modelled: ccusage's per-category >200k tiers and the `speed: "fast"` multiplier, so costs
+//! can differ from ccusage's for such requests; token counts never do.
+
+use std::sync::OnceLock;
+
+use crate::cache::prices::PriceTable;
 
 /// Prices of one model in USD per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -18,29 +21,17 @@ pub struct Price {
     pub cache_read: f64,
 }
 
-const fn p(input: f64, output: f64, cache_write: f64, cache_read: f64) -> Price {
-    Price { input, output, cache_write, cache_write_1h: input * 2.0, cache_read }
-}
-
-/// The price of a Claude model by name (`claude-opus-4-6`, `claude-sonnet-4-5-20250929`, …);
-/// `None` for models the table does not know.
+/// The price of a model by name (`claude-opus-4-6`, `claude-sonnet-4-5-20250929`, …); `None`
+/// for models the built-in table does not know.
 pub fn price(model: &str) -> Option<Price> {
-    let m = model.to_ascii_lowercase();
-    let has = |s: &str| m.contains(s);
-    Some(if has("opus-4-5") || has("opus-4-6") || has("opus-4-7") || has("opus-4-8") || has("opus-5") {
-        p(5.0, 25.0, 6.25, 0.5)
-    } else if has("opus") {
-        p(15.0, 75.0, 18.75, 1.5)
-    } else if has("sonnet") {
-        p(3.0, 15.0, 3.75, 0.3)
-    } else if has("haiku-4") {
-        p(1.0, 5.0, 1.25, 0.1)
-    } else if has("3-5-haiku") || has("haiku-3-5") {
-        p(0.8, 4.0, 1.0, 0.08)
-    } else if has("haiku") {
-        p(0.25, 1.25, 0.3, 0.03)
-    } else {
-        return None;
+    static TABLE: OnceLock<PriceTable> = OnceLock::new();
+    let (_, p) = TABLE.get_or_init(PriceTable::builtin).lookup(model)?;
+    Some(Price {
+        input: p.input,
+        output: p.output,
+        cache_write: p.write_rate(),
+        cache_write_1h: p.input * 2.0,
+        cache_read: p.cached_rate(),
     })
 }
 
@@ -54,6 +45,6 @@ mod tests {
         assert_eq!(price("claude-opus-4-1-20250805").unwrap().output, 75.0);
         assert_eq!(price("claude-sonnet-4-5-20250929").unwrap().cache_read, 0.3);
         assert_eq!(price("claude-haiku-4-5-20251001").unwrap().cache_write_1h, 2.0);
-        assert!(price("gpt-5").is_none());
+        assert!(price("no-such-model").is_none());
     }
 }

@@ -101,8 +101,10 @@ pub struct Row {
     #[serde(flatten)]
     pub tokens: Tokens,
     pub total_tokens: u64,
-    /// Estimated cost in USD (`None` when a model is not in the price table).
+    /// Estimated cost in USD of the calls whose model has a price (`None` when none has).
     pub cost_usd: Option<f64>,
+    /// Calls with tokens whose model has no price: left out of `cost_usd`.
+    pub unpriced_calls: usize,
     /// Σ cache_read / Σ (input + cache_creation + cache_read).
     pub cache_hit_rate: Option<f64>,
     pub compactions: usize,
@@ -319,6 +321,7 @@ pub fn usage(files: &[PathBuf], by: By) -> UsageReport {
                 Some(c) => *r.cost_usd.get_or_insert(0.0) += c,
                 None if !e.usage.is_zero_cost() => {
                     *unp = true;
+                    r.unpriced_calls += 1;
                     if let Some(m) = &e.model {
                         unpriced.insert(m.clone());
                     }
@@ -355,9 +358,7 @@ pub fn usage(files: &[PathBuf], by: By) -> UsageReport {
         r.total_tokens = r.tokens.total();
         let prompt = r.tokens.input + r.tokens.cache_creation + r.tokens.cache_read;
         r.cache_hit_rate = (prompt > 0).then(|| r.tokens.cache_read as f64 / prompt as f64);
-        if unp {
-            r.cost_usd = None;
-        }
+        let _ = unp;
     };
     let mut out_rows = Vec::new();
     for (_, (mut r, fs, ms, unp)) in rows {

@@ -10,8 +10,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use sha2::{Digest, Sha256};
+
 use crate::journal::{Body, CtxSettings, Journal, Record};
-use crate::projection::for_each_request;
+use crate::projection::block::hex;
+use crate::projection::{for_each_request, Block, Projection};
 
 /// Why a session could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -34,10 +37,51 @@ pub struct Written {
     pub bytes: u64,
 }
 
+/// Hashes successive requests, reusing the SHA-256 state of the prefix a request shares with
+/// the previous one (requests mostly grow by appending), so a long session costs one pass over
+/// its blocks instead of one full serialisation per turn. Same bytes as
+/// [`crate::projection::Projection::sha256`].
+#[derive(Default)]
+pub struct RequestHasher {
+    blocks: Vec<Block>,
+    /// `states[i]`: the state after `[` and the first `i` blocks (with their commas).
+    states: Vec<Sha256>,
+}
+
+impl RequestHasher {
+    pub fn sha256(&mut self, p: &Projection) -> String {
+        let cur: Vec<&Block> = p.blocks().collect();
+        let common = self.blocks.iter().zip(&cur).take_while(|(a, b)| a == *b).count();
+        self.blocks.truncate(common);
+        self.states.truncate(common + 1);
+        if self.states.is_empty() {
+            let mut h = Sha256::new();
+            h.update(b"[");
+            self.states.push(h);
+        }
+        let mut buf = Vec::new();
+        for (i, b) in cur[common..].iter().enumerate() {
+            let mut h = self.states.last().expect("at least the opening bracket").clone();
+            buf.clear();
+            if common + i > 0 {
+                buf.push(b',');
+            }
+            b.write_canonical(&mut buf);
+            h.update(&buf);
+            self.states.push(h);
+            self.blocks.push((*b).clone());
+        }
+        let mut h = self.states.last().expect("at least the opening bracket").clone();
+        h.update(b"]");
+        hex(&h.finalize())
+    }
+}
+
 /// The journal as JSONL text, with `prompt_sha256` set on every assistant record.
 pub fn to_jsonl(journal: &Journal) -> String {
     let mut sha = vec![None; journal.records.len()];
-    for_each_request(journal, |_, idx, p| sha[idx] = Some(p.sha256()));
+    let mut hasher = RequestHasher::default();
+    for_each_request(journal, |_, idx, p| sha[idx] = Some(hasher.sha256(p)));
     let mut out = String::new();
     for (i, r) in journal.records.iter().enumerate() {
         let v = record_value(r, sha[i].as_deref());
@@ -299,7 +343,9 @@ mod tests {
         let back = parse_bytes(Path::new("j"), text.as_bytes(), ReadOptions::default()).unwrap();
         assert_eq!(back.records.len(), im.journal.records.len());
         let mut n = 0;
+        let mut h = RequestHasher::default();
         for_each_request(&back, |k, idx, p| {
+            assert_eq!(h.sha256(p), p.sha256(), "incremental hash, turn {k}");
             let Body::Assistant(a) = &back.records[idx].body else { panic!() };
             assert_eq!(a.prompt_sha256.as_deref(), Some(p.sha256().as_str()), "turn {k}");
             n += 1;
