@@ -11,7 +11,8 @@
 //!   [`journal::Record`]s (spec `journal-v1.md` §1–§2);
 //! * [`projection`] turns records into the [`projection::Projection`] the provider received at any
 //!   revision or turn, and writes its canonical JSON bytes (§3–§5);
-//! * [`render`] holds the terminal-safe text helpers shared by every command.
+//! * [`render`] holds the terminal-safe text helpers shared by every command;
+//! * [`report`] gathers and renders the self-contained HTML report.
 //!
 //! Nothing on the left of the flow knows what is on its right: the reader knows no projection, the
 //! projection knows no tokens, and no core module prints.
@@ -22,5 +23,7 @@ pub mod import;
 pub mod journal;
 pub mod projection;
 pub mod render;
+pub mod report;
 pub mod strategy;
+pub mod synth;
 pub mod tokens;

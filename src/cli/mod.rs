@@ -17,6 +17,7 @@ pub mod completions;
 pub mod diff;
 pub mod import;
 pub mod log;
+pub mod progress;
 pub mod report;
 pub mod sessions;
 pub mod show;

@@ -1,16 +1,80 @@
-//! `ctxj synth`: Generate a synthetic journal (hidden). (Placeholder until its issue lands.)
+//! `ctxj synth`: generate a synthetic journal for benchmarks and scale tests (hidden).
 
-use anyhow::Result;
+use std::path::PathBuf;
 
-use super::Ctx;
+use anyhow::{Context as _, Result};
 
-/// Generate a synthetic journal (hidden).
+use ctxj::synth::{generate, SynthOptions};
+
+use super::{progress, Ctx, EXIT_OK};
+
+/// Generate a synthetic journal (hidden; for benchmarks and scale tests).
+///
+/// Writes `DIR/journal.jsonl` (plus spill and attachment files) for a session of N turns,
+/// deterministically from the seed: tool outputs from 200 B to 200 KB with occasional 5 MB ones,
+/// repeated reads of the same files, shell and test output, auto-elisions, `ctx clear` actions,
+/// mirror commits, compactions, a model switch; every assistant record carries `usage` and the
+/// correct `prompt_sha256`. DIR must not exist or be empty.
+///
+/// Examples:
+///   ctxj synth --turns 10000 --seed 1 --out bench-out/synth-10k
+///   ctxj synth --turns 10000 --seed 3 --size-mb 1024 --out bench-out/synth-1g
 #[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Session, file or folder.
-    pub input: Option<String>,
+    /// Number of turns (assistant records).
+    #[arg(long, default_value_t = 1000)]
+    pub turns: usize,
+    /// Seed of the generator: the same seed and options give the same bytes.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Scale tool outputs so that the journal is about this many MiB.
+    #[arg(long, value_name = "MIB")]
+    pub size_mb: Option<f64>,
+    /// Output directory (created; must not exist or be empty).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Print the statistics as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run(_args: Args, _ctx: &Ctx) -> Result<u8> {
-    anyhow::bail!("`ctxj synth` is not implemented yet")
+pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
+    if let Some(mb) = args.size_mb {
+        anyhow::ensure!(mb.is_finite() && mb > 0.0, "--size-mb {mb}: must be a positive number");
+    }
+    let opts = SynthOptions { turns: args.turns, seed: args.seed, size_mb: args.size_mb };
+    let pb = progress::bar(args.turns as u64, "turns");
+    let stats = generate(&opts, &args.out, &mut |n| pb.set_position(n as u64))
+        .with_context(|| format!("synth into {}", args.out.display()))?;
+    pb.finish_and_clear();
+    let mut out = super::stdout();
+    use std::io::Write as _;
+    if args.json {
+        serde_json::to_writer(&mut out, &stats)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{}: {} turns, {} records, {} bytes; {} results ({} of 5 MB, {} spilled), {} attachments, {} elides, {} clears, {} mirrors accepted, {} rejected, {} compactions, {} notices; hashed {} request bytes of {}",
+            ctxj::render::text::escape_line(&args.out.join("journal.jsonl").display().to_string()),
+            stats.turns,
+            stats.records,
+            stats.journal_bytes,
+            stats.results,
+            stats.big_outputs,
+            stats.spills,
+            stats.attachments,
+            stats.elides,
+            stats.clears,
+            stats.mirrors_accepted,
+            stats.mirrors_rejected,
+            stats.compactions,
+            stats.notices,
+            stats.hashed_bytes,
+            stats.request_bytes
+        )?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
 }

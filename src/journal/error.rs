@@ -87,6 +87,10 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            // About the whole file (e.g. an empty journal), not one line.
+            return f.write_str(&self.message);
+        }
         write!(f, "line {} (byte {}): {}", self.line, self.offset, self.message)
     }
 }

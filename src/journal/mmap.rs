@@ -3,14 +3,30 @@
 //!
 //! This is the only module of ctxj with `unsafe` code.
 //!
-//! **The SIGBUS hazard.** A mapped file that another process truncates while ctxj reads it makes
-//! the kernel raise SIGBUS on the next access past the new end. Journals are append-only, so a
-//! well-behaved harness only grows them (growth is harmless: the map keeps its original length and
-//! ctxj sees a consistent prefix). ctxj avoids the hazard instead of handling the signal: it maps
-//! a file only when it is a regular file of at least [`MMAP_MIN`] bytes, and it re-checks the
-//! length right after mapping; a shrink detected then falls back to a plain read. A truncation
-//! racing with the read itself remains possible in principle; `CTXJ_NO_MMAP=1` turns mapping off
-//! for users who read journals that other tools rewrite in place.
+//! **The SIGBUS hazard, and how it is handled.** A mapped file that another process truncates
+//! while ctxj reads it makes the kernel raise SIGBUS on the next access to a page past the new
+//! end. Journals are append-only, so a well-behaved harness only grows them (growth is harmless:
+//! the map keeps its original length and ctxj sees a consistent prefix), but ctxj also reads
+//! files other tools rewrite, and an audit tool must not die on them. Checking the length before
+//! or after mapping cannot close the race (the truncation can land in the middle of the parse:
+//! `tests/cli/hostile.rs` did exactly that and got SIGBUS before this module handled it), so ctxj
+//! **handles the signal, here and only here**:
+//!
+//! * every live map is registered (start, length) in a fixed table of atomics;
+//! * a SIGBUS handler, installed once before the first map, looks the faulting address up in
+//!   that table. When the address belongs to a journal map, it replaces the map from the faulting
+//!   page to its end with anonymous zero pages (`mmap(MAP_FIXED | MAP_ANONYMOUS)`, a plain system
+//!   call, safe in a signal handler), marks the map as *shrunk* and returns: the faulting read is
+//!   retried and sees zeros. Any other SIGBUS goes to the handler installed before (Rust's own,
+//!   or the default action), exactly as without ctxj's handler;
+//! * [`Source::shrank`] tells the reader the bytes are not the file's: `Session::load` then reads
+//!   the file again with a plain `read` (no map) and warns that the journal shrank while it was
+//!   being read. The result is exactly what a plain read of the file as it now is gives.
+//!
+//! A file that shrinks and grows back between two page faults cannot be noticed through the
+//! signal; [`Source::shrank`] also compares the file's length with the mapped length, which
+//! catches a shrink that did not fault. Handling is compiled on Linux and macOS; elsewhere on
+//! Unix nothing is mapped (plain reads only). `CTXJ_NO_MMAP=1` turns mapping off everywhere.
 
 use std::fs::File;
 use std::io::Read;
@@ -21,8 +37,24 @@ pub const MMAP_MIN: u64 = 1 << 20;
 
 /// The bytes of a journal file.
 pub enum Source {
-    Mapped(memmap2::Mmap),
+    Mapped(Mapped),
     Owned(Vec<u8>),
+}
+
+/// A registered read-only map of a whole file.
+pub struct Mapped {
+    map: memmap2::Mmap,
+    file: File,
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
+    slot: usize,
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // Unregister before `map` is unmapped (fields drop after this body).
+        #[cfg(any(target_os = "linux", target_os = "macos"))]
+        guard::unregister(self.slot);
+    }
 }
 
 impl Source {
@@ -31,27 +63,292 @@ impl Source {
         let mut file = File::open(path)?;
         let meta = file.metadata()?;
         let no_mmap = std::env::var_os("CTXJ_NO_MMAP").is_some_and(|v| v == "1");
-        if meta.is_file() && meta.len() >= MMAP_MIN && !no_mmap {
-            // SAFETY: the map is read-only and private to this process. The file may be changed
-            // by another process; appends do not affect the mapped range, and a shrink would
-            // fault on access. We re-check the length after mapping and fall back to a plain read
-            // when it shrank (see the module documentation for the remaining race).
-            #[allow(unsafe_code)]
-            let map = unsafe { memmap2::MmapOptions::new().len(meta.len() as usize).map(&file)? };
-            if file.metadata()?.len() >= meta.len() {
-                return Ok(Source::Mapped(map));
+        if meta.is_file() && meta.len() >= MMAP_MIN && !no_mmap && usize::try_from(meta.len()).is_ok() {
+            #[cfg(any(target_os = "linux", target_os = "macos"))]
+            if let Some(m) = guard::map(&file, meta.len() as usize)? {
+                return Ok(Source::Mapped(m));
             }
-            drop(map);
         }
         let mut buf = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut buf)?;
         Ok(Source::Owned(buf))
     }
 
+    /// Reads `path` into memory without mapping it.
+    pub fn read(path: &Path) -> std::io::Result<Self> {
+        Ok(Source::Owned(std::fs::read(path)?))
+    }
+
+    /// Tells the kernel that `start..end` will not be read again, so that its pages leave this
+    /// process's resident set (they stay in the page cache). A no-op for owned bytes. Reading the
+    /// range later is still correct: the pages fault in again from the file (or, after a shrink
+    /// handled by the SIGBUS handler, from the zero pages that replaced them).
+    pub fn release(&self, start: usize, end: usize) {
+        if let Source::Mapped(m) = self {
+            let end = end.min(m.map.len());
+            if end > start {
+                // SAFETY: MADV_DONTNEED on a private, read-only mapping that this process never
+                // writes only drops page-table entries; the next access re-reads the same bytes.
+                // No Rust reference observes a change. Failure is harmless.
+                #[allow(unsafe_code)]
+                let _ = unsafe { m.map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start) };
+            }
+        }
+    }
+
     pub fn bytes(&self) -> &[u8] {
         match self {
-            Source::Mapped(m) => m,
+            Source::Mapped(m) => &m.map,
             Source::Owned(v) => v,
+        }
+    }
+
+    /// Whether the file shrank while it was mapped: the bytes read may then hold zeros where the
+    /// file's end was cut off, and must be read again.
+    pub fn shrank(&self) -> bool {
+        match self {
+            Source::Owned(_) => false,
+            Source::Mapped(m) => {
+                #[cfg(any(target_os = "linux", target_os = "macos"))]
+                if guard::faulted(m.slot) {
+                    return true;
+                }
+                m.file.metadata().map_or(true, |meta| meta.len() < m.map.len() as u64)
+            }
+        }
+    }
+}
+
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+#[allow(unsafe_code)]
+mod guard {
+    //! The registry of live maps and the SIGBUS handler (see the module documentation).
+
+    use std::fs::File;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::OnceLock;
+
+    use super::Mapped;
+
+    /// How many journals can be mapped at once; past that, files are read instead.
+    const SLOTS: usize = 64;
+
+    struct Slot {
+        /// 0 = free; otherwise the claimed map's start address (page-aligned).
+        start: AtomicUsize,
+        len: AtomicUsize,
+        faulted: AtomicBool,
+        claimed: AtomicBool,
+    }
+
+    #[allow(clippy::declare_interior_mutable_const)]
+    const FREE: Slot = Slot {
+        start: AtomicUsize::new(0),
+        len: AtomicUsize::new(0),
+        faulted: AtomicBool::new(false),
+        claimed: AtomicBool::new(false),
+    };
+    static TABLE: [Slot; SLOTS] = [FREE; SLOTS];
+
+    /// The SIGBUS disposition before ours, to chain to; `None` when installing failed.
+    static PREVIOUS: OnceLock<Option<libc::sigaction>> = OnceLock::new();
+
+    fn page_size() -> usize {
+        // SAFETY: sysconf has no preconditions.
+        let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        if p > 0 {
+            p as usize
+        } else {
+            4096
+        }
+    }
+
+    /// Installs the handler once; whether it is in place.
+    fn install() -> bool {
+        PREVIOUS
+            .get_or_init(|| {
+                // SAFETY: plain sigaction calls with zero-initialized, then filled, structs.
+                unsafe {
+                    let mut old: libc::sigaction = std::mem::zeroed();
+                    let mut new: libc::sigaction = std::mem::zeroed();
+                    new.sa_sigaction = handler as *const () as usize;
+                    new.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+                    libc::sigemptyset(&mut new.sa_mask);
+                    if libc::sigaction(libc::SIGBUS, &new, &mut old) != 0 {
+                        return None;
+                    }
+                    Some(old)
+                }
+            })
+            .is_some()
+    }
+
+    /// Maps `file` (of `len` bytes) and registers the map; `None` when it cannot be guarded
+    /// (handler not installed, table full, or the file already shorter than `len`).
+    pub(super) fn map(file: &File, len: usize) -> std::io::Result<Option<Mapped>> {
+        if !install() {
+            return Ok(None);
+        }
+        let Some(slot) = TABLE
+            .iter()
+            .position(|s| s.claimed.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok())
+        else {
+            return Ok(None);
+        };
+        // SAFETY: a read-only private map of a file we opened read-only. Another process may
+        // change the file: appends do not touch the mapped range, and a shrink is handled by the
+        // SIGBUS handler, which needs the map registered before any byte of it is read.
+        let map = match unsafe { memmap2::MmapOptions::new().len(len).map(file) } {
+            Ok(m) => m,
+            Err(e) => {
+                TABLE[slot].claimed.store(false, Ordering::Release);
+                return Err(e);
+            }
+        };
+        let s = &TABLE[slot];
+        s.faulted.store(false, Ordering::Relaxed);
+        s.len.store(map.len(), Ordering::Relaxed);
+        s.start.store(map.as_ptr() as usize, Ordering::Release);
+        let file = file.try_clone()?;
+        Ok(Some(Mapped { map, file, slot }))
+    }
+
+    pub(super) fn unregister(slot: usize) {
+        let s = &TABLE[slot];
+        s.start.store(0, Ordering::Release);
+        s.len.store(0, Ordering::Relaxed);
+        s.claimed.store(false, Ordering::Release);
+    }
+
+    pub(super) fn faulted(slot: usize) -> bool {
+        TABLE[slot].faulted.load(Ordering::Acquire)
+    }
+
+    #[cfg(target_os = "linux")]
+    unsafe fn fault_addr(info: *mut libc::siginfo_t) -> usize {
+        (*info).si_addr() as usize
+    }
+
+    #[cfg(target_os = "macos")]
+    unsafe fn fault_addr(info: *mut libc::siginfo_t) -> usize {
+        (*info).si_addr as usize
+    }
+
+    /// The SIGBUS handler. Only async-signal-safe operations: atomics, `mmap`, `sigaction`.
+    extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+        // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
+        let addr = unsafe { fault_addr(info) };
+        for s in TABLE.iter() {
+            let start = s.start.load(Ordering::Acquire);
+            let len = s.len.load(Ordering::Relaxed);
+            if start == 0 || addr < start || addr >= start + len {
+                continue;
+            }
+            let page = page_size();
+            let from = addr & !(page - 1);
+            let end = (start + len).div_ceil(page) * page;
+            // SAFETY: [from, end) lies inside a live map of ours (registered, not yet unmapped:
+            // it is only unmapped after unregistering, and a thread faulting on it holds a borrow
+            // that keeps it alive). Replacing it with zero pages keeps every later read valid.
+            let p = unsafe {
+                libc::mmap(
+                    from as *mut libc::c_void,
+                    end - from,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                    -1,
+                    0,
+                )
+            };
+            if p != libc::MAP_FAILED {
+                s.faulted.store(true, Ordering::Release);
+                return; // the faulting read is retried and sees zeros
+            }
+            break;
+        }
+        chain(sig, info, ctx);
+    }
+
+    /// Passes a SIGBUS that is not ours to the previous disposition.
+    fn chain(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+        let prev = PREVIOUS.get().copied().flatten();
+        // SAFETY: calling the previously installed handler the way the kernel would have, or
+        // restoring the default action so that the re-executed access kills the process.
+        unsafe {
+            match prev {
+                Some(p) if p.sa_sigaction != libc::SIG_DFL && p.sa_sigaction != libc::SIG_IGN => {
+                    if p.sa_flags & libc::SA_SIGINFO != 0 {
+                        let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                            std::mem::transmute(p.sa_sigaction);
+                        f(sig, info, ctx);
+                    } else {
+                        let f: extern "C" fn(libc::c_int) = std::mem::transmute(p.sa_sigaction);
+                        f(sig);
+                    }
+                }
+                _ => {
+                    let mut dfl: libc::sigaction = std::mem::zeroed();
+                    dfl.sa_sigaction = libc::SIG_DFL;
+                    libc::sigaction(libc::SIGBUS, &dfl, std::ptr::null_mut());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_files_are_read_large_ones_mapped() {
+        let d = tempfile::tempdir().unwrap();
+        let small = d.path().join("s");
+        std::fs::write(&small, b"abc\n").unwrap();
+        let s = Source::open(&small).unwrap();
+        assert!(matches!(s, Source::Owned(_)));
+        assert_eq!(s.bytes(), b"abc\n");
+        assert!(!s.shrank());
+        let big = d.path().join("b");
+        std::fs::write(&big, vec![b'x'; MMAP_MIN as usize + 10]).unwrap();
+        let b = Source::open(&big).unwrap();
+        #[cfg(any(target_os = "linux", target_os = "macos"))]
+        assert!(matches!(b, Source::Mapped(_)));
+        assert_eq!(b.bytes().len(), MMAP_MIN as usize + 10);
+        assert!(!b.shrank());
+    }
+
+    #[test]
+    fn growing_while_mapped_is_not_a_shrink() {
+        use std::io::Write;
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("j");
+        std::fs::write(&p, vec![b'x'; 2 << 20]).unwrap();
+        let s = Source::open(&p).unwrap();
+        std::fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(b"more\n").unwrap();
+        assert!(s.bytes().iter().all(|&b| b == b'x'));
+        assert!(!s.shrank());
+    }
+
+    /// Regression test for the SIGBUS crash: before the handler, reading a map after the file
+    /// was truncated killed the process (this test binary included).
+    #[test]
+    fn truncated_while_mapped_reads_zeros_and_reports_the_shrink() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("j");
+        let len = 3 << 20;
+        std::fs::write(&p, vec![b'x'; len]).unwrap();
+        for _ in 0..3 {
+            let s = Source::open(&p).unwrap();
+            std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(4096).unwrap();
+            let bytes = s.bytes();
+            assert_eq!(bytes.len(), len);
+            assert!(bytes[..4096].iter().all(|&b| b == b'x'));
+            let zeros = bytes[4096..].iter().filter(|&&b| b == 0).count();
+            assert_eq!(zeros, len - 4096, "the cut-off part reads as zeros");
+            assert!(s.shrank());
+            drop(s);
+            std::fs::write(&p, vec![b'x'; len]).unwrap();
         }
     }
 }

@@ -30,7 +30,7 @@ fn is_num_byte(c: u8) -> bool {
 }
 
 /// Does the (valid JSON) line hold a number literal that serde_json would rewrite?
-fn needs_restore(b: &[u8]) -> bool {
+pub(crate) fn needs_restore(b: &[u8]) -> bool {
     let mut i = 0;
     while i < b.len() {
         match b[i] {

@@ -129,62 +129,145 @@ impl Journal {
     }
 }
 
+/// Bytes parsed between two calls of the `release` hook of [`parse_bytes_releasing`].
+pub const PARSE_CHUNK: usize = 64 << 20;
+
 /// Parses journal bytes. `path` is used in messages only.
 pub fn parse_bytes(path: &Path, bytes: &[u8], opts: ReadOptions) -> Result<Journal, JournalError> {
+    parse_bytes_releasing(path, bytes, opts, &|_, _| {})
+}
+
+/// [`parse_bytes`], calling `release(start, end)` for each stretch of about [`PARSE_CHUNK`]
+/// bytes once it is parsed and will not be read again. [`super::Session::load`] passes
+/// [`super::mmap::Source::release`] so that the mapped pages of a large journal leave the resident
+/// set as its records are built: peak memory is the records plus one chunk, not the records plus
+/// the whole file.
+pub fn parse_bytes_releasing(
+    path: &Path,
+    bytes: &[u8],
+    opts: ReadOptions,
+    release: &dyn Fn(usize, usize),
+) -> Result<Journal, JournalError> {
+    parse_chunked(path, bytes, opts, PARSE_CHUNK, release)
+}
+
+fn parse_chunked(
+    path: &Path,
+    bytes: &[u8],
+    opts: ReadOptions,
+    chunk: usize,
+    release: &dyn Fn(usize, usize),
+) -> Result<Journal, JournalError> {
     let lines: Vec<Line> = index_lines(bytes)
         .into_iter()
         .filter(|l| !bytes[l.start..l.end].iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')))
         .collect();
-    let parsed: Vec<Result<Record, JournalErrorKind>> =
-        lines.par_iter().with_min_len(64).map(|l| parse_line(&bytes[l.start..l.end], l)).collect();
 
     let mut journal = Journal { path: path.to_path_buf(), ..Journal::default() };
+    journal.records.reserve(lines.len());
     let n = lines.len();
-    for (i, (line, res)) in lines.iter().zip(parsed).enumerate() {
-        match res {
-            Ok(mut rec) => {
-                if !rec.rev_recorded {
-                    rec.rev = journal.records.len() as u64 + 1;
+    let mut from = 0;
+    while from < n {
+        let chunk_start = lines[from].start;
+        let mut to = from;
+        while to < n && (to == from || lines[to].end - chunk_start < chunk) {
+            to += 1;
+        }
+        let parsed: Vec<Result<Record, JournalErrorKind>> =
+            lines[from..to].par_iter().with_min_len(16).map(|l| parse_line(&bytes[l.start..l.end], l)).collect();
+        for (i, (line, res)) in (from..to).zip(lines[from..to].iter().zip(parsed)) {
+            match res {
+                Ok(mut rec) => {
+                    if !rec.rev_recorded {
+                        rec.rev = journal.records.len() as u64 + 1;
+                    }
+                    journal.records.push(rec);
                 }
-                journal.records.push(rec);
-            }
-            Err(kind) => {
-                let torn = i + 1 == n && !line.terminated;
-                let slice = &bytes[line.start..line.end];
-                if torn && !opts.strict {
-                    journal.warnings.push(Warning {
-                        line: line.number,
-                        offset: line.start as u64,
-                        message: format!("torn last line ignored ({} bytes without a newline): {kind}", slice.len()),
-                    });
-                } else {
-                    let kind = if torn { JournalErrorKind::TornWrite(kind.to_string()) } else { kind };
-                    return Err(JournalError::at(path, line.number, line.start as u64, kind, slice));
+                Err(kind) => {
+                    let torn = i + 1 == n && !line.terminated;
+                    let slice = &bytes[line.start..line.end];
+                    if torn && !opts.strict {
+                        journal.warnings.push(Warning {
+                            line: line.number,
+                            offset: line.start as u64,
+                            message: format!(
+                                "torn last line ignored ({} bytes without a newline): {kind}",
+                                slice.len()
+                            ),
+                        });
+                    } else {
+                        let kind = if torn { JournalErrorKind::TornWrite(kind.to_string()) } else { kind };
+                        return Err(JournalError::at(path, line.number, line.start as u64, kind, slice));
+                    }
                 }
             }
         }
+        release(chunk_start, lines[to - 1].end);
+        from = to;
+    }
+    check_revs(&mut journal);
+    if journal.records.is_empty() {
+        journal.warnings.push(Warning {
+            line: 0,
+            offset: 0,
+            message: format!("{} ({} bytes)", JournalErrorKind::Empty, bytes.len()),
+        });
     }
     journal.build_index();
     Ok(journal)
 }
 
-/// Maximum container nesting of a JSON text, ignoring brackets inside strings. Stops counting
-/// once `limit` is exceeded.
-pub fn json_depth(bytes: &[u8], limit: usize) -> usize {
-    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
-    for &b in bytes {
-        if in_str {
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
-            continue;
+/// Warns once when recorded revs are not 1, 2, 3, … in file order (a gap, a duplicate or a
+/// reversal): the journal stays readable, but `--at rev N` then means "the records up to the first
+/// one whose rev exceeds N", and `validate` reports each place.
+fn check_revs(journal: &mut Journal) {
+    let mut first: Option<(usize, u64, u64, u64)> = None;
+    let mut places = 0usize;
+    let mut prev = 0u64;
+    for r in &journal.records {
+        if r.rev != prev.saturating_add(1) {
+            places += 1;
+            first.get_or_insert((r.line, r.offset, r.rev, prev));
         }
-        match b {
-            b'"' => in_str = true,
+        prev = r.rev;
+    }
+    if let Some((line, offset, rev, prev)) = first {
+        let what = match rev.cmp(&prev) {
+            std::cmp::Ordering::Equal => "repeats",
+            std::cmp::Ordering::Less => "goes back from",
+            std::cmp::Ordering::Greater => "skips ahead of",
+        };
+        journal.warnings.push(Warning {
+            line,
+            offset,
+            message: format!(
+                "rev {rev} {what} rev {prev}: revs are not gapless ({places} place(s); `ctxj validate` lists them)"
+            ),
+        });
+    }
+}
+
+/// Maximum container nesting of a JSON text, ignoring brackets inside strings. Stops counting
+/// once `limit` is exceeded. String contents (most of a journal's bytes) are skipped with memchr.
+pub fn json_depth(bytes: &[u8], limit: usize) -> usize {
+    let (mut depth, mut max, mut i) = (0usize, 0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                loop {
+                    let Some(k) = bytes.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) else {
+                        return max;
+                    };
+                    if bytes[i + k] == b'\\' {
+                        i += k + 2;
+                    } else {
+                        i += k + 1;
+                        break;
+                    }
+                }
+                continue;
+            }
             b'[' | b'{' => {
                 depth += 1;
                 if depth > max {
@@ -197,6 +280,7 @@ pub fn json_depth(bytes: &[u8], limit: usize) -> usize {
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     max
 }
@@ -229,6 +313,13 @@ fn json_msg(e: &serde_json::Error) -> String {
 }
 
 fn parse_line(bytes: &[u8], line: &Line) -> Result<Record, JournalErrorKind> {
+    // A number literal serde_json would rewrite (`1e5`, `-0`; rare) takes the restoring path:
+    // the fast path deserialises straight into typed bodies and cannot keep its text.
+    if !super::numbers::needs_restore(bytes) {
+        if let Some(rec) = parse_line_fast(bytes, line) {
+            return Ok(rec);
+        }
+    }
     let (value, restored) = parse_json_verbatim(bytes)?;
     if !restored {
         return record_from_value(value, line.number, line.start as u64);
@@ -237,6 +328,69 @@ fn parse_line(bytes: &[u8], line: &Line) -> Result<Record, JournalErrorKind> {
     let mut rec = record_from_value(value, line.number, line.start as u64)?;
     super::numbers::reattach(&mut rec.body, &orig);
     Ok(rec)
+}
+
+/// The common fields, read without building a `Value` (unknown fields are skipped).
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, deserialize_with = "strict_u64")]
+    rev: Option<u64>,
+    #[serde(default, deserialize_with = "strict_string")]
+    ts: Option<String>,
+    #[serde(borrow)]
+    kind: std::borrow::Cow<'a, str>,
+}
+
+/// Accepts a JSON integer that fits `u64` and nothing else — exactly what `Value::as_u64`
+/// accepts in the slow path (so `-0` is refused in both).
+fn strict_u64<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    struct V;
+    impl serde::de::Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a non-negative integer")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+    }
+    d.deserialize_u64(V).map(Some)
+}
+
+fn strict_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
+}
+
+/// The fast path: typed records straight from the line's text, in two passes (the common fields,
+/// then the kind's body), without an intermediate `Value` tree. It declines (`None`) whatever it
+/// cannot decide exactly as the slow path would — a line that is not an object, invalid UTF-8,
+/// a `\uD…` escape (lone surrogates are only caught when a string is decoded), and any parse or
+/// schema error — and the slow path then gives the result and the message.
+fn parse_line_fast(bytes: &[u8], line: &Line) -> Option<Record> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    if memchr::memmem::find_iter(bytes, b"\\u").any(|i| matches!(bytes.get(i + 2), Some(b'd' | b'D'))) {
+        return None;
+    }
+    // serde_json's own recursion limit (127 levels) stays on here: it keeps the fast path safe
+    // without a depth scan, and a line at the spec's limit of 128 goes to the slow path.
+    if let Some(rec) = one_pass(text, line) {
+        return Some(rec);
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let env = Envelope::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    let body = Body::from_json_str(&env.kind, text).ok()?;
+    Some(Record {
+        rev: env.rev.unwrap_or(0),
+        rev_recorded: env.rev.is_some(),
+        ts: env.ts.map_or_else(|| Text::from(""), Text::from),
+        line: line.number,
+        offset: line.start as u64,
+        body,
+    })
 }
 
 /// Turns one parsed JSON object into a typed record.
@@ -269,6 +423,136 @@ pub(crate) fn parse_bytes_for_test(s: &str) -> Journal {
     parse_bytes(Path::new("j.jsonl"), s.as_bytes(), ReadOptions::default()).unwrap()
 }
 
+/// One pass over the line when `kind` comes before every field but `rev` and `ts` (as in every
+/// journal ctxj and the spec's examples write): the rest of the object goes straight into the
+/// kind's body type, `rev`/`ts` met later are picked out on the way.
+fn one_pass(text: &str, line: &Line) -> Option<Record> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let (rev, ts, body) = serde::Deserializer::deserialize_map(&mut de, OnePass).ok()?;
+    de.end().ok()?;
+    Some(Record {
+        rev: rev.unwrap_or(0),
+        rev_recorded: rev.is_some(),
+        ts: ts.map_or_else(|| Text::from(""), Text::from),
+        line: line.number,
+        offset: line.start as u64,
+        body,
+    })
+}
+
+mod one_pass_de {
+    //! The serde plumbing of [`super::one_pass`].
+
+    use serde::de::{self, DeserializeSeed, IgnoredAny, IntoDeserializer, MapAccess, Visitor};
+    use serde::Deserialize;
+
+    use crate::journal::record::*;
+
+    pub struct OnePass;
+
+    pub type Parts = (Option<u64>, Option<String>, Body);
+
+    struct StrictU64;
+    impl<'de> DeserializeSeed<'de> for StrictU64 {
+        type Value = u64;
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
+            super::strict_u64(d).map(|v| v.unwrap_or(0))
+        }
+    }
+
+    fn field<'de, A: MapAccess<'de>>(
+        map: &mut A,
+        key: &str,
+        rev: &mut Option<u64>,
+        ts: &mut Option<String>,
+    ) -> Result<bool, A::Error> {
+        match key {
+            "rev" if rev.is_none() => *rev = Some(map.next_value_seed(StrictU64)?),
+            "ts" if ts.is_none() => *ts = Some(map.next_value::<String>()?),
+            "rev" | "ts" | "kind" => return Err(de::Error::custom("duplicate field")),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    impl<'de> Visitor<'de> for OnePass {
+        type Value = Parts;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a record object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parts, A::Error> {
+            let (mut rev, mut ts) = (None, None);
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "kind" {
+                    let kind: String = map.next_value()?;
+                    let mut rest = Rest { map, rev: &mut rev, ts: &mut ts };
+                    let body = match kind.as_str() {
+                        "session" => Body::Session(SessionRec::deserialize(RestDe(&mut rest))?),
+                        "system" => Body::System(SystemRec::deserialize(RestDe(&mut rest))?),
+                        "notice" => Body::Notice(NoticeRec::deserialize(RestDe(&mut rest))?),
+                        "user" => Body::User(UserRec::deserialize(RestDe(&mut rest))?),
+                        "assistant" => Body::Assistant(AssistantRec::deserialize(RestDe(&mut rest))?),
+                        "result" => Body::Result(ResultRec::deserialize(RestDe(&mut rest))?),
+                        "elide" => Body::Elide(ElideRec::deserialize(RestDe(&mut rest))?),
+                        "clear" => Body::Clear(ClearRec::deserialize(RestDe(&mut rest))?),
+                        "mirror" => Body::Mirror(MirrorRec::deserialize(RestDe(&mut rest))?),
+                        "compact" => Body::Compact(CompactRec::deserialize(RestDe(&mut rest))?),
+                        "model" => Body::Model(ModelRec::deserialize(RestDe(&mut rest))?),
+                        _ => {
+                            while rest.next_key::<IgnoredAny>()?.is_some() {
+                                rest.next_value::<IgnoredAny>()?;
+                            }
+                            Body::Unknown { kind }
+                        }
+                    };
+                    return Ok((rev, ts, body));
+                }
+                if !field(&mut map, &key, &mut rev, &mut ts)? {
+                    return Err(de::Error::custom("`kind` is not among the first fields"));
+                }
+            }
+            Err(de::Error::custom("missing field `kind`"))
+        }
+    }
+
+    /// The fields after `kind`, with `rev` and `ts` taken out.
+    struct Rest<'r, A> {
+        map: A,
+        rev: &'r mut Option<u64>,
+        ts: &'r mut Option<String>,
+    }
+
+    impl<'de, A: MapAccess<'de>> MapAccess<'de> for Rest<'_, A> {
+        type Error = A::Error;
+        fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+            while let Some(key) = self.map.next_key::<String>()? {
+                if !field(&mut self.map, &key, self.rev, self.ts)? {
+                    return seed.deserialize(key.into_deserializer()).map(Some);
+                }
+            }
+            Ok(None)
+        }
+        fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+            self.map.next_value_seed(seed)
+        }
+    }
+
+    struct RestDe<'a, 'r, A>(&'a mut Rest<'r, A>);
+
+    impl<'de, A: MapAccess<'de>> de::Deserializer<'de> for RestDe<'_, '_, A> {
+        type Error = A::Error;
+        fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, A::Error> {
+            visitor.visit_map(self.0)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+            unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+        }
+    }
+}
+
+use one_pass_de::OnePass;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,6 +565,120 @@ mod tests {
     fn depth_scanner_ignores_brackets_in_strings() {
         assert_eq!(json_depth(br#"{"a":"[[[[","b":[{}]}"#, 128), 3);
         assert_eq!(json_depth(br#"{"a":"\"[["}"#, 128), 1);
+    }
+
+    /// The byte-at-a-time scanner `json_depth` replaced, kept as the reference.
+    fn json_depth_reference(bytes: &[u8], limit: usize) -> usize {
+        let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+        for &b in bytes {
+            if in_str {
+                if esc {
+                    esc = false;
+                } else if b == b'\\' {
+                    esc = true;
+                } else if b == b'"' {
+                    in_str = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_str = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > max {
+                        max = depth;
+                        if max > limit {
+                            return max;
+                        }
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        max
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn depth_scanner_agrees_with_the_reference(s in "[\\[\\]{}\"\\\\a ]{0,40}", limit in 0usize..6) {
+            proptest::prop_assert_eq!(json_depth(s.as_bytes(), limit), json_depth_reference(s.as_bytes(), limit));
+        }
+    }
+
+    /// The slow path alone: parse to a `Value`, then to a record.
+    fn slow(bytes: &[u8]) -> Result<Record, JournalErrorKind> {
+        let l = Line { number: 1, start: 0, end: bytes.len(), terminated: true };
+        parse_json(bytes).and_then(|v| record_from_value(v, l.number, 0))
+    }
+
+    fn both(s: &str) -> (String, String) {
+        let l = Line { number: 1, start: 0, end: s.len(), terminated: true };
+        (format!("{:?}", parse_line(s.as_bytes(), &l)), format!("{:?}", slow(s.as_bytes())))
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_slow_path() {
+        let deep = format!(r#"{{"rev":1,"kind":"x","v":{}{}}}"#, "[".repeat(127), "]".repeat(127));
+        let lines = [
+            r#"{"rev":3,"ts":"t","kind":"result","call":"c","tool":"run","text":"a\nb\u00e9","bytes":9}"#,
+            r#"{"kind":"user","rev":4,"id":"u","text":"x","ts":"t2"}"#,
+            r#"{"id":"u","kind":"user","rev":4,"text":"x"}"#,
+            r#"{"rev":4,"kind":"user","id":"u","text":"x","text":"y"}"#,
+            r#"{"rev":4,"rev":5,"kind":"user","id":"u","text":"x"}"#,
+            r#"{"rev":-0,"kind":"user","id":"u","text":"x"}"#,
+            r#"{"rev":1.0,"kind":"user","id":"u","text":"x"}"#,
+            r#"{"rev":1,"ts":null,"kind":"user","id":"u","text":"x"}"#,
+            r#"{"rev":1,"kind":"assistant","id":"a","text":null,"calls":[{"id":"c","tool":"t","args":{"b":1.50,"a":[1e400]}}]}"#,
+            r#"{"rev":1,"kind":"assistant","id":"a","calls":[{"id":"c","tool":"t","args":{"b":1.50,"a":[10000000000000000000000]}}]}"#,
+            r#"{"rev":1,"kind":"assistant","id":"a","text":5}"#,
+            r#"{"rev":1,"kind":"telemetry","x":{"y":[1,2]},"ts":"late"}"#,
+            r#"{"rev":1,"kind":"telemetry","x":"\ud800"}"#,
+            r#"{"rev":1,"kind":"user","id":"u","text":"\ud83d\ude00"}"#,
+            r#"{"rev":1,"kind":"user","id":"u"}"#,
+            r#"{"rev":1,"kind":7}"#,
+            r#"[1,"t","user"]"#,
+            r#"{"rev":1,"kind":"user","id":"u","text":"x"} trailing"#,
+            r#"{"rev":1,"kind":"system","text":"s","tools":null}"#,
+            r#"{"rev":1,"kind":"mirror","mirror_rev":1,"base_rev":1,"status":"accepted","draft":{"blocks":[]}}"#,
+            deep.as_str(),
+        ];
+        for l in lines {
+            let (fast, slow) = both(l);
+            assert_eq!(fast, slow, "{l}");
+        }
+        // The tiers are really taken: one pass, then the two-pass envelope, then the slow path.
+        let l = Line { number: 1, start: 0, end: 0, terminated: true };
+        assert!(one_pass(lines[0], &l).is_some() && one_pass(lines[1], &l).is_some());
+        assert!(one_pass(lines[2], &l).is_none() && parse_line_fast(lines[2].as_bytes(), &l).is_some());
+        assert!(parse_line_fast(lines[3].as_bytes(), &l).is_none() && slow(lines[3].as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn chunked_parse_gives_the_same_journal_and_releases_every_parsed_byte() {
+        let mut s = String::new();
+        for i in 1..=40 {
+            s.push_str(&format!("{{\"rev\":{i},\"kind\":\"user\",\"id\":\"u{i}\",\"text\":\"{}\"}}\n", "x".repeat(i)));
+            if i % 7 == 0 {
+                s.push_str("  \n");
+            }
+        }
+        s.push_str("{\"rev\":41,\"ki");
+        let whole = parse(&s, false).unwrap();
+        let released = std::cell::RefCell::new(Vec::new());
+        let chunked = parse_chunked(Path::new("j.jsonl"), s.as_bytes(), ReadOptions::default(), 100, &|a, b| {
+            released.borrow_mut().push((a, b))
+        })
+        .unwrap();
+        assert_eq!(format!("{:?}", chunked.records), format!("{:?}", whole.records));
+        assert_eq!(format!("{:?}", chunked.warnings), format!("{:?}", whole.warnings));
+        let r = released.into_inner();
+        assert!(r.len() > 5, "{r:?}");
+        assert_eq!(r[0].0, 0);
+        assert!(r.windows(2).all(|w| w[0].1 < w[1].0 && w[1].0 <= w[0].1 + 4), "{r:?}");
+        assert_eq!(r.last().unwrap().1, s.len());
+        let e = parse_chunked(Path::new("j.jsonl"), s.as_bytes(), ReadOptions { strict: true }, 100, &|_, _| {});
+        assert_eq!(e.unwrap_err().line, parse(&s, true).unwrap_err().line);
     }
 
     #[test]
@@ -316,6 +714,38 @@ mod tests {
         assert_eq!(j.records.len(), 2);
         assert_eq!(j.records[1].kind(), "telemetry");
         assert_eq!(j.records[1].line, 3);
+    }
+
+    #[test]
+    fn empty_and_blank_journals_warn_instead_of_failing() {
+        for s in ["", "\n\n\n", " \r\n\t\n"] {
+            let j = parse(s, true).unwrap();
+            assert!(j.records.is_empty());
+            assert_eq!(j.warnings.len(), 1, "{s:?}");
+            assert!(j.warnings[0].to_string().starts_with("the journal holds no records"), "{}", j.warnings[0]);
+        }
+    }
+
+    #[test]
+    fn rev_gap_duplicate_and_reversal_warn_once_at_the_first_place() {
+        let rec = |rev: u64| format!("{{\"rev\":{rev},\"kind\":\"x\"}}\n");
+        let cases: [(&[u64], &str, usize); 4] = [
+            (&[1, 2, 3], "", 0),
+            (&[1, 2, 5, 6], "rev 5 skips ahead of rev 2: revs are not gapless (1 place(s)", 3),
+            (&[1, 2, 2, 3], "rev 2 repeats rev 2: revs are not gapless (1 place(s)", 3),
+            (&[1, 3, 2, 4], "rev 3 skips ahead of rev 1: revs are not gapless (3 place(s)", 2),
+        ];
+        for (revs, want, line) in cases {
+            let s: String = revs.iter().map(|r| rec(*r)).collect();
+            let j = parse(&s, false).unwrap();
+            if want.is_empty() {
+                assert!(j.warnings.is_empty());
+                continue;
+            }
+            assert_eq!(j.warnings.len(), 1);
+            assert_eq!(j.warnings[0].line, line);
+            assert!(j.warnings[0].message.starts_with(want), "{}", j.warnings[0].message);
+        }
     }
 
     #[test]

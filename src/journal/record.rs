@@ -93,6 +93,35 @@ impl Body {
     }
 }
 
+impl Body {
+    /// Parses the body of a record of kind `kind` straight from the line's JSON text, without
+    /// an intermediate `Value` (the reader's fast path; it falls back to [`Body::from_value`] on
+    /// any error so that messages stay the same).
+    pub(crate) fn from_json_str(kind: &str, json: &str) -> Result<Body, serde_json::Error> {
+        fn de<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, serde_json::Error> {
+            // The recursion limit stays on: the caller's slow path handles deeper lines.
+            let mut d = serde_json::Deserializer::from_str(s);
+            let v = T::deserialize(&mut d)?;
+            d.end()?;
+            Ok(v)
+        }
+        Ok(match kind {
+            "session" => Body::Session(de(json)?),
+            "system" => Body::System(de(json)?),
+            "notice" => Body::Notice(de(json)?),
+            "user" => Body::User(de(json)?),
+            "assistant" => Body::Assistant(de(json)?),
+            "result" => Body::Result(de(json)?),
+            "elide" => Body::Elide(de(json)?),
+            "clear" => Body::Clear(de(json)?),
+            "mirror" => Body::Mirror(de(json)?),
+            "compact" => Body::Compact(de(json)?),
+            "model" => Body::Model(de(json)?),
+            other => Body::Unknown { kind: other.to_string() },
+        })
+    }
+}
+
 /// Context settings in tokens (spec §6). Every field is optional in the journal.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(default)]
@@ -119,6 +148,7 @@ pub struct SessionRec {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct SystemRec {
+    #[serde(deserialize_with = "text")]
     pub text: Text,
     /// Tool schemas, kept verbatim; `None` when the field is absent.
     #[serde(default, deserialize_with = "present")]
@@ -128,6 +158,7 @@ pub struct SystemRec {
 #[derive(Debug, Clone, Deserialize)]
 pub struct NoticeRec {
     pub id: String,
+    #[serde(deserialize_with = "text")]
     pub text: Text,
     #[serde(default)]
     pub topic: Option<String>,
@@ -139,13 +170,14 @@ pub struct AttachmentRef {
     pub path: String,
     #[serde(default)]
     pub bytes: u64,
-    #[serde(default = "empty_text")]
+    #[serde(default = "empty_text", deserialize_with = "text")]
     pub preview: Text,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct UserRec {
     pub id: String,
+    #[serde(deserialize_with = "text")]
     pub text: Text,
     #[serde(default)]
     pub attachments: Vec<AttachmentRef>,
@@ -187,6 +219,7 @@ pub struct AssistantRec {
 pub struct ResultRec {
     pub call: String,
     pub tool: String,
+    #[serde(deserialize_with = "text")]
     pub text: Text,
     #[serde(default)]
     pub bytes: u64,
@@ -260,6 +293,7 @@ pub struct CompactRec {
     pub trigger: Option<String>,
     #[serde(default)]
     pub instruction: Option<String>,
+    #[serde(deserialize_with = "text")]
     pub summary: Text,
     #[serde(default)]
     pub first_kept: Option<u64>,
@@ -293,9 +327,41 @@ fn empty_text() -> Text {
     Arc::from("")
 }
 
+/// Builds a [`Text`] with one copy from the parser's string (serde's own `Arc<str>` goes through
+/// a `String` and a `Box<str>` first). `null` gives the empty text when `or_null`.
+struct TextVisitor {
+    or_null: bool,
+}
+
+impl<'de> serde::de::Visitor<'de> for TextVisitor {
+    type Value = Text;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text, E> {
+        Ok(Arc::from(v))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Text, E> {
+        if self.or_null {
+            Ok(empty_text())
+        } else {
+            Err(E::invalid_type(serde::de::Unexpected::Unit, &self))
+        }
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<Text, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Text, D::Error> {
+        d.deserialize_str(TextVisitor { or_null: false })
+    }
+}
+
+fn text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+    d.deserialize_str(TextVisitor { or_null: false })
+}
+
 fn text_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
-    let s: Option<String> = Option::deserialize(d)?;
-    Ok(Arc::from(s.unwrap_or_default()))
+    d.deserialize_option(TextVisitor { or_null: true })
 }
 
 /// `Some(value)` whenever the field is present, even when it is `null`.

@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::error::{JournalError, JournalErrorKind};
 use super::mmap::Source;
-use super::reader::{parse_bytes, Journal, ReadOptions};
+use super::reader::{parse_bytes, parse_bytes_releasing, Journal, ReadOptions};
 
 /// The file name of a journal inside its session directory.
 pub const JOURNAL_FILE: &str = "journal.jsonl";
@@ -66,9 +66,28 @@ impl Session {
 
     /// Reads and parses the journal.
     pub fn load(&self, opts: ReadOptions) -> Result<Journal, SessionError> {
-        let src = Source::open(&self.journal_path)
-            .map_err(|e| JournalError::file(&self.journal_path, JournalErrorKind::Io(e.to_string())))?;
-        Ok(parse_bytes(&self.journal_path, src.bytes(), opts)?)
+        let io = |e: std::io::Error| JournalError::file(&self.journal_path, JournalErrorKind::Io(e.to_string()));
+        let src = Source::open(&self.journal_path).map_err(io)?;
+        let parsed = parse_bytes_releasing(&self.journal_path, src.bytes(), opts, &|a, b| src.release(a, b));
+        if !src.shrank() {
+            return Ok(parsed?);
+        }
+        // The file was cut while mapped (see `mmap`): what was parsed may hold zeros where its
+        // end was. Read it again, plainly, as it is now.
+        drop(src);
+        let src = Source::read(&self.journal_path).map_err(io)?;
+        let mut journal = parse_bytes(&self.journal_path, src.bytes(), opts)?;
+        journal.warnings.insert(
+            0,
+            super::error::Warning {
+                line: 0,
+                offset: 0,
+                message:
+                    "the journal shrank while it was being read (it is not append-only); read it again as it now is"
+                        .into(),
+            },
+        );
+        Ok(journal)
     }
 
     /// Resolves a journal reference to a file inside the session directory, refusing absolute
@@ -77,9 +96,14 @@ impl Session {
         confine(&self.dir, rel)
     }
 
-    /// Reads a confined file (spill or attachment) as bytes.
+    /// Reads a confined file (spill or attachment) as bytes. Only regular files are read: a FIFO
+    /// or device planted in a session directory would otherwise block or never end.
     pub fn read_confined(&self, rel: &str) -> Result<Vec<u8>, SessionError> {
         let p = self.confined(rel)?;
+        let meta = std::fs::metadata(&p).map_err(|err| SessionError::Io { path: rel.to_string(), err })?;
+        if !meta.is_file() {
+            return Err(SessionError::Confined { path: rel.to_string(), why: "not a regular file" });
+        }
         std::fs::read(&p).map_err(|err| SessionError::Io { path: rel.to_string(), err })
     }
 }
@@ -118,6 +142,20 @@ pub fn confine(dir: &Path, rel: &str) -> Result<PathBuf, SessionError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression test: `show --expand` hung forever on a spill that is a FIFO.
+    #[cfg(unix)]
+    #[test]
+    fn spill_that_is_a_fifo_is_refused_not_opened() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join(JOURNAL_FILE), "").unwrap();
+        std::fs::create_dir(d.path().join("c1.out")).unwrap();
+        let fifo = d.path().join("c1.out").join("stdout");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let s = Session::resolve(d.path().to_str().unwrap(), None).unwrap();
+        let e = s.read_confined("c1.out/stdout").unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+    }
 
     #[test]
     fn a_journal_error_is_reported_once_in_an_error_chain() {

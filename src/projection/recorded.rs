@@ -40,6 +40,10 @@ pub struct Replayer<'j> {
     src: HashMap<String, u64>,
     /// The summaries after every compaction, for mirror re-application.
     summary_history: Vec<(u64, Vec<Block>)>,
+    /// Conversation position of each block id (first occurrence), built on the first look-up
+    /// and kept up to date by appends; dropped when blocks move (compaction, mirror, removal).
+    /// `Projection::position` is a linear scan, which made elide/clear O(blocks) per id.
+    positions: Option<HashMap<String, usize>>,
     /// Settings in force.
     pub model: Option<String>,
     pub ctx: CtxSettings,
@@ -54,6 +58,7 @@ impl<'j> Replayer<'j> {
             dropped: HashSet::new(),
             src: HashMap::new(),
             summary_history: Vec::new(),
+            positions: None,
             model: None,
             ctx: CtxSettings::default(),
         }
@@ -137,7 +142,7 @@ impl<'j> Replayer<'j> {
             Body::Elide(e) => self.apply_elide(rev, e, notes),
             Body::Clear(c) => {
                 for id in &c.cleared {
-                    match self.state.position(id) {
+                    match self.find(id) {
                         Some(p) => {
                             let b = &mut self.state.conv[p];
                             if let Block::Result { tool, .. } = &b.block {
@@ -158,16 +163,38 @@ impl<'j> Replayer<'j> {
         }
     }
 
+    /// Position of the conversation block with this id (the first one, as
+    /// [`Projection::position`]).
+    fn find(&mut self, id: &str) -> Option<usize> {
+        let conv = &self.state.conv;
+        if conv.len() < 64 {
+            return self.state.position(id);
+        }
+        let map = self.positions.get_or_insert_with(|| {
+            let mut m = HashMap::with_capacity(conv.len());
+            for (i, b) in conv.iter().enumerate() {
+                if let Some(id) = b.block.id() {
+                    m.entry(id.to_string()).or_insert(i);
+                }
+            }
+            m
+        });
+        map.get(id).copied()
+    }
+
     fn push(&mut self, block: Block, rev: u64) {
         if let Some(id) = block.id() {
             self.src.entry(id.to_string()).or_insert(rev);
+            if let Some(m) = &mut self.positions {
+                m.entry(id.to_string()).or_insert(self.state.conv.len());
+            }
         }
         self.state.conv.push(ProjBlock { block, src_rev: rev, mark: Mark::None });
     }
 
     fn apply_elide(&mut self, rev: u64, e: &ElideRec, notes: &mut Vec<String>) {
         for id in &e.calls {
-            let Some(p) = self.state.position(id) else {
+            let Some(p) = self.find(id) else {
                 notes.push(format!("elide: {id} is not in the projection; skipped"));
                 continue;
             };
@@ -196,6 +223,7 @@ impl<'j> Replayer<'j> {
     fn apply_compact(&mut self, rev: u64, c: &CompactRec) {
         let kept: Option<HashSet<&str>> = c.kept.as_ref().map(|k| k.iter().map(String::as_str).collect());
         let first_kept = c.first_kept.unwrap_or(rev);
+        self.positions = None;
         self.state.conv.retain(|b| match &kept {
             Some(k) => b.block.id().is_some_and(|id| k.contains(id)),
             None => b.src_rev >= first_kept,
@@ -233,6 +261,7 @@ impl<'j> Replayer<'j> {
             .find(|(r, _)| *r <= m.base_rev)
             .map(|(_, s)| s.clone())
             .unwrap_or_default();
+        self.positions = None;
         self.state.conv = draft
             .into_iter()
             .filter(|b| !matches!(b, Block::System { .. } | Block::Summary { .. }))
@@ -262,6 +291,7 @@ impl<'j> Replayer<'j> {
             return;
         }
         let set: HashSet<&str> = ids.iter().map(String::as_str).collect();
+        self.positions = None;
         self.state.conv.retain_mut(|b| match &mut b.block {
             Block::Result { call, .. } => !set.contains(call.as_str()),
             Block::Assistant { text, calls, .. } => {

@@ -1,0 +1,173 @@
+//! Incremental `prompt_sha256` (spec §4) over successive requests that share a prefix.
+//!
+//! The canonical bytes of a request are `[` + its blocks' canonical JSON joined by `,` + `]`.
+//! Requests of an append-mostly journal extend each other, so [`RequestHasher`] keeps the SHA-256
+//! state after every block of the previous request: a request whose first `k` blocks equal the
+//! previous request's first `k` resumes from the saved state after block `k` and hashes only its
+//! new blocks. Over a whole journal the bytes hashed are the bytes that changed, not
+//! turns × history.
+//!
+//! Block equality is [`Block`]'s `PartialEq`, which compares `Arc` texts and args by pointer first
+//! (std specialises `Arc<T: Eq>`), so an unchanged block shared with the replayer costs a pointer
+//! comparison; a block rebuilt with equal content compares by content and is still reused.
+
+use sha2::{Digest, Sha256};
+
+use super::block::{hex, Block};
+
+/// Hashes successive requests, reusing the longest shared block prefix.
+#[derive(Clone)]
+pub struct RequestHasher {
+    /// Blocks of the previous request.
+    prev: Vec<Block>,
+    /// `states[i]`: SHA-256 state after `[` and the first `i` blocks (with their separators).
+    states: Vec<Sha256>,
+    /// `ends[i]`: canonical byte length after the first `i` blocks (without the closing `]`).
+    ends: Vec<u64>,
+    buf: Vec<u8>,
+    last: HashStats,
+}
+
+/// What the last call to [`RequestHasher::hash`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HashStats {
+    /// Leading blocks shared with the previous request (not hashed again).
+    pub shared_blocks: usize,
+    /// Canonical bytes of those shared blocks, `[` and separators included.
+    pub shared_bytes: u64,
+    /// Canonical bytes of the whole request, `[` and `]` included.
+    pub total_bytes: u64,
+    /// Blocks in the request.
+    pub blocks: usize,
+}
+
+impl Default for RequestHasher {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RequestHasher {
+    pub fn new() -> Self {
+        let mut s = Sha256::new();
+        s.update(b"[");
+        RequestHasher { prev: Vec::new(), states: vec![s], ends: vec![1], buf: Vec::new(), last: HashStats::default() }
+    }
+
+    /// SHA-256 of the canonical bytes of `blocks` (the request, in canonical order).
+    pub fn hash<'a>(&mut self, blocks: impl IntoIterator<Item = &'a Block>) -> [u8; 32] {
+        let mut it = blocks.into_iter();
+        let mut shared = 0;
+        let mut first_new = None;
+        for b in it.by_ref() {
+            if shared < self.prev.len() && self.prev[shared] == *b {
+                shared += 1;
+            } else {
+                first_new = Some(b);
+                break;
+            }
+        }
+        self.prev.truncate(shared);
+        self.states.truncate(shared + 1);
+        self.ends.truncate(shared + 1);
+        let mut state = self.states[shared].clone();
+        let mut end = self.ends[shared];
+        for b in first_new.into_iter().chain(it) {
+            self.buf.clear();
+            if !self.prev.is_empty() {
+                self.buf.push(b',');
+            }
+            b.write_canonical(&mut self.buf);
+            state.update(&self.buf);
+            end += self.buf.len() as u64;
+            self.prev.push(b.clone());
+            self.states.push(state.clone());
+            self.ends.push(end);
+        }
+        state.update(b"]");
+        self.last = HashStats {
+            shared_blocks: shared,
+            shared_bytes: self.ends[shared],
+            total_bytes: end + 1,
+            blocks: self.prev.len(),
+        };
+        state.finalize().into()
+    }
+
+    /// [`hash`](Self::hash) as lowercase hex, the form of `prompt_sha256`.
+    pub fn hash_hex<'a>(&mut self, blocks: impl IntoIterator<Item = &'a Block>) -> String {
+        hex(&self.hash(blocks))
+    }
+
+    /// What the last call reused and hashed.
+    pub fn last(&self) -> HashStats {
+        self.last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::projection::block::{canonical_of, sha256_hex};
+
+    fn user(id: &str, text: &str) -> Block {
+        Block::User { id: id.into(), text: Arc::from(text) }
+    }
+
+    #[test]
+    fn matches_full_hash_through_append_edit_and_shrink() {
+        let mut h = RequestHasher::new();
+        let mut blocks: Vec<Block> = Vec::new();
+        let check = |h: &mut RequestHasher, b: &[Block]| {
+            assert_eq!(h.hash_hex(b), sha256_hex(&canonical_of(b)));
+            assert_eq!(h.last().total_bytes, canonical_of(b).len() as u64);
+        };
+        check(&mut h, &blocks);
+        for i in 0..6 {
+            blocks.push(user(&format!("u{i}"), &"x".repeat(i * 7)));
+            check(&mut h, &blocks);
+            assert_eq!(h.last().shared_blocks, i);
+        }
+        blocks[2].set_text(Arc::from("edited"));
+        check(&mut h, &blocks);
+        assert_eq!(h.last().shared_blocks, 2);
+        blocks.truncate(3);
+        check(&mut h, &blocks);
+        assert_eq!(h.last().shared_blocks, 3);
+        blocks.remove(0);
+        check(&mut h, &blocks);
+        assert_eq!(h.last().shared_blocks, 0);
+        check(&mut h, &[]);
+    }
+
+    #[test]
+    fn equal_content_in_a_new_allocation_is_reused() {
+        let mut h = RequestHasher::new();
+        let a = vec![user("u1", "hello"), user("u2", "world")];
+        h.hash(&a);
+        let b = vec![user("u1", "hello"), user("u2", "world"), user("u3", "!")];
+        assert_eq!(h.hash_hex(&b), sha256_hex(&canonical_of(&b)));
+        assert_eq!(h.last().shared_blocks, 2);
+        assert_eq!(h.last().shared_bytes, canonical_of(&a).len() as u64 - 1);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_sequence_of_requests_hashes_like_from_scratch(
+            ops in proptest::collection::vec((0u8..4, 0usize..8, "[a-z\"\\\\\n]{0,12}"), 1..40)
+        ) {
+            let mut h = RequestHasher::new();
+            let mut blocks: Vec<Block> = Vec::new();
+            for (op, at, text) in ops {
+                match op {
+                    0 | 1 => blocks.push(user(&format!("u{}", blocks.len()), &text)),
+                    2 if !blocks.is_empty() => { let i = at % blocks.len(); blocks[i].set_text(Arc::from(text.as_str())); }
+                    _ => { let n = blocks.len().min(at); blocks.truncate(blocks.len() - n); }
+                }
+                proptest::prop_assert_eq!(h.hash_hex(&blocks), sha256_hex(&canonical_of(&blocks)));
+            }
+        }
+    }
+}

@@ -1,0 +1,395 @@
+//! Builds a [`ReportData`] from a journal and a list of strategies.
+//!
+//! Every strategy is replayed with [`crate::strategy::replay`]; each request is measured with the
+//! token [`Estimator`], compared block by block with the previous request of the same strategy
+//! (for the turn browser), and summed into the comparison row. The journal's own cleanup
+//! decisions, their verdicts and the tokens they saved come from the audit
+//! ([`crate::check::audit`]).
+//!
+//! Sections whose data this build cannot compute (the prompt-cache simulation and prices) are
+//! marked [`Availability::Missing`] with the reason; the builder never invents them.
+
+use std::collections::HashMap;
+
+use crate::cache::{self, CacheModel, PriceTable};
+use crate::check::{self, Finding, Severity};
+use crate::journal::{Body, Journal};
+use crate::projection::Block;
+use crate::render::text::chars;
+use crate::strategy::{self, Strategy};
+use crate::tokens::estimator::EncodingError;
+use crate::tokens::{estimator_for, Estimator};
+
+use super::{
+    Availability, BlockView, BreakView, Change, ComparisonRow, Decision, DiffSummary, FindingView, Header,
+    RecordedTotals, ReportData, StrategyData, TurnFigures, TurnUsage, TurnView, Verdict, DEFAULT_TEXT_CAP,
+};
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Characters of block text inlined per block (at least 1).
+    pub text_cap: usize,
+    /// The cache model asked for (`None`: the default for the session's model slug, spec §4).
+    pub cache: Option<CacheModel>,
+    /// The price table (`None`: the built-in one).
+    pub prices: Option<PriceTable>,
+    /// The tokenizer encoding asked for (`None`: the session's, else `o200k_base`).
+    pub encoding: Option<String>,
+    /// Remarks to show on the page (e.g. default strategies this build does not know).
+    pub notes: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { text_cap: DEFAULT_TEXT_CAP, cache: None, prices: None, encoding: None, notes: Vec::new() }
+    }
+}
+
+/// Why a report cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("no strategies to report")]
+    NoStrategies,
+    #[error(transparent)]
+    Encoding(#[from] EncodingError),
+}
+
+/// How many cache breaks are explained per strategy.
+pub const BREAKS_SHOWN: usize = 5;
+
+/// Replays `strategies` over `journal` and gathers everything the report shows.
+pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Result<ReportData, BuildError> {
+    if strategies.is_empty() {
+        return Err(BuildError::NoStrategies);
+    }
+    let est = estimator_for(journal, opts.encoding.as_deref())?;
+    let cap = opts.text_cap.max(1);
+    let mut notes = opts.notes.clone();
+
+    let slug = journal.session().and_then(|s| s.model.clone());
+    let cache_model =
+        opts.cache.unwrap_or_else(|| slug.as_deref().map(CacheModel::for_slug).unwrap_or(CacheModel::Ideal));
+    let table = opts.prices.clone().unwrap_or_else(PriceTable::builtin);
+    let priced = slug.as_deref().and_then(|s| table.lookup(s)).map(|(n, p)| (n.to_string(), p));
+    let prices = match (&priced, &slug) {
+        (Some((name, p)), Some(slug)) => Availability::Available(format!(
+            "{slug} as {name} ({}): input ${}/M, cached ${}/M, cache write ${}/M, output ${}/M",
+            table.source,
+            p.input,
+            p.cached_rate(),
+            p.write_rate(),
+            p.output
+        )),
+        (_, Some(slug)) => Availability::Missing(format!("no price for {slug} in the {}", table.source)),
+        _ => Availability::Missing("the journal records no model to price".to_string()),
+    };
+    let switches = journal.records.iter().filter(|r| matches!(r.body, Body::Model(_))).count();
+    if switches > 0 && priced.is_some() {
+        notes.push(format!(
+            "The session switches model {switches} time(s); every turn is priced and cached as the session's first model."
+        ));
+    }
+    let copts = cache::Options { cache: cache_model, price: priced.as_ref().map(|(_, p)| *p) };
+
+    let mut data: Vec<StrategyData> = strategies.iter().map(|s| replay_one(journal, s, &est, cap, copts)).collect();
+    let base_cost = data.iter().find(|s| s.name == "baseline").and_then(|s| s.row.cost);
+    for s in &mut data {
+        s.row.cost_vs_baseline = match (s.row.cost, base_cost) {
+            (Some(c), Some(b)) if b > 0.0 => Some(c / b),
+            _ => None,
+        };
+    }
+
+    let (decisions, findings) = audited(journal);
+    let usage = journal
+        .turns
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let u = match &journal.records[i].body {
+                Body::Assistant(a) => a.usage.clone().unwrap_or_default(),
+                _ => Default::default(),
+            };
+            TurnUsage {
+                turn: k + 1,
+                prompt_tokens: u.prompt_tokens,
+                cached_tokens: u.cached_tokens,
+                completion_tokens: u.completion_tokens,
+            }
+        })
+        .collect();
+    Ok(ReportData {
+        header: header(journal),
+        estimator: format!("tiktoken {} (spec strategies.md §3, raw estimate)", est.encoding()),
+        cache_model: Availability::Available(format!(
+            "{}{}",
+            cache_model.name(),
+            if opts.cache.is_some() { "" } else { " (from the model slug)" }
+        )),
+        prices,
+        usage,
+        strategies: data,
+        decisions,
+        findings,
+        audit: Availability::Available(()),
+        notes,
+        text_cap: cap,
+    })
+}
+
+fn header(journal: &Journal) -> Header {
+    let mut h = Header { turns: journal.turns.len(), records: journal.records.len(), ..Header::default() };
+    if let Some(s) = journal.session() {
+        h.session = s.id.clone();
+        h.model = s.model.clone();
+        h.harness = s.harness.clone();
+        if let Some(c) = &s.ctx {
+            h.ctx_window = c.ctx_window;
+            h.context_budget = c.context_budget;
+            h.context_target = c.context_target;
+        }
+    }
+    let mut t = RecordedTotals::default();
+    for r in &journal.records {
+        match &r.body {
+            Body::Model(m) => h.model_switches.push((r.rev, m.model.clone())),
+            Body::Assistant(a) => {
+                if let Some(u) = &a.usage {
+                    t.turns_with_usage += 1;
+                    t.prompt_tokens += u.prompt_tokens.unwrap_or(0);
+                    t.cached_tokens += u.cached_tokens.unwrap_or(0);
+                    t.completion_tokens += u.completion_tokens.unwrap_or(0);
+                }
+            }
+            _ => {}
+        }
+    }
+    h.recorded = t;
+    h
+}
+
+/// Identity of a block across requests: type and id; system and summary blocks by position
+/// among their type.
+fn identity(b: &Block, nth_of_type: usize) -> (&'static str, String) {
+    match b.id() {
+        Some(id) => (b.type_name(), id.to_string()),
+        None => (b.type_name(), format!("#{nth_of_type}")),
+    }
+}
+
+fn tool_of(b: &Block) -> Option<String> {
+    match b {
+        Block::Result { tool, .. } => Some(tool.clone()),
+        Block::Assistant { calls, .. } if !calls.is_empty() => {
+            Some(calls.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>().join(", "))
+        }
+        _ => None,
+    }
+}
+
+/// The text a block shows in the browser: its text, plus its calls for an assistant block.
+fn display_text(b: &Block) -> String {
+    match b {
+        Block::Assistant { text, calls, .. } if !calls.is_empty() => {
+            let mut s = text.to_string();
+            for c in calls {
+                if !s.is_empty() {
+                    s.push('\n');
+                }
+                s.push_str(&format!("→ {} {} {}", c.tool, c.id, crate::projection::block::canonical_value(&c.args)));
+            }
+            s
+        }
+        _ => b.text().to_string(),
+    }
+}
+
+/// The first `cap` characters of `s`, and the full length when it was cut.
+pub fn cap_text(s: &str, cap: usize) -> (String, Option<usize>) {
+    match s.char_indices().nth(cap) {
+        None => (s.to_string(), None),
+        Some((i, _)) => (s[..i].to_string(), Some(chars(s))),
+    }
+}
+
+struct Seen {
+    block: Block,
+    tokens: u64,
+}
+
+fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize, copts: cache::Options) -> StrategyData {
+    // The figures are the cache simulation's (the same as `ctxj cache`); the replay below only
+    // gathers the turn browser's blocks.
+    let sim = cache::simulate(journal, s, est, copts, |_, _| {});
+    let mut views = Vec::new();
+    let mut prev: HashMap<(&'static str, String), Seen> = HashMap::new();
+    let mut prev_order: Vec<(&'static str, String)> = Vec::new();
+    let mut prev_blocks: Vec<Block> = Vec::new();
+    strategy::replay(journal, s, est, |req| {
+        let mut now: HashMap<(&'static str, String), Seen> = HashMap::with_capacity(req.blocks.len());
+        let mut order = Vec::with_capacity(req.blocks.len());
+        let mut blocks = Vec::with_capacity(req.blocks.len());
+        let mut diff = DiffSummary::default();
+        let mut nth: HashMap<&'static str, usize> = HashMap::new();
+        for (bi, b) in req.blocks.iter().enumerate() {
+            let n = nth.entry(b.type_name()).or_insert(0);
+            let key = identity(b, *n);
+            *n += 1;
+            let (change, tokens, previous_chars) = match prev.get(&key) {
+                Some(p) if p.block == *b => (Change::Same, p.tokens, None),
+                Some(p) => (Change::Changed, est.block(b), Some(p.block.chars())),
+                None => (Change::Added, est.block(b), None),
+            };
+            match change {
+                Change::Same => diff.same += 1,
+                Change::Changed => diff.changed += 1,
+                Change::Added => diff.added += 1,
+            }
+            let (text, capped_from) = if change == Change::Same {
+                (None, None)
+            } else {
+                let (t, c) = cap_text(&display_text(b), cap);
+                (Some(t), c)
+            };
+            blocks.push(BlockView {
+                kind: b.type_name().to_string(),
+                id: b.id().map(str::to_string),
+                tool: tool_of(b),
+                chars: b.chars(),
+                tokens,
+                change,
+                previous_chars,
+                origin: req.origins.get(bi).filter(|o| o.is_changed()).map(|o| o.describe()),
+                text,
+                capped_from,
+            });
+            order.push(key.clone());
+            now.insert(key, Seen { block: b.clone(), tokens });
+        }
+        for k in &prev_order {
+            if !now.contains_key(k) {
+                let p = &prev[k];
+                diff.removed.push((k.0.to_string(), p.block.id().map(str::to_string), p.block.chars()));
+            }
+        }
+        diff.extends_previous =
+            req.blocks.len() >= prev_blocks.len() && req.blocks[..prev_blocks.len()] == prev_blocks[..];
+        views.push(TurnView { turn: req.turn, blocks, diff });
+        prev = now;
+        prev_order = order;
+        prev_blocks = req.blocks.to_vec();
+    });
+    let mut cumulative = Some(0.0);
+    let turns: Vec<TurnFigures> = sim
+        .turns
+        .iter()
+        .map(|t| {
+            cumulative = match (cumulative, t.cost) {
+                (Some(c), Some(x)) => Some(c + x),
+                _ => None,
+            };
+            TurnFigures {
+                turn: t.turn,
+                prompt_tokens: t.prompt,
+                cached_tokens: Some(t.cached),
+                cost: t.cost,
+                cumulative_cost: cumulative,
+                hit_rate: Some(if t.prompt == 0 { 0.0 } else { t.cached as f64 / t.prompt as f64 }),
+            }
+        })
+        .collect();
+    let sum = &sim.summary;
+    let row = ComparisonRow {
+        strategy: s.name.clone(),
+        turns: sum.turns,
+        peak_prompt: sum.peak_prompt,
+        total_prompt: sum.prompt,
+        new_input: Some(sum.new),
+        cached_input: Some(sum.cached),
+        hit_rate: Some(sum.hit_rate),
+        cost: sum.cost,
+        cost_vs_baseline: None,
+        cache_breaks: Some(sum.breaks),
+    };
+    let breaks = sim
+        .breaks
+        .iter()
+        .take(BREAKS_SHOWN)
+        .map(|b| BreakView { turn: b.turn, block: b.block, reason: b.reason.clone() })
+        .collect();
+    StrategyData { name: s.name.clone(), turns, row, breaks, views }
+}
+
+/// The journal's cleanup decisions with the audit's verdicts and savings, and the audit's
+/// findings that concern no decision (e.g. a turn that left no headroom).
+/// The audit runs with its own estimator (`check::audit`), exactly as `ctxj audit` does, so the
+/// page and the command never disagree.
+fn audited(journal: &Journal) -> (Vec<Decision>, Vec<FindingView>) {
+    let report = check::audit(journal);
+    let index_of: HashMap<u64, usize> = journal.records.iter().enumerate().map(|(i, r)| (r.rev, i)).collect();
+    let mut attached = vec![false; report.findings.len()];
+    let decisions = report
+        .decisions
+        .iter()
+        .map(|d| {
+            let turn = index_of.get(&d.rev).and_then(|&i| journal.turns.iter().position(|&t| t > i)).map(|k| k + 1);
+            let fs: Vec<&Finding> = d.findings.iter().filter_map(|&i| report.findings.get(i)).collect();
+            for &i in &d.findings {
+                if let Some(a) = attached.get_mut(i) {
+                    *a = true;
+                }
+            }
+            Decision {
+                rev: d.rev,
+                turn,
+                kind: d.kind.to_string(),
+                what: d.what.clone(),
+                verdict: Some(verdict(&fs)),
+                saved_tokens: d.saved,
+            }
+        })
+        .collect();
+    let others = report
+        .findings
+        .iter()
+        .zip(attached)
+        .filter(|(_, a)| !a)
+        .map(|(f, _)| FindingView {
+            rev: f.rev,
+            level: f.severity.as_str().to_string(),
+            rule: f.rule.to_string(),
+            message: f.message.clone(),
+        })
+        .collect();
+    (decisions, others)
+}
+
+/// A decision's verdict: `ok` when the audit found nothing (or only informational facts), else
+/// the most severe finding's level, with every finding as `rule: message`.
+fn verdict(fs: &[&Finding]) -> Verdict {
+    let worst = fs.iter().map(|f| f.severity).min();
+    let level = match worst {
+        Some(Severity::Error) => "error",
+        Some(Severity::Warning) => "warning",
+        _ => "ok",
+    };
+    let text = if fs.is_empty() {
+        "no finding".to_string()
+    } else {
+        fs.iter().map(|f| format!("{}: {}", f.rule, f.message)).collect::<Vec<_>>().join("; ")
+    };
+    Verdict { level: level.to_string(), text }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cap_text_counts_characters_not_bytes() {
+        assert_eq!(cap_text("héllo", 10), ("héllo".to_string(), None));
+        assert_eq!(cap_text("héllo", 2), ("hé".to_string(), Some(5)));
+        assert_eq!(cap_text("ab", 2), ("ab".to_string(), None));
+    }
+}

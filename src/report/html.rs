@@ -1,0 +1,939 @@
+//! Renders a [`ReportData`] as one self-contained HTML page.
+//!
+//! Inline CSS, inline SVG charts and one small inline script (allowed by its hash in the page's
+//! Content-Security-Policy, which forbids every other script and every network load). Every
+//! string that comes from the journal goes through [`escape`] — in text and in attribute values
+//! alike — so a tool output holding `<script>` or `</style>` renders as text.
+
+use std::fmt::Write;
+
+use sha2::{Digest, Sha256};
+
+use crate::render::text::{escape_block, thousands};
+
+use super::{Availability, BlockView, Change, ComparisonRow, Decision, ReportData, StrategyData, TurnUsage, TurnView};
+
+/// HTML-escapes `s` for text content and for quoted attribute values (`&`, `<`, `>`, `"`, `'`).
+/// Control characters other than newline and tab, and bidi overrides, are first made visible
+/// (`\e`, `\x07`, `\u{202e}`, …) as in the terminal renderers, so a page shows what a journal
+/// holds rather than what it pretends to hold.
+pub fn escape(s: &str) -> String {
+    let s = escape_block(s);
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The page's one script: opens the `<details>` a link (e.g. a chart point) points to.
+const SCRIPT: &str = "(function(){function o(){var h=decodeURIComponent(location.hash.slice(1));if(!h)return;\
+var e=document.getElementById(h);var t=e;while(e){if(e.tagName==='DETAILS')e.open=true;e=e.parentElement;}\
+if(t)t.scrollIntoView();}window.addEventListener('hashchange',o);o();})();";
+
+const STYLE: &str = r#"
+:root{--fg:#1b1f24;--muted:#5b6470;--line:#d0d7de;--bg:#fff;--soft:#f6f8fa}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg);margin:0;padding:24px 32px;max-width:1240px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
+h3{font-size:15px;margin:16px 0 6px}
+.muted{color:var(--muted)}
+dl.header{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0}
+dl.header dt{color:var(--muted)}dl.header dd{margin:0}
+.callout{background:#fff8e5;border:1px solid #f0d78c;border-radius:6px;padding:8px 12px;margin:10px 0}
+.na{background:var(--soft);border:1px dashed #adb5bd;border-radius:6px;padding:8px 12px;margin:8px 0;color:var(--muted)}
+ul.notes{margin:6px 0;padding-left:20px}
+figure.chart{margin:12px 0 20px}
+figure.chart figcaption{font-weight:600;margin-bottom:4px}
+svg{display:block;max-width:100%;height:auto;font:11px system-ui,sans-serif}
+svg .axis{stroke:#57606a;stroke-width:1}
+svg .grid{stroke:#eaeef2;stroke-width:1}
+svg .series{fill:none;stroke-width:2;pointer-events:none}
+svg .provider{fill:none;stroke:#24292f;stroke-width:1.5;stroke-dasharray:5 4;pointer-events:none}
+svg .hover{fill:transparent}
+svg .hover:hover{fill:rgba(9,105,218,.08)}
+svg .decision line{stroke-width:1;stroke-dasharray:3 3}
+svg text.lab{fill:#57606a}
+ul.legend{list-style:none;padding:0;margin:4px 0;display:flex;flex-wrap:wrap;gap:4px 18px}
+ul.legend li{display:flex;align-items:center;gap:6px}
+.sw{display:inline-block;width:22px;height:0;border-top:3px solid}
+.sw.dash{border-top-style:dashed}
+table{border-collapse:collapse;margin:6px 0}
+th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
+th{background:var(--soft)}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+details.turn{border:1px solid var(--line);border-radius:6px;margin:4px 0;padding:2px 10px}
+details.turn>summary{cursor:pointer;padding:4px 0}
+details.turn[open]>summary{border-bottom:1px solid var(--line);margin-bottom:6px}
+section.tv{margin:6px 0 12px}
+tr.same td{color:var(--muted)}
+tr.changed td:first-child{border-left:3px solid #bf8700}
+tr.added td:first-child{border-left:3px solid #1a7f37}
+pre.text{white-space:pre-wrap;word-break:break-word;background:var(--soft);border:1px solid var(--line);border-radius:4px;padding:6px 8px;margin:4px 0;max-height:360px;overflow:auto;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.capped{color:#9a6700;font-size:12px}
+.removed{color:#cf222e}
+.v-ok{color:#1a7f37}.v-warning{color:#9a6700}.v-error{color:#cf222e}.v-none{color:var(--muted)}
+"#;
+
+/// Series colours, by strategy index (cycled, with a dash pattern after the first round).
+const COLORS: [&str; 8] = ["#0969da", "#cf222e", "#1a7f37", "#bf8700", "#8250df", "#0a7f8c", "#bc4c00", "#6e7781"];
+
+fn color(i: usize) -> &'static str {
+    COLORS[i % COLORS.len()]
+}
+
+fn dash(i: usize) -> &'static str {
+    if i >= COLORS.len() {
+        " stroke-dasharray=\"8 3\""
+    } else {
+        ""
+    }
+}
+
+/// Standard base64 (RFC 4648, with padding), for the CSP script hash.
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for ch in bytes.chunks(3) {
+        let b = [ch[0], *ch.get(1).unwrap_or(&0), *ch.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (k, shift) in [18u32, 12, 6, 0].iter().enumerate() {
+            if k <= ch.len() {
+                out.push(A[((n >> shift) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn money(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("${v:.0}")
+    } else if v.abs() >= 1.0 {
+        format!("${v:.2}")
+    } else {
+        format!("${v:.4}")
+    }
+}
+
+fn money_tick(v: f64) -> String {
+    if v == 0.0 {
+        "$0".to_string()
+    } else if v < 0.1 {
+        format!("${v:.3}")
+    } else if v < 10.0 {
+        format!("${v:.2}")
+    } else {
+        format!("${v:.0}")
+    }
+}
+
+fn pct(v: f64) -> String {
+    format!("{:.1}%", v * 100.0)
+}
+
+fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "n/a".to_string())
+}
+
+/// Renders the whole page.
+pub fn render(d: &ReportData) -> String {
+    let mut h = String::with_capacity(64 * 1024);
+    let hash = base64(&Sha256::digest(SCRIPT.as_bytes()));
+    let title = format!("ctxj report — {}", d.header.session);
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; \
+script-src 'sha256-{hash}'; img-src data:; base-uri 'none'; form-action 'none'\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+<meta name=\"generator\" content=\"ctxj {}\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        env!("CARGO_PKG_VERSION"),
+        escape(&title)
+    );
+    header(&mut h, d);
+    charts(&mut h, d);
+    comparison(&mut h, d);
+    decisions(&mut h, d);
+    browser(&mut h, d);
+    let _ = write!(h, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
+    h
+}
+
+fn header(h: &mut String, d: &ReportData) {
+    let x = &d.header;
+    let _ = write!(h, "<header>\n<h1>ctxj report</h1>\n<dl class=\"header\">\n");
+    let mut row = |k: &str, v: String| {
+        let _ = writeln!(h, "<dt>{k}</dt><dd>{v}</dd>");
+    };
+    row("session", escape(&x.session));
+    row("model", escape(x.model.as_deref().unwrap_or("(not recorded)")));
+    if !x.model_switches.is_empty() {
+        let s: Vec<String> = x.model_switches.iter().map(|(rev, m)| format!("rev {rev}: {}", escape(m))).collect();
+        row("model switches", s.join("; "));
+    }
+    row("harness", escape(x.harness.as_deref().unwrap_or("(not recorded)")));
+    row("turns", format!("{} ({} records)", x.turns, x.records));
+    let tok = |v: Option<u64>| opt(v, |n| format!("{} tokens", thousands(n)));
+    row(
+        "window / budget / target",
+        format!("{} / {} / {}", tok(x.ctx_window), tok(x.context_budget), tok(x.context_target)),
+    );
+    let r = &x.recorded;
+    row(
+        "recorded usage",
+        if r.turns_with_usage == 0 {
+            "none: the journal records no provider usage".to_string()
+        } else {
+            format!(
+                "{} turns with usage · {} prompt tokens · {} cached ({}) · {} completion tokens",
+                r.turns_with_usage,
+                thousands(r.prompt_tokens),
+                thousands(r.cached_tokens),
+                if r.prompt_tokens > 0 { pct(r.cached_tokens as f64 / r.prompt_tokens as f64) } else { "n/a".into() },
+                thousands(r.completion_tokens)
+            )
+        },
+    );
+    row("strategies", d.strategies.iter().map(|s| escape(&s.name)).collect::<Vec<_>>().join(", "));
+    row("token estimate", escape(&d.estimator));
+    row(
+        "cache model",
+        match &d.cache_model {
+            Availability::Available(m) => escape(m),
+            Availability::Missing(why) => format!("<span class=\"muted\">not available: {}</span>", escape(why)),
+        },
+    );
+    row(
+        "prices",
+        match &d.prices {
+            Availability::Available(m) => escape(m),
+            Availability::Missing(why) => format!("<span class=\"muted\">not available: {}</span>", escape(why)),
+        },
+    );
+    h.push_str("</dl>\n");
+    h.push_str(
+        "<p class=\"callout\" id=\"pass-rate-note\"><strong>What this is not.</strong> Every strategy here is a \
+replay of one recorded trajectory: the same turns, with each strategy's rule applied to what would have been sent. \
+A replay cannot show pass rates like the seed's experiment (k runs per strategy): under another strategy the agent \
+might have acted differently, and whether it would still have finished the task is unknown. The curves show prompt \
+size, cost and cache behaviour for these turns only.</p>\n",
+    );
+    if !d.notes.is_empty() {
+        h.push_str("<ul class=\"notes\">\n");
+        for n in &d.notes {
+            let _ = writeln!(h, "<li>{}</li>", escape(n));
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str("</header>\n");
+}
+
+/// The three charts of seed `001_*`.
+fn charts(h: &mut String, d: &ReportData) {
+    h.push_str("<section id=\"charts\">\n<h2>Per turn</h2>\n");
+    let turns = d.strategies.iter().map(|s| s.turns.len()).max().unwrap_or(0);
+    if turns == 0 {
+        h.push_str(
+            "<p class=\"na\">The journal has no turns (no assistant records): nothing to chart.</p>\n</section>\n",
+        );
+        return;
+    }
+    // 1. Prompt size.
+    let series: Vec<Line> = d
+        .strategies
+        .iter()
+        .map(|s| Line { name: &s.name, points: s.turns.iter().map(|t| (t.turn, t.prompt_tokens as f64)).collect() })
+        .collect();
+    let provider = usage_line(d, |u| u.prompt_tokens.map(|v| v as f64));
+    chart(
+        h,
+        &Chart {
+            id: "chart-prompt",
+            title: "Prompt size per turn",
+            y_label: "prompt tokens (estimated)",
+            turns,
+            fmt: |v| format!("{} tokens", thousands(v.round() as u64)),
+            tick: |v| short(v),
+            y_max: None,
+            series: &series,
+            provider: provider.as_ref().map(|p| (p, "recorded usage.prompt_tokens (provider)")),
+            decisions: &d.decisions,
+            missing: None,
+        },
+    );
+    // 2. Cumulative cost.
+    let cost_missing = d.strategies.iter().any(|s| s.turns.iter().any(|t| t.cumulative_cost.is_none()));
+    let series: Vec<Line> = if cost_missing {
+        Vec::new()
+    } else {
+        d.strategies
+            .iter()
+            .map(|s| Line {
+                name: &s.name,
+                points: s.turns.iter().filter_map(|t| t.cumulative_cost.map(|c| (t.turn, c))).collect(),
+            })
+            .collect()
+    };
+    let why = match (&d.prices, &d.cache_model) {
+        (Availability::Missing(w), _) | (_, Availability::Missing(w)) => w.clone(),
+        _ => "the cost of some turns is unknown".to_string(),
+    };
+    chart(
+        h,
+        &Chart {
+            id: "chart-cost",
+            title: "Cumulative cost",
+            y_label: "US$, cumulative",
+            turns,
+            fmt: money,
+            tick: money_tick,
+            y_max: None,
+            series: &series,
+            provider: None,
+            decisions: &[],
+            missing: cost_missing.then_some(why.as_str()),
+        },
+    );
+    // 3. Cache-hit rate.
+    let hit_missing = d.strategies.iter().any(|s| s.turns.iter().any(|t| t.hit_rate.is_none()));
+    let series: Vec<Line> = if hit_missing {
+        Vec::new()
+    } else {
+        d.strategies
+            .iter()
+            .map(|s| Line {
+                name: &s.name,
+                points: s.turns.iter().filter_map(|t| t.hit_rate.map(|c| (t.turn, c))).collect(),
+            })
+            .collect()
+    };
+    let provider = usage_line(d, TurnUsage::hit_rate);
+    let why = match &d.cache_model {
+        Availability::Missing(w) => w.clone(),
+        _ => "the hit rate of some turns is unknown".to_string(),
+    };
+    chart(
+        h,
+        &Chart {
+            id: "chart-hit",
+            title: "Cache-hit rate per turn",
+            y_label: "cached / prompt tokens (%)",
+            turns,
+            fmt: pct,
+            tick: |v| format!("{:.0}%", v * 100.0),
+            y_max: Some(1.0),
+            series: &series,
+            provider: provider.as_ref().map(|p| (p, "recorded usage.cached_tokens / prompt_tokens (provider)")),
+            decisions: &[],
+            missing: hit_missing.then_some(why.as_str()),
+        },
+    );
+    h.push_str("</section>\n");
+}
+
+/// A line of the provider's recorded figures, when the journal has any.
+fn usage_line<'a>(d: &'a ReportData, f: impl Fn(&TurnUsage) -> Option<f64>) -> Option<Line<'a>> {
+    let points: Vec<(usize, f64)> = d.usage.iter().filter_map(|u| f(u).map(|v| (u.turn, v))).collect();
+    (!points.is_empty()).then_some(Line { name: "provider", points })
+}
+
+fn short(v: f64) -> String {
+    if v >= 1_000_000.0 {
+        format!("{:.1}M", v / 1_000_000.0)
+    } else if v >= 10_000.0 {
+        format!("{:.0}k", v / 1000.0)
+    } else if v >= 1000.0 {
+        format!("{:.1}k", v / 1000.0)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+struct Line<'a> {
+    name: &'a str,
+    points: Vec<(usize, f64)>,
+}
+
+struct Chart<'a> {
+    id: &'a str,
+    title: &'a str,
+    y_label: &'a str,
+    turns: usize,
+    fmt: fn(f64) -> String,
+    tick: fn(f64) -> String,
+    y_max: Option<f64>,
+    series: &'a [Line<'a>],
+    provider: Option<(&'a Line<'a>, &'a str)>,
+    decisions: &'a [Decision],
+    /// Why the strategies' series are not available, if they are not.
+    missing: Option<&'a str>,
+}
+
+/// A "nice" step (1, 2, 2.5 or 5 × 10^k) for about `n` ticks up to `max`.
+fn nice_step(max: f64, n: f64) -> f64 {
+    let raw = (max / n).max(f64::MIN_POSITIVE);
+    let mag = 10f64.powf(raw.log10().floor());
+    let f = raw / mag;
+    let m = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 2.5 {
+        2.5
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    m * mag
+}
+
+const W: f64 = 960.0;
+const H: f64 = 300.0;
+const ML: f64 = 72.0;
+const MR: f64 = 16.0;
+const MT: f64 = 18.0;
+const MB: f64 = 44.0;
+
+fn chart(h: &mut String, c: &Chart) {
+    let available = c.missing.is_none();
+    let _ = writeln!(
+        h,
+        "<figure class=\"chart\" id=\"{}\" data-available=\"{available}\" data-series=\"{}\">\n<figcaption>{}</figcaption>",
+        c.id,
+        c.series.len(),
+        escape(c.title)
+    );
+    if let Some(why) = c.missing {
+        let _ = writeln!(
+            h,
+            "<p class=\"na\">Not available in this build: {}.{}</p>",
+            escape(why),
+            if c.provider.is_some() { " The provider's recorded figures are shown alone." } else { "" }
+        );
+        if c.provider.is_none() {
+            h.push_str("</figure>\n");
+            return;
+        }
+    }
+    let all = c.series.iter().chain(c.provider.iter().map(|p| p.0));
+    let data_max = all.flat_map(|l| l.points.iter().map(|p| p.1)).fold(0.0f64, f64::max);
+    let (step, y_top) = match c.y_max {
+        Some(m) => (m / 4.0, m),
+        None => {
+            let step = nice_step(if data_max > 0.0 { data_max } else { 1.0 }, 5.0);
+            (step, (data_max / step).ceil().max(1.0) * step)
+        }
+    };
+    let n = c.turns.max(1);
+    let pw = W - ML - MR;
+    let ph = H - MT - MB;
+    let x = |t: f64| if n == 1 { ML + pw / 2.0 } else { ML + (t - 1.0) / (n as f64 - 1.0) * pw };
+    let y = |v: f64| MT + ph - (v / y_top).clamp(0.0, 1.05) * ph;
+    let _ = writeln!(
+        h,
+        "<svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" aria-label=\"{}\">",
+        escape(c.title)
+    );
+    // Grid and y ticks.
+    let mut v = 0.0;
+    while v <= y_top + step * 1e-9 {
+        let yy = y(v);
+        let _ = writeln!(
+            h,
+            "<line class=\"grid\" x1=\"{ML}\" y1=\"{yy:.1}\" x2=\"{:.1}\" y2=\"{yy:.1}\"/>\
+<text class=\"lab\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            W - MR,
+            ML - 6.0,
+            yy + 4.0,
+            escape(&(c.tick)(v))
+        );
+        v += step;
+    }
+    // X ticks.
+    let xstep = nice_step(n as f64, 10.0).max(1.0).round() as usize;
+    let mut t = 1;
+    while t <= n {
+        let _ = writeln!(
+            h,
+            "<line class=\"axis\" x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\"/>\
+<text class=\"lab\" x=\"{0:.1}\" y=\"{3:.1}\" text-anchor=\"middle\">{t}</text>",
+            x(t as f64),
+            MT + ph,
+            MT + ph + 4.0,
+            MT + ph + 16.0
+        );
+        t = if t == 1 && xstep > 1 { xstep } else { t + xstep };
+    }
+    let _ = writeln!(
+        h,
+        "<line class=\"axis\" x1=\"{ML}\" y1=\"{MT}\" x2=\"{ML}\" y2=\"{:.1}\"/>\
+<line class=\"axis\" x1=\"{ML}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>",
+        MT + ph,
+        MT + ph,
+        W - MR,
+        MT + ph
+    );
+    let _ = writeln!(
+        h,
+        "<text class=\"lab\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">turn (LLM call)</text>\
+<text class=\"lab\" transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+        ML + pw / 2.0,
+        H - 6.0,
+        MT + ph / 2.0,
+        escape(c.y_label)
+    );
+    // Hover columns: one per turn, listing every line's value; a click opens the turn browser.
+    let colw = if n == 1 { pw } else { pw / (n as f64 - 1.0) };
+    for t in 1..=n {
+        let mut tip = format!("turn {t}");
+        for l in c.series {
+            if let Some(p) = l.points.iter().find(|p| p.0 == t) {
+                let _ = write!(tip, "\n{}: {}", l.name, (c.fmt)(p.1));
+            }
+        }
+        if let Some((p, label)) = c.provider {
+            if let Some(p) = p.points.iter().find(|p| p.0 == t) {
+                let _ = write!(tip, "\n{label}: {}", (c.fmt)(p.1));
+            }
+        }
+        let x0 = (x(t as f64) - colw / 2.0).max(ML);
+        let x1 = (x(t as f64) + colw / 2.0).min(W - MR);
+        let _ = writeln!(
+            h,
+            "<a href=\"#turn-{t}\"><rect class=\"hover\" x=\"{x0:.1}\" y=\"{MT}\" width=\"{:.1}\" height=\"{ph:.1}\"><title>{}</title></rect></a>",
+            (x1 - x0).max(0.5),
+            escape(&tip)
+        );
+    }
+    // Decisions on the prompt-size chart.
+    for dcs in c.decisions {
+        let Some(t) = dcs.turn else { continue };
+        let xx = if n == 1 { x(1.0) } else { (x(t as f64) + x((t as f64 - 1.0).max(1.0))) / 2.0 };
+        let (cls, col) = verdict_class(dcs);
+        let tip = format!(
+            "rev {} · {} before turn {t}\n{}\nverdict: {}\nsaved ≈ {} tokens (audit, calibrated estimate)",
+            dcs.rev,
+            dcs.kind,
+            dcs.what,
+            dcs.verdict
+                .as_ref()
+                .map_or("not judged (audit not available)".to_string(), |v| format!("{}: {}", v.level, v.text)),
+            signed(dcs.saved_tokens)
+        );
+        let _ = writeln!(
+            h,
+            "<g class=\"decision {cls}\" data-rev=\"{}\" data-kind=\"{}\"><line x1=\"{xx:.1}\" y1=\"{MT}\" x2=\"{xx:.1}\" y2=\"{:.1}\" stroke=\"{col}\"/>\
+<path d=\"M{:.1} {MT} l5 -8 h-10 z\" fill=\"{col}\"><title>{}</title></path></g>",
+            dcs.rev,
+            escape(&dcs.kind),
+            MT + ph,
+            xx,
+            escape(&tip)
+        );
+    }
+    // Lines.
+    let path = |l: &Line| {
+        let mut d = String::new();
+        for (i, p) in l.points.iter().enumerate() {
+            let _ = write!(d, "{}{:.1} {:.1}", if i == 0 { "M" } else { " L" }, x(p.0 as f64), y(p.1));
+        }
+        d
+    };
+    if let Some((p, label)) = c.provider {
+        let _ = writeln!(h, "<path class=\"provider\" d=\"{}\"><title>{}</title></path>", path(p), escape(label));
+    }
+    for (i, l) in c.series.iter().enumerate() {
+        let _ = writeln!(
+            h,
+            "<path class=\"series\" data-strategy=\"{}\" d=\"{}\" stroke=\"{}\"{}/>",
+            escape(l.name),
+            path(l),
+            color(i),
+            dash(i)
+        );
+    }
+    // Points with their own tooltips, when there are few enough turns to tell them apart.
+    if n <= 120 {
+        for (i, l) in c.series.iter().enumerate() {
+            for p in &l.points {
+                let _ = writeln!(
+                    h,
+                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{}\"><title>{} · turn {}: {}</title></circle>",
+                    x(p.0 as f64),
+                    y(p.1),
+                    color(i),
+                    escape(l.name),
+                    p.0,
+                    escape(&(c.fmt)(p.1))
+                );
+            }
+        }
+    }
+    h.push_str("</svg>\n<ul class=\"legend\">\n");
+    for (i, l) in c.series.iter().enumerate() {
+        let _ = writeln!(
+            h,
+            "<li data-strategy=\"{}\"><span class=\"sw{}\" style=\"border-color:{}\"></span>{}</li>",
+            escape(l.name),
+            if i >= COLORS.len() { " dash" } else { "" },
+            color(i),
+            escape(l.name)
+        );
+    }
+    if let Some((_, label)) = c.provider {
+        let _ = writeln!(h, "<li><span class=\"sw dash\" style=\"border-color:#24292f\"></span>{}</li>", escape(label));
+    }
+    if c.decisions.iter().any(|d| d.turn.is_some()) {
+        h.push_str(
+            "<li><span class=\"muted\">▼ cleanup decision (hover for rev, verdict and tokens saved)</span></li>\n",
+        );
+    }
+    h.push_str("</ul>\n</figure>\n");
+}
+
+fn signed(v: i64) -> String {
+    if v < 0 {
+        format!("−{}", thousands(v.unsigned_abs()))
+    } else {
+        thousands(v as u64)
+    }
+}
+
+fn verdict_class(d: &Decision) -> (&'static str, &'static str) {
+    match d.verdict.as_ref().map(|v| v.level.as_str()) {
+        Some("ok") => ("v-ok", "#1a7f37"),
+        Some("warning") => ("v-warning", "#bf8700"),
+        Some(_) => ("v-error", "#cf222e"),
+        None => ("v-none", "#6e7781"),
+    }
+}
+
+fn comparison(h: &mut String, d: &ReportData) {
+    h.push_str(
+        "<section id=\"comparison-section\">\n<h2>Strategy comparison</h2>\n<table id=\"comparison\">\n<thead><tr>\
+<th>strategy</th><th class=\"num\">turns</th><th class=\"num\">peak prompt</th><th class=\"num\">total prompt</th>\
+<th class=\"num\">new input</th><th class=\"num\">cached input</th><th class=\"num\">hit rate</th>\
+<th class=\"num\">cost</th><th class=\"num\">vs baseline</th><th class=\"num\">cache breaks</th></tr></thead>\n<tbody>\n",
+    );
+    for (i, s) in d.strategies.iter().enumerate() {
+        let r: &ComparisonRow = &s.row;
+        let t = |v: Option<u64>| opt(v, thousands);
+        let _ = writeln!(
+            h,
+            "<tr data-strategy=\"{}\"><td><span class=\"sw{}\" style=\"border-color:{}\"></span> {}</td>\
+<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            escape(&r.strategy),
+            if i >= COLORS.len() { " dash" } else { "" },
+            color(i),
+            escape(&r.strategy),
+            r.turns,
+            thousands(r.peak_prompt),
+            thousands(r.total_prompt),
+            t(r.new_input),
+            t(r.cached_input),
+            opt(r.hit_rate, pct),
+            opt(r.cost, money),
+            opt(r.cost_vs_baseline, |v| format!("{v:.2}×")),
+            opt(r.cache_breaks, |v| v.to_string())
+        );
+    }
+    h.push_str("</tbody>\n</table>\n<p class=\"muted\">Token figures are estimates of the replayed requests");
+    if let Availability::Available(m) = &d.cache_model {
+        let _ = write!(h, "; cached input and hit rate under the <code>{}</code> cache model", escape(m));
+    }
+    match (&d.cache_model, &d.prices) {
+        (Availability::Missing(why), _) => {
+            let _ = write!(h, "; new/cached input, hit rate, cost and cache breaks are n/a: {}", escape(why));
+        }
+        (_, Availability::Missing(why)) => {
+            let _ = write!(h, "; cost is n/a: {}", escape(why));
+        }
+        _ => h.push_str("; output tokens are the recorded completion tokens"),
+    }
+    h.push_str(".</p>\n");
+    if d.strategies.iter().any(|s| !s.breaks.is_empty()) {
+        h.push_str("<h3>Cache breaks</h3>\n<p class=\"muted\">Turns whose request does not start with the whole previous request \
+(the prefix was rewritten, not just extended): the first differing block and what changed it.</p>\n<ul class=\"notes\" id=\"breaks\">\n");
+        for s in &d.strategies {
+            if s.breaks.is_empty() {
+                continue;
+            }
+            let more = s.row.cache_breaks.unwrap_or(0).saturating_sub(s.breaks.len());
+            let items: Vec<String> = s
+                .breaks
+                .iter()
+                .map(|b| {
+                    format!("<a href=\"#turn-{0}\">turn {0}</a>, block {1}: {2}", b.turn, b.block, escape(&b.reason))
+                })
+                .collect();
+            let _ = writeln!(
+                h,
+                "<li data-strategy=\"{}\"><strong>{}</strong>: {}{}</li>",
+                escape(&s.name),
+                escape(&s.name),
+                items.join("; "),
+                if more > 0 { format!("; … and {more} more") } else { String::new() }
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str("</section>\n");
+}
+
+fn decisions(h: &mut String, d: &ReportData) {
+    h.push_str("<section id=\"decisions\">\n<h2>Decision timeline</h2>\n");
+    if let Availability::Missing(why) = &d.audit {
+        let _ = writeln!(
+            h,
+            "<p class=\"na\">Verdicts: not available in this build ({}). The decisions below are listed as recorded, unjudged.</p>",
+            escape(why)
+        );
+    }
+    if d.decisions.is_empty() {
+        h.push_str(
+            "<p class=\"muted\">The journal records no cleanup decisions (elide, clear, mirror, compact).</p>\n",
+        );
+        other_findings(h, d);
+        h.push_str("</section>\n");
+        return;
+    }
+    h.push_str(
+        "<table id=\"decision-table\">\n<thead><tr><th class=\"num\">rev</th><th class=\"num\">before turn</th><th>kind</th>\
+<th>what</th><th>verdict</th><th class=\"num\">saved tokens</th></tr></thead>\n<tbody>\n",
+    );
+    for x in &d.decisions {
+        let (cls, _) = verdict_class(x);
+        let verdict = x.verdict.as_ref().map_or("not judged".to_string(), |v| format!("{}: {}", v.level, v.text));
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"{cls}\">{}</td><td class=\"num\">{}</td></tr>",
+            x.rev,
+            x.turn.map_or("—".to_string(), |t| format!("<a href=\"#turn-{t}\">{t}</a>")),
+            escape(&x.kind),
+            escape(&x.what),
+            escape(&verdict),
+            signed(x.saved_tokens)
+        );
+    }
+    h.push_str(
+        "</tbody>\n</table>\n<p class=\"muted\">Verdicts and saved tokens come from the audit (<code>ctxj audit</code>): \
+the calibrated estimate of the request just before the record minus just after it.</p>\n",
+    );
+    other_findings(h, d);
+    h.push_str("</section>\n");
+}
+
+fn other_findings(h: &mut String, d: &ReportData) {
+    if d.findings.is_empty() {
+        return;
+    }
+    h.push_str(
+        "<h3>Other audit findings</h3>\n<table id=\"findings\">\n<thead><tr><th class=\"num\">rev</th><th>level</th>\
+<th>rule</th><th>message</th></tr></thead>\n<tbody>\n",
+    );
+    for f in &d.findings {
+        let cls = match f.level.as_str() {
+            "error" => "v-error",
+            "warning" => "v-warning",
+            _ => "v-none",
+        };
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"num\">{}</td><td class=\"{cls}\">{}</td><td>{}</td><td>{}</td></tr>",
+            f.rev,
+            escape(&f.level),
+            escape(&f.rule),
+            escape(&f.message)
+        );
+    }
+    h.push_str("</tbody>\n</table>\n");
+}
+
+fn browser(h: &mut String, d: &ReportData) {
+    let _ = writeln!(
+        h,
+        "<section id=\"turns\">\n<h2>Turn browser</h2>\n<p class=\"muted\">Each turn's request per strategy, block by block, \
+compared with the same strategy's previous request. Text is inlined only for blocks that are new or changed in that turn, \
+and at most {} characters per block (longer texts say where they were cut). Click a turn in a chart to open it here.</p>",
+        thousands(d.text_cap as u64)
+    );
+    let turns = d.strategies.iter().map(|s| s.views.len()).max().unwrap_or(0);
+    for k in 0..turns {
+        let t = k + 1;
+        let mut sum = Vec::new();
+        for s in &d.strategies {
+            if let Some(f) = s.turns.get(k) {
+                sum.push(format!("{} {}", escape(&s.name), thousands(f.prompt_tokens)));
+            }
+        }
+        let _ = writeln!(
+            h,
+            "<details class=\"turn\" id=\"turn-{t}\"><summary><strong>Turn {t}</strong> <span class=\"muted\">· prompt tokens: {}</span></summary>",
+            sum.join(" · ")
+        );
+        for s in &d.strategies {
+            if let Some(v) = s.views.get(k) {
+                turn_view(h, s, v);
+            }
+        }
+        h.push_str("</details>\n");
+    }
+    h.push_str("</section>\n");
+}
+
+fn turn_view(h: &mut String, s: &StrategyData, v: &TurnView) {
+    let df = &v.diff;
+    let _ = writeln!(
+        h,
+        "<section class=\"tv\" data-strategy=\"{}\"><h3>{} · turn {}</h3>\n<p class=\"muted\">{} blocks · vs previous request: \
+{} same, {} changed, {} added, {} removed{}</p>",
+        escape(&s.name),
+        escape(&s.name),
+        v.turn,
+        v.blocks.len(),
+        df.same,
+        df.changed,
+        df.added,
+        df.removed.len(),
+        if v.turn == 1 {
+            " (first request)"
+        } else if df.extends_previous {
+            " · extends the previous request (prefix kept)"
+        } else {
+            " · <strong>rewrites the previous request's prefix</strong>"
+        }
+    );
+    if !df.removed.is_empty() {
+        h.push_str("<p class=\"removed\">removed: ");
+        let parts: Vec<String> = df
+            .removed
+            .iter()
+            .map(|(k, id, c)| {
+                format!("{} {} ({} chars)", escape(k), escape(id.as_deref().unwrap_or("")), thousands(*c as u64))
+            })
+            .collect();
+        h.push_str(&parts.join(", "));
+        h.push_str("</p>\n");
+    }
+    h.push_str(
+        "<table class=\"blocks\"><thead><tr><th class=\"num\">#</th><th>type</th><th>id</th><th>tool</th>\
+<th class=\"num\">chars</th><th class=\"num\">tokens</th><th>vs previous</th></tr></thead><tbody>\n",
+    );
+    // Runs of unchanged blocks fold into one row, so a long session's page grows with what
+    // changes per turn, not with the whole request every turn.
+    let mut i = 0;
+    while i < v.blocks.len() {
+        let run = v.blocks[i..].iter().take_while(|b| b.change == Change::Same).count();
+        if run >= 2 {
+            let blocks = &v.blocks[i..i + run];
+            let _ = writeln!(
+                h,
+                "<tr class=\"same run\"><td class=\"num\">{}–{}</td><td colspan=\"3\">{} blocks as in the previous request</td>\
+<td class=\"num\">{}</td><td class=\"num\">{}</td><td>same</td></tr>",
+                i + 1,
+                i + run,
+                run,
+                thousands(blocks.iter().map(|b| b.chars as u64).sum()),
+                thousands(blocks.iter().map(|b| b.tokens).sum())
+            );
+            i += run;
+        } else {
+            block_row(h, i, &v.blocks[i]);
+            i += 1;
+        }
+    }
+    h.push_str("</tbody></table>\n");
+    for (i, b) in v.blocks.iter().enumerate() {
+        if let Some(text) = &b.text {
+            let _ = write!(
+                h,
+                "<details><summary>#{} {} {} — {} chars</summary><pre class=\"text\">{}</pre>",
+                i + 1,
+                escape(&b.kind),
+                escape(b.id.as_deref().unwrap_or("")),
+                thousands(b.chars as u64),
+                escape(text)
+            );
+            if let Some(full) = b.capped_from {
+                let _ = write!(
+                    h,
+                    "<p class=\"capped\">… cut: the first {} of {} characters are shown.</p>",
+                    thousands(crate::render::text::chars(text) as u64),
+                    thousands(full as u64)
+                );
+            }
+            h.push_str("</details>\n");
+        }
+    }
+    h.push_str("</section>\n");
+}
+
+fn block_row(h: &mut String, i: usize, b: &BlockView) {
+    let (cls, mut label) = match b.change {
+        Change::Same => ("same", "same".to_string()),
+        Change::Changed => ("changed", "changed".to_string()),
+        Change::Added => ("added", "new".to_string()),
+    };
+    if let Some(p) = b.previous_chars {
+        let _ = write!(label, " ({} → {} chars)", thousands(p as u64), thousands(b.chars as u64));
+    }
+    if let Some(o) = &b.origin {
+        let _ = write!(label, " · {}", escape(o));
+    }
+    let _ = writeln!(
+        h,
+        "<tr class=\"{cls}\"><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{label}</td></tr>",
+        i + 1,
+        escape(&b.kind),
+        escape(b.id.as_deref().unwrap_or("")),
+        escape(b.tool.as_deref().unwrap_or("")),
+        thousands(b.chars as u64),
+        thousands(b.tokens)
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_covers_text_and_attributes() {
+        assert_eq!(escape("<script>a&b</script>"), "&lt;script&gt;a&amp;b&lt;/script&gt;");
+        assert_eq!(escape("x\"y'z"), "x&quot;y&#39;z");
+        assert_eq!(escape("a\nb\tc"), "a\nb\tc");
+    }
+
+    #[test]
+    fn escape_makes_controls_visible() {
+        assert_eq!(escape("\u{1b}[31mred"), "\\e[31mred");
+        assert_eq!(escape("a\u{202e}b"), "a\\u{202e}b");
+    }
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        for (i, o) in
+            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE=")]
+        {
+            assert_eq!(base64(i.as_bytes()), o);
+        }
+    }
+
+    #[test]
+    fn nice_steps_are_round() {
+        assert_eq!(nice_step(100.0, 5.0), 20.0);
+        assert_eq!(nice_step(12_345.0, 5.0), 2500.0);
+        assert_eq!(nice_step(0.9, 4.0), 0.25);
+    }
+}

@@ -1,0 +1,583 @@
+//! Hostile and broken input (issue 8): every case of `tests/data/hostile/` (plus the large ones
+//! generated here) × every read command. See `tests/data/hostile/README.md` for the cases and
+//! `docs/reliability.md` for the promises checked:
+//!
+//! * the documented exit code: 0 (with the expected warning where the spec tolerates the damage),
+//!   1 for findings or differences, 2 with ONE message naming the file, line and byte offset when
+//!   the input is unusable;
+//! * never exit 101, never "panicked", never killed by a signal, never slower than [`TIMEOUT`];
+//! * never a raw control character from the journal on stdout or stderr (text views escape them;
+//!   `--json` output is exact JSON, whose escaping covers the C0 controls);
+//! * never a write into the session directory (bytes and mtimes before and after).
+//!
+//! The table of commands is data: when a command is still a placeholder in this branch ("is not
+//! implemented yet"), only the universal promises are checked for it; merging its implementation
+//! turns the exit-code checks on without editing this file.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use crate::common::*;
+
+/// A command that runs longer than this fails the test instead of blocking CI.
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What the journal reader makes of a case.
+#[derive(Debug, Clone, Copy)]
+enum Read {
+    /// Parses cleanly.
+    Ok,
+    /// Parses, with a warning on stderr containing this text.
+    Warn(&'static str),
+    /// Unusable: exit 2, one message naming the file, this line and this byte offset.
+    Unusable { line: usize, offset: u64 },
+}
+
+/// One corpus case and what every command must do with it.
+struct Case {
+    name: &'static str,
+    read: Read,
+    /// `validate` must report findings (exit 1) for this case.
+    findings: bool,
+    /// The case is a foreign transcript (Claude Code): `import`/`usage` must read it (exit 0).
+    foreign: bool,
+}
+
+const fn case(name: &'static str, read: Read, findings: bool) -> Case {
+    Case { name, read, findings, foreign: false }
+}
+
+/// The committed corpus. Expected behaviour per case: see tests/data/hostile/README.md.
+const CASES: &[Case] = &[
+    case("torn-last-line", Read::Warn("torn last line ignored"), false),
+    case("invalid-json-mid", Read::Unusable { line: 3, offset: 292 }, false),
+    case("non-utf8", Read::Unusable { line: 3, offset: 292 }, false),
+    case("nul-raw", Read::Unusable { line: 3, offset: 292 }, false),
+    case("nul-escaped", Read::Ok, false),
+    case("crlf", Read::Ok, false),
+    case("empty", Read::Warn("holds no records"), true),
+    case("only-newlines", Read::Warn("holds no records"), true),
+    case("rev-gap", Read::Warn("rev"), true),
+    case("rev-duplicate", Read::Warn("rev"), true),
+    case("rev-reversal", Read::Warn("rev"), true),
+    case("ts-backwards", Read::Ok, true),
+    case("result-before-call", Read::Ok, true),
+    case("result-unknown-call", Read::Ok, true),
+    case("duplicate-ids", Read::Ok, true),
+    case("second-session", Read::Ok, true),
+    case("mirror-draft-not-json", Read::Ok, true),
+    case("mirror-stale-base", Read::Ok, true),
+    case("spill-dotdot", Read::Ok, true),
+    case("spill-absolute", Read::Ok, true),
+    case("spill-symlink", Read::Ok, true),
+    case("deep-args", Read::Unusable { line: 4, offset: 378 }, false),
+    case("ansi-output", Read::Ok, true),
+    Case { name: "claude-code-junk", read: Read::Unusable { line: 1, offset: 0 }, findings: false, foreign: true },
+];
+
+/// How a command's exit code follows from the case.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Role {
+    /// Reads the journal and reports: 0 (warning allowed), 2 when unusable.
+    Reader,
+    /// `validate`: 1 when the case has findings, else 0; 2 when unusable.
+    Validator,
+    /// `audit` and `diff`: 0 or 1 on a readable journal (decisions may or may not be wrong,
+    /// sides may differ); 2 when unusable.
+    Judge,
+    /// `import` / `usage`: foreign transcripts. Exit 0 on the Claude Code case; on a journal-v1
+    /// case any documented code (0, 1, 2) — they are not its input format.
+    Foreign,
+}
+
+/// One command line to run against every case. `{s}` is the session directory, `{j}` its
+/// journal file, `{out}` a fresh directory outside the session.
+struct Cmd {
+    args: &'static [&'static str],
+    role: Role,
+    /// Stdout must be one exact JSON document.
+    json: bool,
+}
+
+const fn cmd(args: &'static [&'static str], role: Role, json: bool) -> Cmd {
+    Cmd { args, role, json }
+}
+
+const CMDS: &[Cmd] = &[
+    cmd(&["show", "{s}"], Role::Reader, false),
+    cmd(&["show", "{s}", "--json"], Role::Reader, true),
+    cmd(&["show", "{s}", "--expand"], Role::Reader, false),
+    cmd(&["show", "{s}", "--at", "turn", "1"], Role::Reader, false),
+    cmd(&["log", "{s}"], Role::Reader, false),
+    cmd(&["log", "{s}", "--json"], Role::Reader, true),
+    cmd(&["diff", "{s}", "--strategy", "recorded", "--strategy", "baseline"], Role::Judge, false),
+    cmd(&["diff", "{s}", "--strategy", "recorded", "--strategy", "baseline", "--json"], Role::Judge, true),
+    cmd(&["tokens", "{s}"], Role::Reader, false),
+    cmd(&["tokens", "{s}", "--json"], Role::Reader, true),
+    cmd(&["cache", "{s}", "--strategy", "recorded", "--strategy", "baseline"], Role::Reader, false),
+    cmd(&["cache", "{s}", "--strategy", "recorded", "--json"], Role::Reader, true),
+    cmd(&["validate", "{s}"], Role::Validator, false),
+    cmd(&["validate", "{s}", "--json"], Role::Validator, true),
+    cmd(&["audit", "{s}"], Role::Judge, false),
+    cmd(&["audit", "{s}", "--json"], Role::Judge, true),
+    cmd(&["import", "{j}", "--out", "{out}"], Role::Foreign, false),
+    cmd(&["usage", "{j}", "--json"], Role::Foreign, true),
+];
+
+/// Commands whose positional `--at turn 1` needs a first turn: skipped where none exists.
+fn needs_turn(c: &Cmd) -> bool {
+    c.args.windows(2).any(|w| w == ["--at", "turn"])
+}
+
+fn data() -> PathBuf {
+    repo().join("tests").join("data").join("hostile")
+}
+
+/// Copies a committed case into a fresh temporary session directory (so that a misbehaving
+/// command could never damage the repository) and adds what cannot be committed.
+fn materialize(name: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let src = data().join(name).join("journal.jsonl");
+    std::fs::copy(&src, d.path().join("journal.jsonl")).unwrap();
+    if name == "spill-symlink" {
+        // The spill `c1.out/stdout` is a symlink that leads out of the session directory.
+        std::fs::create_dir(d.path().join("c1.out")).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("/etc/passwd", d.path().join("c1.out").join("stdout")).unwrap();
+    }
+    d
+}
+
+/// Runs ctxj with a timeout; the outcome, or a failure message when it hung.
+fn run(args: &[String]) -> Result<Output, String> {
+    let start = Instant::now();
+    let out = ctxj().args(args).timeout(TIMEOUT).output().map_err(|e| format!("cannot run: {e}"))?;
+    if out.status.code().is_none() && start.elapsed() >= TIMEOUT {
+        return Err(format!("timed out after {TIMEOUT:?}"));
+    }
+    Ok(out)
+}
+
+/// The first raw control character that must never reach a terminal, with its position.
+/// Text views: C0 but `\n`/`\t`, DEL, C1. JSON: checked separately (exact JSON).
+fn raw_control(s: &str, json: bool) -> Option<(usize, char)> {
+    s.char_indices().find(|&(_, c)| {
+        let c0 = (c as u32) < 0x20 && c != '\n' && c != '\t';
+        c0 || (!json && (c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c)))
+    })
+}
+
+/// Checks the promises every command keeps on every input. Returns stdout/stderr as text.
+fn universal(what: &str, out: &Output, json_stdout: bool, failures: &mut Vec<String>) -> (String, String) {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let mut fail = |m: String| failures.push(format!("{what}: {m}\n  stderr: {}", excerpt(&stderr)));
+    match out.status.code() {
+        None => fail(format!("killed by a signal ({:?})", out.status)),
+        Some(101) => fail("exit 101 (a panic)".into()),
+        Some(c) if c > 2 => fail(format!("undocumented exit code {c}")),
+        _ => {}
+    }
+    if stderr.contains("panicked") || stdout.contains("panicked") {
+        fail("printed \"panicked\"".into());
+    }
+    if std::str::from_utf8(&out.stderr).is_err() {
+        fail("stderr is not UTF-8".into());
+    }
+    if let Some((i, c)) = raw_control(&stderr, false) {
+        fail(format!("raw control {c:?} in stderr at byte {i}"));
+    }
+    if out.status.code() == Some(0) || out.status.code() == Some(1) {
+        if json_stdout {
+            if let Err(e) = serde_json::from_slice::<serde_json::Value>(&out.stdout) {
+                fail(format!("--json stdout is not one JSON document: {e}; stdout: {}", excerpt(&stdout)));
+            }
+        }
+        if std::str::from_utf8(&out.stdout).is_err() && !json_stdout {
+            fail("stdout is not UTF-8".into());
+        }
+    }
+    if let Some((i, c)) = raw_control(&stdout, json_stdout) {
+        fail(format!("raw control {c:?} in stdout at byte {i}: {}", excerpt(&stdout[i.saturating_sub(40)..])));
+    }
+    (stdout, stderr)
+}
+
+fn excerpt(s: &str) -> String {
+    let e: String = s.chars().take(300).collect();
+    format!("{e:?}")
+}
+
+/// A command not built yet in this branch: its placeholder says so, or clap does not know the
+/// arguments its issue specifies yet.
+fn is_placeholder(stderr: &str) -> bool {
+    stderr.contains("is not implemented yet") || stderr.starts_with("error: unexpected argument")
+}
+
+/// Checks the exit code (and the message of exit 2) against what the case and role expect.
+fn expected(what: &str, c: &Case, role: Role, out: &Output, stderr: &str, failures: &mut Vec<String>) {
+    let code = out.status.code().unwrap_or(-1);
+    let mut fail = |m: String| failures.push(format!("{what}: {m}\n  stderr: {}", excerpt(stderr)));
+    if role == Role::Foreign {
+        if c.foreign && code != 0 {
+            fail(format!("exit {code}, expected 0 (a foreign transcript with junk lines is read, junk skipped)"));
+        }
+        return;
+    }
+    match c.read {
+        Read::Unusable { line, offset } => {
+            if code != 2 {
+                fail(format!("exit {code}, expected 2 (unusable input)"));
+                return;
+            }
+            let errors = stderr.lines().filter(|l| l.starts_with("error:")).count();
+            if errors != 1 {
+                fail(format!("{errors} `error:` lines, expected one message"));
+            }
+            if !stderr.contains("journal.jsonl") {
+                fail("the message does not name the file".into());
+            }
+            if !(stderr.contains(&format!(":{line} ")) || stderr.contains(&format!("line {line}"))) {
+                fail(format!("the message does not name line {line}"));
+            }
+            if !stderr.contains(&format!("byte {offset}")) {
+                fail(format!("the message does not name byte offset {offset}"));
+            }
+        }
+        Read::Ok | Read::Warn(_) => {
+            let allowed: &[i32] = match role {
+                Role::Reader => &[0],
+                Role::Validator if c.findings => &[1],
+                Role::Validator => &[0],
+                // `diff` compares turn requests: with no turn there is nothing to compare, and
+                // saying so (exit 2, one message) is as fair as "equal".
+                Role::Judge if !has_turn(c) => &[0, 1, 2],
+                Role::Judge => &[0, 1],
+                Role::Foreign => unreachable!(),
+            };
+            if !allowed.contains(&code) {
+                fail(format!("exit {code}, expected one of {allowed:?}"));
+            }
+            if code == 2 && stderr.lines().filter(|l| l.starts_with("error:")).count() != 1 {
+                fail("exit 2 without exactly one `error:` message".into());
+            }
+            if let Read::Warn(w) = c.read {
+                if !stderr.contains("warning") || !stderr.contains(w) {
+                    fail(format!("no warning containing {w:?}"));
+                }
+            }
+        }
+    }
+}
+
+fn expand(args: &[&str], session: &Path, out: &Path) -> Vec<String> {
+    args.iter()
+        .map(|a| match *a {
+            "{s}" => session.display().to_string(),
+            "{j}" => session.join("journal.jsonl").display().to_string(),
+            "{out}" => out.join("imported").display().to_string(),
+            a => a.to_string(),
+        })
+        .collect()
+}
+
+/// Runs every command on one materialized session; returns how many ran as placeholders.
+fn run_all(c: &Case, dir: &Path, cmds: &[&Cmd], failures: &mut Vec<String>) -> Vec<String> {
+    let mut pending = Vec::new();
+    let before = snapshot(dir);
+    for cmd in cmds {
+        if needs_turn(cmd) && !has_turn(c) {
+            continue;
+        }
+        let outdir = tempfile::tempdir().unwrap();
+        let args = expand(cmd.args, dir, outdir.path());
+        let what = format!("[{}] ctxj {}", c.name, cmd.args.join(" "));
+        let out = match run(&args) {
+            Ok(o) => o,
+            Err(e) => {
+                failures.push(format!("{what}: {e}"));
+                continue;
+            }
+        };
+        let (stdout, stderr) = universal(&what, &out, cmd.json, failures);
+        if c.name.starts_with("spill-") && (stdout.contains("root:x:0") || stderr.contains("root:x:0")) {
+            failures.push(format!("{what}: printed the content of /etc/passwd"));
+        }
+        if is_placeholder(&stderr) {
+            pending.push(cmd.args[0].to_string());
+            continue;
+        }
+        expected(&what, c, cmd.role, &out, &stderr, failures);
+    }
+    if snapshot(dir) != before {
+        failures.push(format!("[{}] the session directory changed", c.name));
+    }
+    pending
+}
+
+fn has_turn(c: &Case) -> bool {
+    !matches!(c.read, Read::Unusable { .. } | Read::Warn("holds no records"))
+}
+
+fn report(failures: Vec<String>, mut pending: Vec<String>) {
+    pending.sort();
+    pending.dedup();
+    if !pending.is_empty() {
+        eprintln!("notice: placeholders, exit codes not checked yet: {}", pending.join(", "));
+    }
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn corpus_readme_lists_every_case() {
+    let readme = std::fs::read_to_string(data().join("README.md")).unwrap();
+    let mut on_disk: Vec<String> = std::fs::read_dir(data())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = CASES.iter().map(|c| c.name.to_string()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed, "every corpus directory has an expectation in CASES, and back");
+    for c in CASES {
+        assert!(readme.contains(&format!("`{}`", c.name)), "README.md does not describe `{}`", c.name);
+    }
+}
+
+#[test]
+fn every_case_times_every_command() {
+    let mut failures = Vec::new();
+    let mut pending = Vec::new();
+    let cmds: Vec<&Cmd> = CMDS.iter().collect();
+    for c in CASES {
+        let d = materialize(c.name);
+        pending.extend(run_all(c, d.path(), &cmds, &mut failures));
+    }
+    report(failures, pending);
+}
+
+#[test]
+fn strict_turns_a_torn_last_line_into_an_error_with_its_position() {
+    let d = materialize("torn-last-line");
+    for sub in ["show", "log"] {
+        let out = run(&["--strict".into(), sub.into(), d.path().display().to_string()]).unwrap();
+        let mut failures = Vec::new();
+        let (_, stderr) = universal(sub, &out, false, &mut failures);
+        let c = case("torn-last-line", Read::Unusable { line: 7, offset: 863 }, false);
+        expected(sub, &c, Role::Reader, &out, &stderr, &mut failures);
+        assert!(stderr.contains("torn write"), "{stderr}");
+        report(failures, vec![]);
+    }
+}
+
+#[test]
+fn crlf_reads_exactly_like_lf() {
+    let crlf = materialize("crlf");
+    let lf = session_with(&std::fs::read_to_string(crlf.path().join("journal.jsonl")).unwrap().replace("\r\n", "\n"));
+    let a = ctxj().args(["show", "--json"]).arg(crlf.path()).output().unwrap();
+    let b = ctxj().args(["show", "--json"]).arg(lf.path()).output().unwrap();
+    assert!(a.status.success() && b.status.success());
+    assert_eq!(a.stdout, b.stdout);
+}
+
+#[test]
+fn escaped_terminal_sequences_stay_visible_as_text() {
+    // Escaping must not drop the hostile text: the user sees what the tool printed, defanged.
+    let d = materialize("ansi-output");
+    let out = ctxj().arg("show").arg(d.path()).output().unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("\\e]52;c;ZWNobyBwd25lZA=="), "OSC 52 shown escaped: {s}");
+    assert!(s.contains("innocent\\rmalicious overwrite"), "\\r shown escaped: {s}");
+    assert!(s.contains("\\u{202e}"), "bidi override shown escaped: {s}");
+}
+
+/// Regression test: `show --expand` blocked forever opening a spill that is a FIFO planted in
+/// the session directory (it is inside the session, so confinement alone let it through).
+#[cfg(unix)]
+#[test]
+fn spill_that_is_a_fifo_does_not_hang_show_expand() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(data().join("spill-symlink").join("journal.jsonl"), d.path().join("journal.jsonl")).unwrap();
+    std::fs::create_dir(d.path().join("c1.out")).unwrap();
+    let fifo = d.path().join("c1.out").join("stdout");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = ctxj().args(["show", "--expand"]).arg(d.path()).timeout(Duration::from_secs(30)).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not a regular file"));
+}
+
+#[test]
+fn spill_escapes_are_refused_by_show_expand() {
+    for name in ["spill-dotdot", "spill-absolute", "spill-symlink"] {
+        let d = materialize(name);
+        let out = ctxj().args(["show", "--expand"]).arg(d.path()).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        let s = String::from_utf8(out.stdout).unwrap();
+        assert!(s.contains("refused"), "{name}: the refusal is shown: {s}");
+        assert!(!s.contains("root:"), "{name}: /etc/passwd was read: {s}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Large inputs, generated at test time.
+
+fn base_lines() -> String {
+    std::fs::read_to_string(data().join("crlf").join("journal.jsonl")).unwrap().replace("\r\n", "\n")
+}
+
+/// A journal whose 7th record is one result line of about `n` bytes of text built by `fill`.
+fn with_big_result(text: &str) -> tempfile::TempDir {
+    let mut s = base_lines();
+    s.push_str(r#"{"rev":7,"ts":"2026-11-29T10:00:06Z","kind":"assistant","id":"a3","text":"","calls":[{"id":"c9","tool":"run","args":{"command":"cat big"}}]}"#);
+    s.push('\n');
+    let rec = serde_json::json!({"rev":8,"ts":"2026-11-29T10:00:07Z","kind":"result","call":"c9","tool":"run","text":text,"bytes":text.len()});
+    s.push_str(&rec.to_string());
+    s.push('\n');
+    session_with(&s)
+}
+
+#[test]
+fn a_100_mb_single_line_every_command() {
+    // 100 MB of text with a terminal escape every 64 KiB, in one JSON line.
+    let mut text = String::with_capacity(100 << 20);
+    let chunk = format!("{}\x1b[2J\n", "x".repeat((64 << 10) - 5));
+    while text.len() + chunk.len() <= 100 << 20 {
+        text.push_str(&chunk);
+    }
+    let d = with_big_result(&text);
+    drop(text);
+    let c = case("huge-line", Read::Ok, false);
+    // One run per command (the first listed variant of each), to keep the test's time sane.
+    let mut seen = std::collections::HashSet::new();
+    let cmds: Vec<&Cmd> = CMDS.iter().filter(|c| seen.insert(c.args[0])).collect();
+    let mut failures = Vec::new();
+    let pending = run_all(&c, d.path(), &cmds, &mut failures);
+    report(failures, pending);
+}
+
+#[test]
+fn a_one_million_space_tool_result_every_command() {
+    let d = with_big_result(&" ".repeat(1_000_000));
+    let c = case("million-spaces", Read::Ok, false);
+    let cmds: Vec<&Cmd> = CMDS.iter().collect();
+    let mut failures = Vec::new();
+    let pending = run_all(&c, d.path(), &cmds, &mut failures);
+    report(failures, pending);
+}
+
+#[test]
+fn a_journal_appended_to_while_it_is_read() {
+    use std::io::Write;
+    // Start from a journal of a few MB (mapped), and keep appending records in a thread while
+    // each command runs: every command sees a consistent prefix (a torn tail at most).
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("journal.jsonl");
+    let mut s = base_lines();
+    let mut rev = 6;
+    let filler = "y".repeat(2000);
+    while s.len() < (4 << 20) {
+        rev += 1;
+        s.push_str(&format!(
+            "{{\"rev\":{rev},\"ts\":\"2026-11-29T10:00:07Z\",\"kind\":\"notice\",\"id\":\"n{rev}\",\"text\":\"{filler}\"}}\n"
+        ));
+    }
+    std::fs::write(&path, &s).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (stop, path) = (stop.clone(), path.clone());
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+            let mut rev = rev;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                rev += 1;
+                // Written in two parts, so that readers sometimes see a torn last line.
+                let line = format!(
+                    "{{\"rev\":{rev},\"ts\":\"2026-11-29T10:00:08Z\",\"kind\":\"notice\",\"id\":\"n{rev}\",\"text\":\"\\u001b]52;c;eA==\\u0007 appended\"}}\n"
+                );
+                let (a, b) = line.split_at(line.len() / 2);
+                f.write_all(a.as_bytes()).unwrap();
+                f.flush().unwrap();
+                std::thread::sleep(Duration::from_micros(300));
+                f.write_all(b.as_bytes()).unwrap();
+            }
+        })
+    };
+    let mut failures = Vec::new();
+    for cmd in CMDS.iter().filter(|c| c.role != Role::Foreign) {
+        let out_dir = tempfile::tempdir().unwrap();
+        let args = expand(cmd.args, d.path(), out_dir.path());
+        let what = format!("[appended] ctxj {}", cmd.args.join(" "));
+        match run(&args) {
+            Ok(out) => {
+                let (_, stderr) = universal(&what, &out, cmd.json, &mut failures);
+                if !is_placeholder(&stderr) && !matches!(out.status.code(), Some(0) | Some(1)) {
+                    failures.push(format!("{what}: exit {:?}: {}", out.status.code(), excerpt(&stderr)));
+                }
+            }
+            Err(e) => failures.push(format!("{what}: {e}")),
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    report(failures, vec![]);
+}
+
+/// Regression test for the SIGBUS crash (`docs/reliability.md`): `ctxj log` on a 32 MB journal
+/// that is truncated while ctxj has it mapped was killed by SIGBUS (exit 135 in a shell).
+#[test]
+fn a_journal_truncated_while_mapped_is_not_a_sigbus() {
+    let d = tempfile::tempdir().unwrap();
+    let mut s = base_lines();
+    let filler = "z".repeat(4000);
+    let mut rev = 6;
+    while s.len() < (32 << 20) {
+        rev += 1;
+        s.push_str(&format!(
+            "{{\"rev\":{rev},\"ts\":\"2026-11-29T10:00:07Z\",\"kind\":\"notice\",\"id\":\"n{rev}\",\"text\":\"{filler}\"}}\n"
+        ));
+    }
+    let bin = assert_cmd::cargo::cargo_bin("ctxj");
+    let mut failures = Vec::new();
+    for (i, delay_ms) in [0u64, 5, 20, 60, 150, 400].into_iter().enumerate() {
+        for sub in ["log", "show"] {
+            let path = d.path().join("journal.jsonl");
+            std::fs::write(&path, &s).unwrap();
+            let mut child = std::process::Command::new(&bin)
+                .args([sub, "--json"])
+                .arg(&path)
+                .env_remove("CTXJ_NO_MMAP")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(delay_ms));
+            // Cut mid-line, to a different length each time.
+            std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(100_000 + i as u64 * 7).unwrap();
+            let start = Instant::now();
+            let status = loop {
+                if let Some(st) = child.try_wait().unwrap() {
+                    break st;
+                }
+                if start.elapsed() > TIMEOUT {
+                    let _ = child.kill();
+                    break child.wait().unwrap();
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            };
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+            let what = format!("{sub} truncated after {delay_ms} ms");
+            match status.code() {
+                Some(0) | Some(2) => {}
+                other => failures.push(format!("{what}: status {other:?} ({status:?}); stderr {}", excerpt(&stderr))),
+            }
+            if stderr.contains("panicked") {
+                failures.push(format!("{what}: panicked: {}", excerpt(&stderr)));
+            }
+        }
+    }
+    report(failures, vec![]);
+}
