@@ -153,7 +153,16 @@ def main():
     strategies = [] if a.no_strategies else (a.strategy or DEFAULT_STRATEGIES)
     total_bad = 0
     for s in a.sessions:
-        bad, notes, turns = check_session(a.ctxj, s, strategies, a.sha_fatal, print, not a.no_revs)
+        rc, _, se = run_ctxj(a.ctxj, ["show", s, "--json"])
+        if rc != 0:
+            # ref does not police validity: a journal ctxj refuses to read is reported, not compared.
+            print(f"{s}: skipped, ctxj refuses it (exit {rc}): {se.decode(errors='replace').strip()[:200]}")
+            continue
+        try:
+            bad, notes, turns = check_session(a.ctxj, s, strategies, a.sha_fatal, print, not a.no_revs)
+        except Exception as e:  # noqa: BLE001 - a journal ref cannot read at all
+            print(f"{s}: skipped, ref cannot read it: {type(e).__name__}: {e}")
+            continue
         print(f"{s}: {turns} turns, {len(strategies)} strategies: {bad} divergences, {notes} notes")
         total_bad += bad
     return 1 if total_bad else 0

@@ -313,13 +313,17 @@ fn json_msg(e: &serde_json::Error) -> String {
 }
 
 fn parse_line(bytes: &[u8], line: &Line) -> Result<Record, JournalErrorKind> {
-    match parse_line_fast(bytes, line) {
-        Some(rec) => Ok(rec),
-        None => parse_line_slow(bytes, line),
+    // A number literal serde_json would rewrite (`1e5`, `-0`; rare) takes the restoring path:
+    // the fast path deserialises straight into typed bodies and cannot keep its text.
+    if !super::numbers::needs_restore(bytes) {
+        if let Some(rec) = parse_line_fast(bytes, line) {
+            return Ok(rec);
+        }
     }
+    parse_line_slow(bytes, line)
 }
 
-/// The reference path: a `Value` tree (depth-checked), number text restored, then the record.
+/// The reference path: a `Value` (with the journal's number text restored), then the typed record.
 fn parse_line_slow(bytes: &[u8], line: &Line) -> Result<Record, JournalErrorKind> {
     let (value, restored) = parse_json_verbatim(bytes)?;
     if !restored {
@@ -372,9 +376,6 @@ fn parse_line_fast(bytes: &[u8], line: &Line) -> Option<Record> {
         return None;
     }
     let text = std::str::from_utf8(bytes).ok()?;
-    if super::numbers::needs_restore(bytes) {
-        return None; // the slow path puts the number text back (see `numbers`)
-    }
     if memchr::memmem::find_iter(bytes, b"\\u").any(|i| matches!(bytes.get(i + 2), Some(b'd' | b'D'))) {
         return None;
     }
@@ -419,6 +420,12 @@ pub fn record_from_value(value: Value, line: usize, offset: u64) -> Result<Recor
     };
     let body = Body::from_value(&kind, value).map_err(|e| JournalErrorKind::Schema(format!("{kind}: {e}")))?;
     Ok(Record { rev, rev_recorded, ts, line, offset, body })
+}
+
+/// Parses journal text held in memory (unit tests of other modules).
+#[cfg(test)]
+pub(crate) fn parse_bytes_for_test(s: &str) -> Journal {
+    parse_bytes(Path::new("j.jsonl"), s.as_bytes(), ReadOptions::default()).unwrap()
 }
 
 /// One pass over the line when `kind` comes before every field but `rev` and `ts` (as in every
@@ -550,12 +557,6 @@ mod one_pass_de {
 }
 
 use one_pass_de::OnePass;
-
-/// Parses journal text held in memory (unit tests of other modules).
-#[cfg(test)]
-pub(crate) fn parse_bytes_for_test(s: &str) -> Journal {
-    parse_bytes(Path::new("j.jsonl"), s.as_bytes(), ReadOptions::default()).unwrap()
-}
 
 #[cfg(test)]
 mod tests {
