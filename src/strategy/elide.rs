@@ -51,10 +51,11 @@ pub fn marker_for(journal: &Journal, b: &Block) -> Option<String> {
 pub struct Elide<'j> {
     fixed: Option<(u64, u64)>,
     keep: usize,
-    /// Request indices of every result so far.
+    /// Conversation indices of every result so far.
     results: Vec<usize>,
+    /// Per conversation index: collapsed.
     elided: Vec<bool>,
-    /// Every index before this is elided or not a candidate (user, assistant, notice, system).
+    /// Every conversation index before this is elided or not a candidate (user, assistant, notice).
     cursor: usize,
     points: Vec<Point>,
     recorded: Replayer<'j>,
@@ -86,13 +87,17 @@ impl Family for Elide<'_> {
     }
 
     fn before_turn(&mut self, cx: &TurnCx<'_, '_>, out: &mut Out) {
+        // Indices below are conversation indices (request index − `out.head`), so a system block
+        // that arrives late does not shift them.
         for b in &cx.raw.blocks[cx.new.clone()] {
             if matches!(b.block, Block::Result { .. }) {
-                self.results.push(out.blocks.len());
+                self.results.push(out.blocks.len() - out.head);
             }
             out.push(b.block.clone(), Origin::Verbatim, cx.est);
         }
-        self.elided.resize(out.blocks.len(), false);
+        let head = out.head;
+        let n = out.blocks.len() - head;
+        self.elided.resize(n, false);
         let (budget, target) = self.fixed.unwrap_or_else(|| budget_target(&cx.raw.ctx));
         let m = multiplier(&self.points, cx.turn);
         let estimate = |out: &Out| calibrated(3 + out.total, m);
@@ -101,20 +106,18 @@ impl Family for Elide<'_> {
         }
         let protected_from =
             self.results.len().checked_sub(self.keep).and_then(|i| self.results.get(i).copied()).unwrap_or(usize::MAX);
+        let collapsible = |b: &Block| matches!(b, Block::Result { .. } | Block::Attachment { .. });
         // Advance the cursor over blocks that can never be collapsed again.
-        while self.cursor < out.blocks.len()
-            && (self.elided[self.cursor]
-                || !matches!(out.blocks[self.cursor], Block::Result { .. } | Block::Attachment { .. }))
-        {
+        while self.cursor < n && (self.elided[self.cursor] || !collapsible(&out.blocks[head + self.cursor])) {
             self.cursor += 1;
         }
         let mut i = self.cursor;
-        while i < out.blocks.len() && estimate(out) > target {
-            let candidate = !self.elided[i] && matches!(out.blocks[i], Block::Result { .. } | Block::Attachment { .. });
-            let protected = i >= protected_from && matches!(out.blocks[i], Block::Result { .. });
-            if candidate && !protected {
-                if let Some(t) = marker_for(cx.journal, &out.blocks[i]) {
-                    out.set_text(i, t, Origin::Elided { turn: cx.turn }, cx.est);
+        while i < n && estimate(out) > target {
+            let b = &out.blocks[head + i];
+            let protected = i >= protected_from && matches!(b, Block::Result { .. });
+            if !self.elided[i] && collapsible(b) && !protected {
+                if let Some(t) = marker_for(cx.journal, b) {
+                    out.set_text(head + i, t, Origin::Elided { turn: cx.turn }, cx.est);
                     self.elided[i] = true;
                 }
             }
