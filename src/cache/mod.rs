@@ -1,1 +1,15 @@
 //! Prompt-cache simulation, prices and cost (spec `strategies.md` §4–§6).
+//!
+//! * [`model`]: the four cache models (`ideal`, `openai`, `anthropic`, `gemini`) over block keys
+//!   and token counts, and cache-break detection;
+//! * [`prices`]: the built-in dated price table and LiteLLM's JSON format;
+//! * [`replay`]: a strategy replayed turn by turn through a cache model, priced, with its cache
+//!   breaks explained.
+
+pub mod model;
+pub mod prices;
+pub mod replay;
+
+pub use model::{CacheModel, Simulator};
+pub use prices::{Price, PriceTable};
+pub use replay::{simulate, Options, Simulation, Summary, TurnFigures};

@@ -60,6 +60,9 @@ pub struct Decision {
     pub total: i64,
     /// Indices into [`AuditReport::findings`] of the findings about this decision.
     pub findings: Vec<usize>,
+    /// Whether its trigger was judged (auto elisions and auto compactions; a model's clear or
+    /// commit and a user's `/compact` have no trigger to judge).
+    pub trigger_judged: bool,
 }
 
 /// The result of [`audit`].
@@ -260,6 +263,7 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
     let mut findings: Vec<Finding> = Vec::new();
     let mut decisions: Vec<Decision> = Vec::new();
     let mut r = Replayer::new(journal);
+    let mut lag = Replayer::new(journal);
     let mut memo = Memo::new(est);
     let mut tally = Tally::default();
     let mut cal = Calibration::default();
@@ -276,6 +280,9 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
         journal.records.iter().rposition(|r| matches!(r.body, Body::Mirror(_) | Body::Clear(_)));
 
     for (index, rec) in journal.records.iter().enumerate() {
+        // `lag` holds the projection before this record, so a decision can be compared with the
+        // state after it without copying the projection.
+        lag.advance_to(index);
         let mut fs: Vec<Finding> = Vec::new();
         let settings = resolve(&r.ctx);
         match &rec.body {
@@ -330,8 +337,8 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                 }
             }
             Body::Elide(_) | Body::Clear(_) | Body::Mirror(_) | Body::Compact(_) => {
-                let before_p = r.projection().clone();
-                let before_raw = tally.request(&mut memo, &before_p);
+                let before_p = lag.projection();
+                let before_raw = tally.request(&mut memo, before_p);
                 r.step();
                 tally.invalidate();
                 let after_p = r.projection();
@@ -344,7 +351,7 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                     index,
                     est,
                     settings,
-                    before_p: &before_p,
+                    before_p,
                     after_p,
                     before_raw,
                     before,
@@ -456,6 +463,11 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                     }
                     _ => unreachable!("matched above"),
                 };
+                let trigger_judged = match &rec.body {
+                    Body::Elide(e) => e.by.as_deref().is_none_or(|b| b == "auto"),
+                    Body::Compact(c) => c.trigger.as_deref() == Some("auto"),
+                    _ => false,
+                };
                 let saved = before as i64 - after as i64;
                 total += saved;
                 let first = findings.len();
@@ -473,6 +485,7 @@ pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
                     saved,
                     total,
                     findings: (first..first + n).collect(),
+                    trigger_judged,
                 });
                 continue;
             }

@@ -102,7 +102,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
                 let cell = |a: Aspect| {
                     let v = verdict(&report, d, a);
                     let applies = match a {
-                        Aspect::Trigger => matches!(d.kind, "elide" | "compact"),
+                        Aspect::Trigger => d.trigger_judged,
                         Aspect::Habit => matches!(d.kind, "clear" | "mirror"),
                         Aspect::Restraint => matches!(d.kind, "elide" | "clear"),
                         Aspect::Outcome => matches!(d.kind, "elide" | "mirror" | "compact"),

@@ -1,16 +1,97 @@
-//! `ctxj budget`: Resolve context budget settings from a harness config. (Placeholder until its issue lands.)
+//! `ctxj budget`: the budget settings a harness TOML gives a model slug (journal-v1 §6), each
+//! with the rule that produced it.
 
-use anyhow::Result;
+use std::io::Write;
 
-use super::Ctx;
+use anyhow::{Context as _, Result};
+use comfy_table::{Cell, CellAlignment};
+use serde_json::json;
 
-/// Resolve context budget settings from a harness config.
+use ctxj::render::text::{escape_line, thousands};
+use ctxj::tokens::budget::{resolve, Config};
+
+use super::{Ctx, Paint, EXIT_OK};
+
+/// Resolve ctx_window, context_budget, context_reserve, context_target and keep_results for a
+/// model from a harness config, and say which rule gave each value.
+///
+/// Rules (journal-v1 §6): the [models."<prefix>"] profile with the longest prefix of the slug
+/// applies; a profile value overrides the top-level one, except that a non-zero top-level
+/// context_budget beats the profile's; then 0 means auto (budget: 100000 when ctx_window <=
+/// 300000, else 200000; target: 70% of the budget, rounded down). A target at or above the budget
+/// is reported and replaced by the auto rule. Keys set nowhere take the seed's defaults
+/// (ctx_window 1000000, context_reserve 8192, keep_results 5). Without --config: no file, the
+/// defaults and auto rules alone.
+///
+/// Examples:
+///   ctxj budget --config harness.toml --model anthropic/claude-sonnet-4-5
+///   ctxj budget --config harness.toml --model vendor/model --json
+///   ctxj budget --model openai/gpt-5
 #[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Session, file or folder.
-    pub input: Option<String>,
+    /// Harness configuration (TOML).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+    /// The model slug to resolve for.
+    #[arg(long, value_name = "SLUG")]
+    pub model: String,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run(_args: Args, _ctx: &Ctx) -> Result<u8> {
-    anyhow::bail!("`ctxj budget` is not implemented yet")
+pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
+    let (name, cfg) = match &args.config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("reading --config {}", p.display()))?;
+            let name = p.display().to_string();
+            let cfg = Config::parse(&name, &text)?;
+            (Some(name), cfg)
+        }
+        None => (None, Config::default()),
+    };
+    let r = resolve(&cfg, &args.model);
+    let mut out = super::stdout();
+    if args.json {
+        let j = json!({
+            "config": name,
+            "model": r.model,
+            "profile": r.profile,
+            "settings": r.settings.iter().map(|s| json!({"key": s.key, "value": s.value, "rule": s.rule})).collect::<Vec<_>>(),
+            "problems": r.problems,
+            "ignored": cfg.ignored,
+        });
+        writeln!(out, "{j}")?;
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
+    let paint = Paint::new(ctx.color);
+    writeln!(
+        out,
+        "{} · {} · {}",
+        paint.bold(&escape_line(&r.model)),
+        name.as_deref().map(escape_line).unwrap_or_else(|| "no config file".into()),
+        r.profile
+            .as_deref()
+            .map(|p| format!("profile models.\"{}\"", escape_line(p)))
+            .unwrap_or_else(|| "no profile".into())
+    )?;
+    let mut t = super::table(&["setting", "value", "rule"]);
+    for s in &r.settings {
+        t.add_row(vec![
+            Cell::new(s.key),
+            Cell::new(thousands(s.value)).set_alignment(CellAlignment::Right),
+            Cell::new(escape_line(&s.rule)),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    for p in &r.problems {
+        writeln!(out, "{} {}", paint.red("configuration error:"), escape_line(p))?;
+    }
+    for k in &cfg.ignored {
+        writeln!(out, "{} `{}` is not a budget setting; ignored", paint.yellow("note:"), escape_line(k))?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
 }

@@ -1,16 +1,68 @@
-//! `ctxj import`: Import a Claude Code, Codex or pi transcript as a journal-v1 session. (Placeholder until its issue lands.)
+//! `ctxj import`: write a Claude Code, Codex or pi transcript as a journal-v1 session.
 
-use anyhow::Result;
+use std::io::Write;
+use std::path::PathBuf;
 
-use super::Ctx;
+use anyhow::{Context as _, Result};
+
+use ctxj::import::write::write_session;
+use ctxj::render::text::escape_line;
+
+use super::{Ctx, EXIT_OK};
 
 /// Import a Claude Code, Codex or pi transcript as a journal-v1 session.
+///
+/// The transcript's format is detected from its content (force it with the global --from).
+/// Every assistant record gets the prompt_sha256 of its recorded request, so the result passes
+/// `ctxj validate`. What the format does not record (system prompt, tool schemas) stays absent
+/// and is listed in the report. An existing session is never overwritten without --force, and
+/// nothing is ever written into the transcript's own folder.
+///
+/// Examples:
+///   ctxj import ~/.claude/projects/-home-me-app/4d5611e5.jsonl --out sessions/4d5611e5
+///   ctxj import rollout-2026-02-23T20-34-25-019c8bfe.jsonl --out /tmp/codex-run --json
+///   ctxj import session.jsonl --out /tmp/pi --force --from pi
 #[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Session, file or folder.
-    pub input: Option<String>,
+    /// Transcript file (`file.jsonl#agentId` for an inline sidechain).
+    pub transcript: String,
+    /// Session directory to write (created when absent).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Overwrite an existing journal.jsonl in --out.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the import report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run(_args: Args, _ctx: &Ctx) -> Result<u8> {
-    anyhow::bail!("`ctxj import` is not implemented yet")
+pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
+    let l = ctx.load_full(&args.transcript)?;
+    let report = l.report.clone();
+    let w = write_session(&args.out, &l.journal, &l.files, &l.session.journal_path, args.force)
+        .with_context(|| format!("writing {}", args.out.display()))?;
+    let mut out = super::stdout();
+    if args.json {
+        let v = serde_json::json!({
+            "format": l.format.name(),
+            "written": w,
+            "report": report,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+    } else {
+        writeln!(
+            out,
+            "wrote {} ({} records, {} turns, {} attachment file(s)) from {} transcript {}",
+            escape_line(&w.journal.display().to_string()),
+            w.records,
+            w.turns,
+            w.files,
+            l.format,
+            escape_line(&args.transcript)
+        )?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
 }

@@ -71,6 +71,32 @@ pub struct GlobalArgs {
     /// Folder where bare session ids are looked up.
     #[arg(long, global = true, env = "CTXJ_ROOT", value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// Input format: auto (detected from the content), claude-code, codex, pi or ctxj.
+    #[arg(long, global = true, value_enum, default_value_t = FromArg::Auto, value_name = "FORMAT")]
+    pub from: FromArg,
+}
+
+/// The `--from` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FromArg {
+    Auto,
+    ClaudeCode,
+    Codex,
+    Pi,
+    Ctxj,
+}
+
+impl FromArg {
+    pub fn format(self) -> ctxj::import::FromFormat {
+        use ctxj::import::{Format, FromFormat};
+        match self {
+            FromArg::Auto => FromFormat::Auto,
+            FromArg::ClaudeCode => FromFormat::Fixed(Format::ClaudeCode),
+            FromArg::Codex => FromFormat::Fixed(Format::Codex),
+            FromArg::Pi => FromFormat::Fixed(Format::Pi),
+            FromArg::Ctxj => FromFormat::Fixed(Format::Ctxj),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -105,6 +131,8 @@ pub struct Ctx {
     pub color: bool,
     pub read: ReadOptions,
     pub root: Option<PathBuf>,
+    /// `--from`: the input format, or auto-detection.
+    pub from: ctxj::import::FromFormat,
 }
 
 impl Ctx {
@@ -116,17 +144,36 @@ impl Ctx {
                 io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             }
         };
-        Ctx { color, read: ReadOptions { strict: g.strict }, root: g.root.clone() }
+        Ctx { color, read: ReadOptions { strict: g.strict }, root: g.root.clone(), from: g.from.format() }
     }
 
-    /// Resolves and parses a session; warnings go to stderr, escaped.
+    /// Resolves and parses a session — a ctxj journal, or a Claude Code, Codex or pi transcript
+    /// imported in memory; warnings and the import summary go to stderr, escaped.
     pub fn load(&self, spec: &str) -> Result<(Session, Journal)> {
-        let session = Session::resolve(spec, self.root.as_deref())?;
-        let journal = session.load(self.read)?;
-        for w in &journal.warnings {
-            eprintln!("warning: {}: {}", escape_line(&journal.path.display().to_string()), escape_line(&w.to_string()));
+        let l = self.load_full(spec)?;
+        Ok((l.session, l.journal))
+    }
+
+    /// Like [`Ctx::load`], also returning the format and the import report.
+    pub fn load_full(&self, spec: &str) -> Result<ctxj::import::Loaded> {
+        let l = ctxj::import::load(spec, self.from, self.root.as_deref(), self.read)?;
+        for w in &l.journal.warnings {
+            eprintln!(
+                "warning: {}: {}",
+                escape_line(&l.journal.path.display().to_string()),
+                escape_line(&w.to_string())
+            );
         }
-        Ok((session, journal))
+        if let Some(r) = &l.report {
+            let summary = r.summary();
+            let what = format!("imported {} transcript {}", l.format, l.journal.path.display());
+            if summary.is_empty() {
+                eprintln!("note: {}", escape_line(&what));
+            } else {
+                eprintln!("note: {}: {}", escape_line(&what), escape_line(&summary));
+            }
+        }
+        Ok(l)
     }
 }
 

@@ -2,7 +2,20 @@
 //!
 //! Everything that needs a token count goes through the [`Estimator`] trait, so strategies,
 //! the cache simulation and the audit share one notion of "tokens".
+//!
+//! * [`estimator`]: the tiktoken estimator (`o200k_base` / `cl100k_base`), the piece rule for long
+//!   texts, a memo per distinct content and parallel batch counting;
+//! * [`calibrate`]: the recency-weighted multiplier against `usage.prompt_tokens`;
+//! * [`budget`]: the budget settings of a harness TOML (journal-v1 §6), each with its rule.
 
+pub mod budget;
+pub mod calibrate;
+pub mod estimator;
+
+pub use calibrate::Calibrator;
+pub use estimator::{Encoding, TiktokenEstimator};
+
+use crate::journal::{Body, Journal};
 use crate::projection::Block;
 
 /// Counts tokens of strings; blocks and requests are framed as the spec says.
@@ -40,4 +53,60 @@ impl Estimator for CharEstimator {
     fn count(&self, s: &str) -> u64 {
         (crate::render::text::chars(s) as u64).div_ceil(4)
     }
+}
+
+/// Raw estimate and provider figures of one recorded turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordedTurn {
+    /// Turn number, from 1.
+    pub turn: usize,
+    /// Index of the turn's `assistant` record in `journal.records`.
+    pub record: usize,
+    /// Raw estimate of the recorded request (spec §3 framing).
+    pub raw: u64,
+    /// `usage.prompt_tokens` of the turn, when recorded.
+    pub prompt_tokens: Option<u64>,
+    /// `usage.cached_tokens` of the turn, when recorded.
+    pub cached_tokens: Option<u64>,
+    /// `usage.completion_tokens` of the turn, when recorded.
+    pub completion_tokens: Option<u64>,
+}
+
+/// The raw estimate of every recorded request, with the provider's usage figures, in turn order.
+/// One pass over the journal; block texts go through the estimator's memo.
+pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTurn> {
+    let mut out = Vec::with_capacity(journal.turns.len());
+    crate::projection::for_each_request(journal, |turn, record, proj| {
+        let usage = match &journal.records[record].body {
+            Body::Assistant(a) => a.usage.clone(),
+            _ => None,
+        };
+        let usage = usage.unwrap_or_default();
+        out.push(RecordedTurn {
+            turn,
+            record,
+            raw: request_tokens(est, proj.blocks()),
+            prompt_tokens: usage.prompt_tokens,
+            cached_tokens: usage.cached_tokens,
+            completion_tokens: usage.completion_tokens,
+        });
+    });
+    out
+}
+
+/// A [`Calibrator`] fed with every recorded turn of `journal` (its multiplier before turn t only
+/// uses turns before t, so feeding all turns up front is safe).
+pub fn calibrator_for(journal: &Journal, est: &dyn Estimator) -> Calibrator {
+    let mut c = Calibrator::new();
+    for t in recorded_turns(journal, est) {
+        c.observe(t.turn, t.prompt_tokens, t.raw);
+    }
+    c
+}
+
+/// The estimator for `journal`: encoding from `flag` (`--encoding`), else the session's
+/// `encoding`, else `o200k_base` (spec §3).
+pub fn estimator_for(journal: &Journal, flag: Option<&str>) -> Result<TiktokenEstimator, estimator::EncodingError> {
+    let hint = journal.session().and_then(|s| s.encoding.clone());
+    Ok(TiktokenEstimator::new(Encoding::choose(flag, hint.as_deref())?))
 }

@@ -4,5 +4,6 @@
 mod check;
 mod common;
 mod foundation;
+mod import;
 mod samples;
 mod strategy;

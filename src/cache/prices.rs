@@ -1,0 +1,261 @@
+//! Model prices (`strategies.md` §5): a built-in dated table and LiteLLM's JSON format.
+//!
+//! Prices are $ per million tokens: input, cached input (read), cache write, output. A missing
+//! cached price means reads cost 0.1 × input; a missing write price means writes (anthropic model
+//! only) cost 1.25 × input — the spec's multipliers.
+//!
+//! Model look-up (both tables): lower-cased, any `vendor/` prefix dropped, `.` read as `-`
+//! (`claude-sonnet-4.5` = `claude-sonnet-4-5`); an exact name wins, else the longest table name
+//! followed by `-` in the slug (`claude-haiku-4-5-20251001` → `claude-haiku-4-5`), else none.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+/// The date the built-in table was taken (LiteLLM 1.110.2 cross-checked with genai-prices 0.2.3;
+/// see `docs/tokens-and-cache.md`).
+pub const BUILTIN_DATE: &str = "2026-11-30";
+
+/// One model's prices, $ per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Price {
+    pub input: f64,
+    pub cached: Option<f64>,
+    pub write: Option<f64>,
+    pub output: f64,
+}
+
+impl Price {
+    /// $ per million cached (read) tokens: the table's, else 0.1 × input.
+    pub fn cached_rate(&self) -> f64 {
+        self.cached.unwrap_or(self.input * 0.1)
+    }
+
+    /// $ per million cache-write tokens: the table's, else 1.25 × input.
+    pub fn write_rate(&self) -> f64 {
+        self.write.unwrap_or(self.input * 1.25)
+    }
+
+    /// Cost in $ of one request: `uncached` tokens of which `write` are cache writes, `cached`
+    /// reads and `output` output tokens.
+    pub fn cost(&self, uncached: u64, write: u64, cached: u64, output: u64) -> f64 {
+        let plain = uncached.saturating_sub(write) as f64;
+        (plain * self.input
+            + write.min(uncached) as f64 * self.write_rate()
+            + cached as f64 * self.cached_rate()
+            + output as f64 * self.output)
+            / 1e6
+    }
+}
+
+/// A built-in row: (name, input, cached, cache write, output).
+type Row = (&'static str, f64, Option<f64>, Option<f64>, f64);
+
+/// Built-in prices.
+const BUILTIN: &[Row] = &[
+    // Anthropic (5-minute write).
+    ("claude-opus-5", 5.0, Some(0.5), Some(6.25), 25.0),
+    ("claude-opus-4-8", 5.0, Some(0.5), Some(6.25), 25.0),
+    ("claude-opus-4-7", 5.0, Some(0.5), Some(6.25), 25.0),
+    ("claude-opus-4-6", 5.0, Some(0.5), Some(6.25), 25.0),
+    ("claude-opus-4-5", 5.0, Some(0.5), Some(6.25), 25.0),
+    ("claude-opus-4-1", 15.0, Some(1.5), Some(18.75), 75.0),
+    ("claude-opus-4", 15.0, Some(1.5), Some(18.75), 75.0),
+    ("claude-sonnet-5", 2.0, Some(0.2), Some(2.5), 10.0),
+    ("claude-sonnet-4-6", 3.0, Some(0.3), Some(3.75), 15.0),
+    ("claude-sonnet-4-5", 3.0, Some(0.3), Some(3.75), 15.0),
+    ("claude-sonnet-4", 3.0, Some(0.3), Some(3.75), 15.0),
+    ("claude-haiku-4-5", 1.0, Some(0.1), Some(1.25), 5.0),
+    // Claude Code's aliases, read as the models they named when the table was taken.
+    ("opus", 5.0, Some(0.5), Some(6.25), 25.0),
+    ("sonnet", 3.0, Some(0.3), Some(3.75), 15.0),
+    ("haiku", 1.0, Some(0.1), Some(1.25), 5.0),
+    // OpenAI.
+    ("gpt-4.1", 2.0, Some(0.5), None, 8.0),
+    ("gpt-4.1-mini", 0.4, Some(0.1), None, 1.6),
+    ("gpt-4.1-nano", 0.1, Some(0.025), None, 0.4),
+    ("gpt-4o", 2.5, Some(1.25), None, 10.0),
+    ("gpt-4o-mini", 0.15, Some(0.075), None, 0.6),
+    ("gpt-5", 1.25, Some(0.125), None, 10.0),
+    ("gpt-5.1", 1.25, Some(0.125), None, 10.0),
+    ("gpt-5-mini", 0.25, Some(0.025), None, 2.0),
+    ("gpt-5-nano", 0.05, Some(0.005), None, 0.4),
+    ("gpt-5.2", 1.75, Some(0.175), None, 14.0),
+    ("gpt-5.3-codex", 1.75, Some(0.175), None, 14.0),
+    ("gpt-5.4", 2.5, Some(0.25), None, 15.0),
+    ("gpt-5.5", 5.0, Some(0.5), None, 30.0),
+    ("gpt-5.6-sol", 4.0, Some(0.4), Some(5.0), 20.0),
+    ("gpt-5.6-terra", 2.0, Some(0.2), Some(2.5), 12.0),
+    ("gpt-5.6-luna", 0.2, Some(0.02), Some(0.25), 1.2),
+    ("o1", 15.0, Some(7.5), None, 60.0),
+    ("o3", 2.0, Some(0.5), None, 8.0),
+    ("o3-mini", 1.1, Some(0.55), None, 4.4),
+    ("o4-mini", 1.1, Some(0.275), None, 4.4),
+    ("o3-pro", 20.0, None, None, 80.0),
+    // Google (implicit caching; no write premium).
+    ("gemini-2.5-pro", 1.25, Some(0.125), None, 10.0),
+    ("gemini-2.5-flash", 0.3, Some(0.03), None, 2.5),
+    ("gemini-2.5-flash-lite", 0.1, Some(0.01), None, 0.4),
+    ("gemini-3.1-pro-preview", 2.0, Some(0.2), None, 12.0),
+];
+
+/// A price table keyed by normalized model name.
+#[derive(Debug, Clone, Default)]
+pub struct PriceTable {
+    /// Where the figures come from ("built-in 2026-11-30", a file name).
+    pub source: String,
+    map: HashMap<String, (String, Price)>,
+}
+
+/// A `--prices` file that is not LiteLLM's format.
+#[derive(Debug, thiserror::Error)]
+pub enum PriceError {
+    #[error("{file}: not JSON: {err}")]
+    Json { file: String, err: serde_json::Error },
+    #[error("{file}: expected a JSON object keyed by model name (LiteLLM's model_prices_and_context_window.json)")]
+    Shape { file: String },
+    #[error("{file}: no entry has input_cost_per_token and output_cost_per_token")]
+    Empty { file: String },
+}
+
+/// The table key of a model slug.
+pub fn normalize(slug: &str) -> String {
+    let s = slug.trim().to_ascii_lowercase();
+    let name = s.rsplit('/').next().unwrap_or(&s);
+    name.replace('.', "-")
+}
+
+impl PriceTable {
+    /// The built-in table.
+    pub fn builtin() -> PriceTable {
+        let mut t = PriceTable { source: format!("built-in table of {BUILTIN_DATE}"), map: HashMap::new() };
+        for &(name, input, cached, write, output) in BUILTIN {
+            t.map.insert(normalize(name), (name.to_string(), Price { input, cached, write, output }));
+        }
+        t
+    }
+
+    /// Reads LiteLLM's `model_prices_and_context_window.json` (USD per token) from `bytes`.
+    /// Keys with a provider prefix (`gemini/gemini-2.5-flash`) are also found by the bare name;
+    /// an unprefixed key wins over prefixed ones.
+    pub fn from_litellm(file: &str, bytes: &[u8]) -> Result<PriceTable, PriceError> {
+        let v: Value = serde_json::from_slice(bytes).map_err(|err| PriceError::Json { file: file.into(), err })?;
+        let obj = v.as_object().ok_or_else(|| PriceError::Shape { file: file.into() })?;
+        let mut t = PriceTable { source: file.to_string(), map: HashMap::new() };
+        let per_m = |e: &Value, k: &str| e.get(k).and_then(num).map(|x| x * 1e6);
+        for (name, e) in obj {
+            if name == "sample_spec" {
+                continue;
+            }
+            let (Some(input), Some(output)) = (per_m(e, "input_cost_per_token"), per_m(e, "output_cost_per_token"))
+            else {
+                continue;
+            };
+            let price = Price {
+                input,
+                cached: per_m(e, "cache_read_input_token_cost"),
+                write: per_m(e, "cache_creation_input_token_cost"),
+                output,
+            };
+            let key = normalize(name);
+            let prefixed = name.contains('/');
+            match t.map.get(&key) {
+                Some((old, _)) if !old.contains('/') || prefixed => {}
+                _ => {
+                    t.map.insert(key, (name.clone(), price));
+                }
+            }
+        }
+        if t.map.is_empty() {
+            return Err(PriceError::Empty { file: file.into() });
+        }
+        Ok(t)
+    }
+
+    /// Number of models.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// The price of `slug`: (the table's name for it, its price).
+    pub fn lookup(&self, slug: &str) -> Option<(&str, Price)> {
+        let key = normalize(slug);
+        if let Some((n, p)) = self.map.get(&key) {
+            return Some((n, *p));
+        }
+        self.map
+            .iter()
+            .filter(|(k, _)| key.len() > k.len() && key.starts_with(k.as_str()) && key.as_bytes()[k.len()] == b'-')
+            .max_by_key(|(k, _)| k.len())
+            .map(|(_, (n, p))| (n.as_str(), *p))
+    }
+}
+
+fn num(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64().or_else(|| n.to_string().parse().ok()),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_prices_are_built_in() {
+        let t = PriceTable::builtin();
+        let p = |s: &str| t.lookup(s).map(|(_, p)| (p.input, p.cached, p.write, p.output));
+        assert_eq!(p("anthropic/claude-sonnet-4-5"), Some((3.0, Some(0.3), Some(3.75), 15.0)));
+        assert_eq!(p("claude-haiku-4-5-20251001"), Some((1.0, Some(0.1), Some(1.25), 5.0)));
+        assert_eq!(p("openai/gpt-4.1"), Some((2.0, Some(0.5), None, 8.0)));
+        assert_eq!(p("gpt-5"), Some((1.25, Some(0.125), None, 10.0)));
+        assert_eq!(p("google/gemini-2.5-flash"), Some((0.3, Some(0.03), None, 2.5)));
+        assert_eq!(p("claude-sonnet-4.5"), p("claude-sonnet-4-5"));
+        assert_eq!(t.lookup("gpt-5.1-codex").unwrap().0, "gpt-5.1");
+        assert_eq!(t.lookup("gpt-5-mini").unwrap().0, "gpt-5-mini", "exact beats a shorter prefix");
+        assert_eq!(t.lookup("claude-sonnet-4-5-20250929").unwrap().0, "claude-sonnet-4-5");
+        assert!(t.lookup("ollama/qwen2.5-coder:32b").is_none());
+        assert!(t.lookup("gpt-55").is_none(), "a prefix must end at a dash");
+    }
+
+    #[test]
+    fn costs_per_million() {
+        let p = Price { input: 3.0, cached: Some(0.3), write: Some(3.75), output: 15.0 };
+        // 1M plain input + 1M output = 3 + 15.
+        assert!((p.cost(1_000_000, 0, 0, 1_000_000) - 18.0).abs() < 1e-9);
+        // 1M cached + 1M written.
+        assert!((p.cost(1_000_000, 1_000_000, 1_000_000, 0) - (3.75 + 0.3)).abs() < 1e-9);
+        let q = Price { input: 2.0, cached: None, write: None, output: 8.0 };
+        assert!((q.cached_rate() - 0.2).abs() < 1e-12);
+        assert!((q.write_rate() - 2.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn litellm_format() {
+        let json = br#"{
+          "sample_spec": {"input_cost_per_token": 0},
+          "claude-sonnet-4-5": {"input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05,
+             "cache_read_input_token_cost": 3e-07, "cache_creation_input_token_cost": 3.75e-06},
+          "bedrock/claude-sonnet-4-5": {"input_cost_per_token": 9e-06, "output_cost_per_token": 1e-05},
+          "gemini/gemini-2.5-flash": {"input_cost_per_token": 3e-07, "output_cost_per_token": 2.5e-06,
+             "cache_read_input_token_cost": 3e-08},
+          "embedding-x": {"input_cost_per_token": 1e-07}
+        }"#;
+        let t = PriceTable::from_litellm("p.json", json).unwrap();
+        assert_eq!(t.len(), 2);
+        let (n, p) = t.lookup("anthropic/claude-sonnet-4-5-20250929").unwrap();
+        assert_eq!(n, "claude-sonnet-4-5", "the unprefixed key wins");
+        assert!((p.input - 3.0).abs() < 1e-9 && (p.write.unwrap() - 3.75).abs() < 1e-9);
+        let (_, g) = t.lookup("gemini-2.5-flash").unwrap();
+        assert!((g.cached.unwrap() - 0.03).abs() < 1e-9 && g.write.is_none());
+        assert!(PriceTable::from_litellm("x", b"[1]").is_err());
+        assert!(PriceTable::from_litellm("x", b"{").is_err());
+        assert!(PriceTable::from_litellm("x", b"{}").is_err());
+    }
+}

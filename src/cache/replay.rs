@@ -1,0 +1,402 @@
+//! Turn-by-turn cache and cost figures of one strategy (`strategies.md` §4–§6).
+//!
+//! [`simulate`] replays a strategy ([`crate::strategy::replay`]), keys and counts every block
+//! (each distinct block once: a memo keyed by the identity of its shared text, which it keeps
+//! alive, so an unchanged block costs a hash look-up per turn), feeds the requests to a
+//! [`Simulator`] and prices them. Token figures are raw estimates (spec §3), the same unit for
+//! every strategy; output tokens are the recorded `completion_tokens`, else the estimate of the
+//! turn's assistant block (a strategy changes the input, not what the model wrote).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::model::{break_between, key_of, parse_ts, CacheModel, Key, Outcome, Request, Simulator};
+use super::prices::Price;
+use crate::journal::{Body, Journal};
+use crate::projection::{Block, BlockCall};
+use crate::strategy::{self, Origin, Strategy};
+use crate::tokens::Estimator;
+
+/// The options of one simulation.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub cache: CacheModel,
+    /// The price in force (`None`: costs are not computed).
+    pub price: Option<Price>,
+}
+
+/// A block named for reports: its type, its id and how the strategy produced it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BlockRef {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// [`Origin::describe`] of the block in its request.
+    pub origin: String,
+}
+
+impl BlockRef {
+    fn of(b: &Block, o: Option<&Origin>) -> BlockRef {
+        BlockRef {
+            kind: b.type_name(),
+            id: b.id().map(str::to_string),
+            origin: o.map(Origin::describe).unwrap_or_else(|| "verbatim".into()),
+        }
+    }
+
+    fn same_block(&self, other: &BlockRef) -> bool {
+        self.kind == other.kind && self.id == other.id
+    }
+}
+
+impl std::fmt::Display for BlockRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.id {
+            Some(id) => write!(f, "{} {}", self.kind, id),
+            None => f.write_str(self.kind),
+        }
+    }
+}
+
+/// A cache break (spec §4) explained.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CacheBreak {
+    pub turn: usize,
+    /// First block of the previous request that this one does not repeat in place, numbered
+    /// from 1 as in `ctxj show`.
+    pub block: usize,
+    /// That block in the previous request.
+    pub was: BlockRef,
+    /// The block now at that position, if any.
+    pub now: Option<BlockRef>,
+    /// One line: what changed.
+    pub reason: String,
+}
+
+/// Figures of one turn.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TurnFigures {
+    pub turn: usize,
+    /// Blocks in the request.
+    pub blocks: usize,
+    /// Prompt tokens (raw estimate, framing included).
+    pub prompt: u64,
+    pub cached: u64,
+    /// Uncached input tokens (prompt − cached); `write` of them are cache writes.
+    pub new: u64,
+    pub write: u64,
+    pub output: u64,
+    /// Whether `output` is the recorded `completion_tokens` (else an estimate).
+    pub output_recorded: bool,
+    /// $; `None` without a price.
+    pub cost: Option<f64>,
+    /// The provider's `prompt_tokens` / `cached_tokens`, when recorded.
+    pub recorded_prompt: Option<u64>,
+    pub recorded_cached: Option<u64>,
+    /// Whether this turn is a cache break.
+    #[serde(rename = "break")]
+    pub is_break: bool,
+}
+
+/// The summary row of one strategy (spec §6).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Summary {
+    pub strategy: String,
+    pub cache: CacheModel,
+    pub turns: usize,
+    pub peak_prompt: u64,
+    pub prompt: u64,
+    pub new: u64,
+    pub cached: u64,
+    pub write: u64,
+    pub output: u64,
+    /// cached / prompt over all turns (0 without turns).
+    pub hit_rate: f64,
+    pub cost: Option<f64>,
+    pub breaks: usize,
+    /// Over the turns carrying `usage.cached_tokens` (and `prompt_tokens`): the provider's
+    /// Σcached / Σprompt, and this simulation's hit rate on the same turns.
+    pub recorded_hit_rate: Option<f64>,
+    pub simulated_hit_rate_same_turns: Option<f64>,
+    /// Turns the recorded hit rate is taken over.
+    pub recorded_turns: usize,
+}
+
+/// A strategy's simulation.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Simulation {
+    pub summary: Summary,
+    pub turns: Vec<TurnFigures>,
+    pub breaks: Vec<CacheBreak>,
+}
+
+/// Identity of a block for the per-replay memo: its type, id, tool and the addresses of its shared
+/// text / args / tools (the memo keeps a clone of the block, so no address is reused meanwhile).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Ident {
+    kind: &'static str,
+    id: Option<String>,
+    text: (usize, usize),
+    extra: Vec<(usize, String, String)>,
+}
+
+fn ident(b: &Block) -> Ident {
+    let text = match b {
+        Block::System { text, .. }
+        | Block::Summary { text }
+        | Block::User { text, .. }
+        | Block::Attachment { text, .. }
+        | Block::Notice { text, .. }
+        | Block::Assistant { text, .. }
+        | Block::Result { text, .. } => (Arc::as_ptr(text) as *const u8 as usize, text.len()),
+    };
+    let extra = match b {
+        Block::Assistant { calls, .. } => {
+            calls.iter().map(|c| (Arc::as_ptr(&c.args) as usize, c.id.clone(), c.tool.clone())).collect()
+        }
+        Block::System { tools: Some(t), .. } => vec![(Arc::as_ptr(t) as usize, String::new(), String::new())],
+        Block::Attachment { user, .. } => vec![(0, user.clone(), String::new())],
+        Block::Result { tool, .. } => vec![(0, tool.clone(), String::new())],
+        _ => Vec::new(),
+    };
+    Ident { kind: b.type_name(), id: b.id().map(str::to_string), text, extra }
+}
+
+/// Keys and token counts of blocks, each distinct block computed once per replay.
+#[derive(Default)]
+struct BlockMemo {
+    map: HashMap<Ident, (Key, u64, Block)>,
+}
+
+impl BlockMemo {
+    fn get(&mut self, blocks: &[Block], est: &dyn Estimator) -> (Vec<Key>, Vec<u64>) {
+        let ids: Vec<Ident> = blocks.iter().map(ident).collect();
+        let missing: Vec<usize> = (0..blocks.len()).filter(|&i| !self.map.contains_key(&ids[i])).collect();
+        let computed: Vec<(Key, u64)> =
+            missing.par_iter().map(|&i| (key_of(&blocks[i].canonical()), est.block(&blocks[i]))).collect();
+        for (&i, (k, t)) in missing.iter().zip(computed) {
+            self.map.insert(ids[i].clone(), (k, t, blocks[i].clone()));
+        }
+        ids.iter().map(|id| self.map.get(id).map(|(k, t, _)| (*k, *t)).unwrap_or_default()).unzip()
+    }
+}
+
+/// A turn's assistant block with its `completion_tokens`, `prompt_tokens`, `cached_tokens`.
+type Written = (Block, Option<u64>, Option<u64>, Option<u64>);
+
+/// The assistant block a turn's record wrote (for the output estimate).
+fn assistant_block(journal: &Journal, record: usize) -> Option<Written> {
+    match &journal.records.get(record)?.body {
+        Body::Assistant(a) => {
+            let calls = a
+                .calls
+                .iter()
+                .map(|c| BlockCall { id: c.id.clone(), tool: c.tool.clone(), args: c.args.clone() })
+                .collect();
+            let u = a.usage.clone().unwrap_or_default();
+            Some((
+                Block::Assistant { id: a.id.clone(), text: a.text.clone(), calls },
+                u.completion_tokens,
+                u.prompt_tokens,
+                u.cached_tokens,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Explains why `cur` does not start with the whole of `prev`, at block `i`.
+fn explain(prev: &[BlockRef], cur: &[BlockRef], i: usize) -> String {
+    let was = &prev[i];
+    // The origin says something only when the strategy changed the block and its type does not
+    // already say it ("summary (summary)").
+    let tagged = |b: &BlockRef| {
+        if b.origin == "verbatim" || b.origin == b.kind {
+            b.to_string()
+        } else {
+            format!("{b} ({})", b.origin)
+        }
+    };
+    match cur.get(i) {
+        None => {
+            format!(
+                "request ends before block {}: {was} and the {} block(s) after it are gone",
+                i + 1,
+                prev.len() - i - 1
+            )
+        }
+        Some(now) if now.same_block(was) => {
+            format!("{}: content changed", tagged(now))
+        }
+        Some(now) => {
+            let moved = cur.iter().any(|c| c.same_block(was));
+            let what = if moved { "moved" } else { "dropped" };
+            format!("{was} {what}; {} stands here now", tagged(now))
+        }
+    }
+}
+
+/// Replays `strategy` and simulates the cache; `progress(done, total)` is called after each turn.
+pub fn simulate(
+    journal: &Journal,
+    strat: &Strategy,
+    est: &dyn Estimator,
+    opts: Options,
+    mut progress: impl FnMut(usize, usize),
+) -> Simulation {
+    let total = journal.turns.len();
+    let mut sim = Simulator::new(opts.cache);
+    let mut memo = BlockMemo::default();
+    let mut prev: Option<(Request, Vec<BlockRef>)> = None;
+    let mut turns = Vec::with_capacity(total);
+    let mut breaks = Vec::new();
+    strategy::replay(journal, strat, est, |r| {
+        let (keys, tokens) = memo.get(r.blocks, est);
+        let system_len = usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
+        let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
+        let req = Request::new(keys, tokens, system_len, time);
+        let refs: Vec<BlockRef> = r.blocks.iter().enumerate().map(|(i, b)| BlockRef::of(b, r.origins.get(i))).collect();
+        let mut is_break = false;
+        if let Some((p, prefs)) = &prev {
+            if let Some(b) = break_between(p, &req) {
+                is_break = true;
+                breaks.push(CacheBreak {
+                    turn: r.turn,
+                    block: b.block + 1,
+                    was: prefs[b.block].clone(),
+                    now: refs.get(b.block).cloned(),
+                    reason: explain(prefs, &refs, b.block),
+                });
+            }
+        }
+        let o: Outcome = sim.step(&req);
+        let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {
+            Some((_, Some(c), p, cc)) => (c, true, p, cc),
+            Some((b, None, p, cc)) => (est.block(&b), false, p, cc),
+            None => (0, false, None, None),
+        };
+        let new = o.new_tokens();
+        turns.push(TurnFigures {
+            turn: r.turn,
+            blocks: req.len(),
+            prompt: o.prompt,
+            cached: o.cached,
+            new,
+            write: o.write,
+            output,
+            output_recorded,
+            cost: opts.price.map(|p| p.cost(new, o.write, o.cached, output)),
+            recorded_prompt: rp,
+            recorded_cached: rc,
+            is_break,
+        });
+        prev = Some((req, refs));
+        progress(turns.len(), total);
+    });
+    let summary = summarize(&strat.name, opts, &turns, breaks.len());
+    Simulation { summary, turns, breaks }
+}
+
+/// The summary row of per-turn figures (the totals are plain sums, so `--per-turn` adds up).
+pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize) -> Summary {
+    let sum = |f: fn(&TurnFigures) -> u64| turns.iter().map(f).sum::<u64>();
+    let prompt = sum(|t| t.prompt);
+    let cached = sum(|t| t.cached);
+    let rec: Vec<&TurnFigures> =
+        turns.iter().filter(|t| t.recorded_cached.is_some() && t.recorded_prompt.is_some()).collect();
+    let (mut rp, mut rc, mut sp, mut sc) = (0u64, 0u64, 0u64, 0u64);
+    for t in &rec {
+        rp += t.recorded_prompt.unwrap_or(0);
+        rc += t.recorded_cached.unwrap_or(0);
+        sp += t.prompt;
+        sc += t.cached;
+    }
+    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    Summary {
+        strategy: name.to_string(),
+        cache: opts.cache,
+        turns: turns.len(),
+        peak_prompt: turns.iter().map(|t| t.prompt).max().unwrap_or(0),
+        prompt,
+        new: sum(|t| t.new),
+        cached,
+        write: sum(|t| t.write),
+        output: sum(|t| t.output),
+        hit_rate: ratio(cached, prompt),
+        cost: opts.price.map(|_| turns.iter().filter_map(|t| t.cost).sum()),
+        breaks,
+        recorded_hit_rate: (!rec.is_empty()).then(|| ratio(rc, rp)),
+        simulated_hit_rate_same_turns: (!rec.is_empty()).then(|| ratio(sc, sp)),
+        recorded_turns: rec.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::Journal;
+    use crate::tokens::CharEstimator;
+
+    fn journal(lines: &[&str]) -> Journal {
+        let text = lines.join("\n") + "\n";
+        crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
+            .expect("valid journal")
+    }
+
+    #[test]
+    fn recorded_replay_adds_up_and_explains_breaks() {
+        let j = journal(&[
+            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"openai/gpt-5"}"#,
+            r#"{"rev":2,"ts":"2026-11-29T10:00:00Z","kind":"system","text":"sys"}"#,
+            r#"{"rev":3,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"hello"}"#,
+            r#"{"rev":4,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a1","text":"","calls":[{"id":"c1","tool":"read","args":{"path":"x"}}],"usage":{"prompt_tokens":20,"cached_tokens":0,"completion_tokens":7}}"#,
+            r#"{"rev":5,"ts":"2026-11-29T10:00:03Z","kind":"result","call":"c1","tool":"read","text":"0123456789012345678901234567890123456789","bytes":40}"#,
+            r#"{"rev":6,"ts":"2026-11-29T10:00:04Z","kind":"assistant","id":"a2","text":"ok","usage":{"prompt_tokens":40,"cached_tokens":16}}"#,
+            r#"{"rev":7,"ts":"2026-11-29T10:00:05Z","kind":"elide","by":"auto","calls":["c1"]}"#,
+            r#"{"rev":8,"ts":"2026-11-29T10:00:06Z","kind":"user","id":"u2","text":"more"}"#,
+            r#"{"rev":9,"ts":"2026-11-29T10:00:07Z","kind":"assistant","id":"a3","text":"done"}"#,
+        ]);
+        let s = strategy::parse("recorded").unwrap();
+        let opts = Options {
+            cache: CacheModel::Ideal,
+            price: Some(Price { input: 1e6, cached: Some(0.0), write: None, output: 0.0 }),
+        };
+        let mut seen = 0;
+        let sim = simulate(&j, &s, &CharEstimator, opts, |d, t| {
+            seen = d;
+            assert_eq!(t, 3)
+        });
+        assert_eq!(seen, 3);
+        assert_eq!(sim.turns.len(), 3);
+        let t = &sim.turns;
+        assert_eq!(t[0].cached, 0);
+        // Turn 2 repeats turn 1's blocks (system, u1, a1) and adds the result.
+        assert_eq!(t[1].cached, t[0].prompt - 3);
+        assert!(!t[1].is_break);
+        // Turn 3: the result was elided — a break at block 3.
+        assert!(t[2].is_break);
+        assert_eq!(sim.breaks.len(), 1);
+        let b = &sim.breaks[0];
+        assert_eq!((b.turn, b.block), (3, 4), "block 4, counted from 1");
+        assert_eq!(b.was.to_string(), "result c1");
+        assert_eq!(b.reason, "result c1 (elided @ rev 7): content changed");
+        // Output: recorded 7 for turn 1, else the assistant block's estimate.
+        assert!(t[0].output_recorded && t[0].output == 7);
+        assert!(
+            !t[1].output_recorded
+                && t[1].output
+                    == CharEstimator.block(&Block::Assistant { id: "a2".into(), text: "ok".into(), calls: vec![] })
+        );
+        // Totals are sums; cost at $1 per input token, cached free.
+        let s = &sim.summary;
+        assert_eq!(s.prompt, t.iter().map(|x| x.prompt).sum::<u64>());
+        assert_eq!(s.new + s.cached, s.prompt);
+        assert_eq!(s.cost, Some(s.new as f64));
+        assert_eq!(s.breaks, 1);
+        assert_eq!(s.recorded_turns, 2);
+        assert_eq!(s.recorded_hit_rate, Some(16.0 / 60.0));
+    }
+}

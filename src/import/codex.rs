@@ -1,0 +1,497 @@
+//! OpenAI Codex rollouts (`sessions/YYYY/MM/DD/rollout-*.jsonl`) → journal-v1 records.
+//!
+//! Mapping (see `docs/importing.md`):
+//! * `session_meta`: the session id; `base_instructions.text` → a `system` record (tool schemas
+//!   are not recorded, except `dynamic_tools`, which become the system record's `tools`);
+//! * `turn_context.model` → the session model, and a `model` record when it changes;
+//! * `response_item` `message`: role `user` → `user`, `developer`/`system` → `notice` (topic
+//!   `developer`), `assistant` → the text of the current response;
+//! * `function_call` / `custom_tool_call` / `local_shell_call` → calls of the current response;
+//!   their `*_output` items → `result` records;
+//! * one response (one LLM call, one `assistant` record) is everything the model produced between
+//!   two inputs; its usage comes from the `token_count` event that follows it. `token_count`
+//!   events with `info: null`, repeats of the previous total, and the zero-input estimate written
+//!   after a compaction are skipped and counted;
+//! * `compacted` with `replacement_history` → a `compact` record whose `kept` are the earlier
+//!   blocks the history repeats (matched by role and text, newest copy first); items it adds are
+//!   appended after it (user → `user`, developer → `notice`). Without `replacement_history`
+//!   (legacy local compaction) nothing is kept.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::{parse_lines, s, u, Builder, Format, ImportError, ImportReport, Imported};
+use crate::journal::{
+    AssistantRec, Body, Call, CompactRec, ModelRec, NoticeRec, ResultRec, SessionRec, SystemRec, Usage, UserRec,
+};
+
+/// The response being assembled until its `token_count` (or the next input) arrives.
+#[derive(Default)]
+struct Pending {
+    started: bool,
+    texts: Vec<String>,
+    calls: Vec<Call>,
+    line: usize,
+    offset: u64,
+    ts: Option<String>,
+}
+
+/// One content-keyed block of the journal so far (for matching `replacement_history`).
+struct Seen {
+    key: (&'static str, String),
+    id: String,
+}
+
+pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
+    let mut report = ImportReport::new(Format::Codex, path);
+    report.missing = vec!["tool schemas".into()];
+    let lines = parse_lines(path, bytes, &mut report)?;
+    let mut b = Builder::new();
+
+    let meta = lines.iter().find(|l| s(&l.obj, "type") == Some("session_meta"));
+    let payload = |o: &Map<String, Value>| o.get("payload").and_then(Value::as_object).cloned().unwrap_or_default();
+    let first_model = lines
+        .iter()
+        .filter(|l| s(&l.obj, "type") == Some("turn_context"))
+        .find_map(|l| l.obj.get("payload").and_then(|p| p.get("model")).and_then(Value::as_str).map(str::to_string));
+    let (id, sys_text, tools, l0, o0, ts0) = match meta {
+        Some(m) => {
+            let p = payload(&m.obj);
+            let id = s(&p, "id").map(str::to_string);
+            let sys =
+                p.get("base_instructions").and_then(|bi| bi.get("text")).and_then(Value::as_str).map(str::to_string);
+            let tools = p.get("dynamic_tools").filter(|t| t.as_array().is_some_and(|a| !a.is_empty())).cloned();
+            (id, sys, tools, m.no, m.offset, s(&m.obj, "timestamp").map(str::to_string))
+        }
+        None => (None, None, None, 0, 0, None),
+    };
+    if meta.is_none() {
+        report.note("no session_meta line: no session id or base instructions");
+    }
+    if sys_text.is_none() {
+        report.missing.insert(0, "system prompt".into());
+    }
+    let id = id.unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+    b.push(
+        ts0.as_deref(),
+        l0,
+        o0,
+        Body::Session(SessionRec {
+            id,
+            model: first_model.clone(),
+            harness: Some("codex".into()),
+            encoding: None,
+            ctx: None,
+        }),
+    );
+    if let Some(text) = sys_text {
+        b.push(ts0.as_deref(), l0, o0, Body::System(SystemRec { text: Arc::from(text), tools: tools.map(Arc::new) }));
+    }
+
+    let mut model = first_model;
+    let mut pending = Pending::default();
+    let mut last_total: Option<Value> = None;
+    let mut call_tool: HashMap<String, String> = HashMap::new();
+    let mut seen: Vec<Seen> = Vec::new();
+    let mut meta_seen = false;
+    let mut files = Vec::new();
+
+    for line in &lines {
+        let o = &line.obj;
+        let ts = s(o, "timestamp");
+        let Some(t) = s(o, "type") else {
+            report.skip("line without a type");
+            continue;
+        };
+        let p = payload(o);
+        let pt = s(&p, "type").unwrap_or("");
+        match t {
+            "session_meta" => {
+                if meta_seen {
+                    report.skip("session_meta (repeated)");
+                }
+                meta_seen = true;
+            }
+            "turn_context" => {
+                if let Some(m) = s(&p, "model") {
+                    if model.as_deref() != Some(m) {
+                        flush(&mut pending, None, &mut seen, &mut b, &mut report);
+                        b.push(ts, line.no, line.offset, Body::Model(ModelRec { model: m.to_string(), ctx: None }));
+                        model = Some(m.to_string());
+                    }
+                }
+            }
+            "response_item" => match pt {
+                "message" => {
+                    let role = s(&p, "role").unwrap_or("");
+                    let (text, images) = message_text(&p);
+                    match role {
+                        "assistant" => {
+                            pending.start(line, ts);
+                            pending.texts.push(text);
+                        }
+                        "user" => {
+                            flush(&mut pending, None, &mut seen, &mut b, &mut report);
+                            let id = b.unique_id(&format!("u{}", line.no));
+                            seen.push(Seen { key: ("user", text.clone()), id: id.clone() });
+                            let mut texts = vec![text];
+                            let attachments = super::attach(&mut b, &id, images, &mut texts, &mut files, &mut report);
+                            let text = texts.join("\n");
+                            b.push(
+                                ts,
+                                line.no,
+                                line.offset,
+                                Body::User(UserRec { id, text: Arc::from(text), attachments }),
+                            );
+                        }
+                        _ => {
+                            flush(&mut pending, None, &mut seen, &mut b, &mut report);
+                            let id = b.unique_id(&format!("n{}", line.no));
+                            seen.push(Seen { key: ("developer", text.clone()), id: id.clone() });
+                            b.push(
+                                ts,
+                                line.no,
+                                line.offset,
+                                Body::Notice(NoticeRec { id, text: Arc::from(text), topic: Some(role.to_string()) }),
+                            );
+                        }
+                    }
+                }
+                "reasoning" => {
+                    pending.start(line, ts);
+                    report.lose("reasoning item");
+                }
+                "function_call" | "custom_tool_call" | "local_shell_call" => {
+                    pending.start(line, ts);
+                    let cid = s(&p, "call_id").or_else(|| s(&p, "id")).unwrap_or("").to_string();
+                    if cid.is_empty() || call_tool.contains_key(&cid) {
+                        report.skip(format!("{pt} without a new call_id"));
+                        continue;
+                    }
+                    let (name, args) = match pt {
+                        "function_call" => {
+                            let raw = s(&p, "arguments").unwrap_or("");
+                            let args = match crate::journal::reader::parse_json(raw.as_bytes()) {
+                                Ok(v) if v.is_object() => v,
+                                _ => Value::String(raw.to_string()),
+                            };
+                            let name = match s(&p, "namespace") {
+                                Some(ns) => format!("{ns}.{}", s(&p, "name").unwrap_or("?")),
+                                None => s(&p, "name").unwrap_or("?").to_string(),
+                            };
+                            (name, args)
+                        }
+                        "custom_tool_call" => (
+                            s(&p, "name").unwrap_or("?").to_string(),
+                            Value::String(s(&p, "input").unwrap_or("").to_string()),
+                        ),
+                        _ => ("local_shell".to_string(), p.get("action").cloned().unwrap_or(Value::Null)),
+                    };
+                    b.reserve(&cid);
+                    call_tool.insert(cid.clone(), name.clone());
+                    pending.calls.push(Call { id: cid, tool: name, args: Arc::new(args) });
+                }
+                "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+                    flush(&mut pending, None, &mut seen, &mut b, &mut report);
+                    let cid = s(&p, "call_id").unwrap_or("").to_string();
+                    let Some(tool) = call_tool.get(&cid).cloned() else {
+                        report.skip(format!("{pt} without its call"));
+                        report.dropped.results += 1;
+                        continue;
+                    };
+                    let text = output_text(p.get("output"));
+                    b.push(
+                        ts,
+                        line.no,
+                        line.offset,
+                        Body::Result(ResultRec {
+                            call: cid,
+                            tool,
+                            bytes: text.len() as u64,
+                            text: Arc::from(text),
+                            is_error: None,
+                            spill: None,
+                        }),
+                    );
+                }
+                "web_search_call" | "image_generation_call" | "tool_search_call" => {
+                    pending.start(line, ts);
+                    report.lose(pt.to_string());
+                }
+                other => report.skip(format!("response_item/{other}")),
+            },
+            "event_msg" => match pt {
+                "token_count" => match p.get("info") {
+                    None | Some(Value::Null) => report.skip("token_count with info: null"),
+                    Some(info) => {
+                        let total = info.get("total_token_usage").cloned();
+                        let last = info.get("last_token_usage").and_then(Value::as_object);
+                        let input = last.and_then(|l| u(l, "input_tokens")).unwrap_or(0);
+                        if input == 0 {
+                            report.skip("token_count estimate (zero input, e.g. after compaction)");
+                            last_total = total;
+                        } else if total.is_some() && total == last_total {
+                            report.skip("token_count repeating the previous total");
+                        } else {
+                            last_total = total;
+                            let usage = last.map(|l| Usage {
+                                prompt_tokens: Some(input),
+                                cached_tokens: Some(u(l, "cached_input_tokens").unwrap_or(0)),
+                                completion_tokens: Some(u(l, "output_tokens").unwrap_or(0)),
+                            });
+                            if pending.started {
+                                flush(&mut pending, usage, &mut seen, &mut b, &mut report);
+                            } else {
+                                report.skip("token_count without a response");
+                            }
+                        }
+                    }
+                },
+                other => report.skip(format!("event_msg/{other}")),
+            },
+            "compacted" => {
+                flush(&mut pending, None, &mut seen, &mut b, &mut report);
+                compacted(line, &p, &mut seen, &mut b, &mut report);
+            }
+            other => report.skip(other.to_string()),
+        }
+    }
+    flush(&mut pending, None, &mut seen, &mut b, &mut report);
+    report.ts_clamped = b.clamped;
+    Ok(Imported { journal: b.finish(path), report, files })
+}
+
+impl Pending {
+    fn start(&mut self, line: &super::Line, ts: Option<&str>) {
+        if !self.started {
+            self.started = true;
+            self.line = line.no;
+            self.offset = line.offset;
+            self.ts = ts.map(str::to_string);
+        }
+    }
+}
+
+/// Writes the pending response as an `assistant` record.
+fn flush(p: &mut Pending, usage: Option<Usage>, seen: &mut Vec<Seen>, b: &mut Builder, report: &mut ImportReport) {
+    if !p.started {
+        return;
+    }
+    let done = std::mem::take(p);
+    if usage.is_none() {
+        report.skip("response without a token_count (turn kept, no usage)");
+    }
+    let id = b.unique_id(&format!("a{}", done.line));
+    let text = done.texts.join("\n\n");
+    seen.push(Seen { key: ("assistant", text.clone()), id: id.clone() });
+    b.push(
+        done.ts.as_deref(),
+        done.line,
+        done.offset,
+        Body::Assistant(AssistantRec {
+            id,
+            text: Arc::from(text),
+            calls: done.calls,
+            model: None,
+            usage,
+            prompt_sha256: None,
+        }),
+    );
+}
+
+/// Text of a message's content items, and its images.
+fn message_text(p: &Map<String, Value>) -> (String, Vec<super::Image>) {
+    let mut parts = Vec::new();
+    let mut images = Vec::new();
+    match p.get("content") {
+        Some(Value::String(t)) => parts.push(t.clone()),
+        Some(Value::Array(a)) => {
+            for c in a {
+                match c.get("type").and_then(Value::as_str) {
+                    Some("input_text" | "output_text" | "text") => {
+                        parts.push(c.get("text").and_then(Value::as_str).unwrap_or("").to_string())
+                    }
+                    Some("input_image") => {
+                        let url = c.get("image_url").and_then(Value::as_str).unwrap_or("");
+                        let (media, data) = match url.strip_prefix("data:") {
+                            Some(rest) if rest.contains(";base64,") => {
+                                let media = rest.split(';').next().unwrap_or("image").to_string();
+                                (media, rest.split_once(',').map(|x| Arc::from(x.1)))
+                            }
+                            _ => ("image".to_string(), None),
+                        };
+                        images.push(super::Image { kind: "image", media, data });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    (parts.join(""), images)
+}
+
+/// Text of a tool output: a string, or content items.
+fn output_text(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|c| match c.get("type").and_then(Value::as_str) {
+                Some("input_text" | "output_text" | "text") => {
+                    c.get("text").and_then(Value::as_str).unwrap_or("").to_string()
+                }
+                Some(t) => format!("[{t}]"),
+                None => String::new(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(Value::Object(o)) => match o.get("content") {
+            Some(c) => output_text(Some(c)),
+            None => Value::Object(o.clone()).to_string(),
+        },
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn compacted(
+    line: &super::Line,
+    p: &Map<String, Value>,
+    seen: &mut Vec<Seen>,
+    b: &mut Builder,
+    report: &mut ImportReport,
+) {
+    let ts = s(&line.obj, "timestamp");
+    let message = s(p, "message").unwrap_or("").to_string();
+    let rev = b.next_rev();
+    let Some(hist) = p.get("replacement_history").and_then(Value::as_array) else {
+        report.note("legacy local compaction without replacement_history: the user messages Codex kept are not recorded, nothing is kept");
+        b.push(ts, line.no, line.offset, Body::Compact(compact_rec(message, Some(rev), None)));
+        return;
+    };
+    let mut kept = Vec::new();
+    let mut added: Vec<(&'static str, String)> = Vec::new();
+    let mut encrypted = None;
+    let mut used = vec![false; seen.len()];
+    for it in hist {
+        let it = match it.as_object() {
+            Some(o) => o,
+            None => continue,
+        };
+        match s(it, "type") {
+            Some("message") => {
+                let role = match s(it, "role") {
+                    Some("user") => "user",
+                    Some("assistant") => "assistant",
+                    _ => "developer",
+                };
+                let (text, _) = message_text(it);
+                let hit = (0..seen.len()).rev().find(|&k| !used[k] && seen[k].key.0 == role && seen[k].key.1 == text);
+                match hit {
+                    Some(k) => {
+                        used[k] = true;
+                        kept.push(seen[k].id.clone());
+                    }
+                    None if role == "assistant" => {
+                        report.note("a replacement_history assistant message matches no earlier response: left out")
+                    }
+                    None => added.push((role, text)),
+                }
+            }
+            Some("compaction" | "compaction_summary") => {
+                encrypted = Some(s(it, "encrypted_content").map_or(0, str::len));
+            }
+            Some(other) => report.skip(format!("replacement_history/{other}")),
+            None => {}
+        }
+    }
+    let summary = if message.is_empty() {
+        match encrypted {
+            Some(n) => {
+                report.note("remote compaction: the summary is encrypted; the compact record holds a placeholder");
+                format!("[remote compaction: encrypted summary, {n} chars]")
+            }
+            None => String::new(),
+        }
+    } else {
+        message
+    };
+    // Kept blocks stay in journal order (the projection's rule); Codex's own order is not kept.
+    b.push(ts, line.no, line.offset, Body::Compact(compact_rec(summary, None, Some(kept))));
+    for (role, text) in added {
+        let id = b.unique_id(&format!("{}{}", if role == "user" { "u" } else { "n" }, line.no));
+        seen.push(Seen { key: (role, text.clone()), id: id.clone() });
+        let body = if role == "user" {
+            Body::User(UserRec { id, text: Arc::from(text), attachments: Vec::new() })
+        } else {
+            Body::Notice(NoticeRec { id, text: Arc::from(text), topic: Some("developer".into()) })
+        };
+        b.push(ts, line.no, line.offset, body);
+    }
+    let _ = rev;
+}
+
+fn compact_rec(summary: String, first_kept: Option<u64>, kept: Option<Vec<String>>) -> CompactRec {
+    CompactRec {
+        trigger: None,
+        instruction: None,
+        summary: Arc::from(summary),
+        first_kept,
+        kept,
+        mode: None,
+        fallback: None,
+        tokens_before: None,
+        tokens_after: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROLLOUT: &str = r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"T","base_instructions":{"text":"You are Codex."}}}
+{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"perms"}]}}
+{"timestamp":"2026-01-01T00:00:01Z","type":"turn_context","payload":{"model":"gpt-x"}}
+{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]}}
+{"timestamp":"2026-01-01T00:00:03Z","type":"event_msg","payload":{"type":"token_count","info":null}}
+{"timestamp":"2026-01-01T00:00:04Z","type":"response_item","payload":{"type":"reasoning","summary":[]}}
+{"timestamp":"2026-01-01T00:00:04Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"cmd\":\"ls\"}","call_id":"c1"}}
+{"timestamp":"2026-01-01T00:00:05Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":100,"cached_input_tokens":0,"output_tokens":5,"total_tokens":105},"last_token_usage":{"input_tokens":100,"cached_input_tokens":0,"output_tokens":5,"total_tokens":105}}}}
+{"timestamp":"2026-01-01T00:00:05Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":100,"cached_input_tokens":0,"output_tokens":5,"total_tokens":105},"last_token_usage":{"input_tokens":100,"cached_input_tokens":0,"output_tokens":5,"total_tokens":105}}}}
+{"timestamp":"2026-01-01T00:00:06Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"a b"}}
+{"timestamp":"2026-01-01T00:00:07Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}
+{"timestamp":"2026-01-01T00:00:08Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":220,"cached_input_tokens":96,"output_tokens":9,"total_tokens":229},"last_token_usage":{"input_tokens":120,"cached_input_tokens":96,"output_tokens":4,"total_tokens":124}}}}
+{"timestamp":"2026-01-01T00:00:09Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":220,"cached_input_tokens":96,"output_tokens":9,"total_tokens":229},"last_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"total_tokens":9999}}}}
+{"timestamp":"2026-01-01T00:00:10Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]},{"type":"message","role":"developer","content":[{"type":"input_text","text":"new ctx"}]},{"type":"compaction","encrypted_content":"xyz"}]}}
+"#;
+
+    #[test]
+    fn maps_a_rollout() {
+        let im = read(Path::new("rollout-x.jsonl"), ROLLOUT.as_bytes()).unwrap();
+        let j = &im.journal;
+        let kinds: Vec<&str> = j.records.iter().map(|r| r.kind()).collect();
+        assert_eq!(
+            kinds,
+            vec!["session", "system", "notice", "user", "assistant", "result", "assistant", "compact", "notice"]
+        );
+        assert_eq!(j.session().unwrap().model.as_deref(), Some("gpt-x"));
+        let Body::Assistant(a) = &j.records[j.turns[1]].body else { panic!() };
+        assert_eq!(
+            a.usage,
+            Some(Usage { prompt_tokens: Some(120), cached_tokens: Some(96), completion_tokens: Some(4) })
+        );
+        assert_eq!(j.call("c1").unwrap().args.to_string(), r#"{"cmd":"ls"}"#);
+        assert_eq!(im.report.skipped["token_count with info: null"], 1);
+        assert_eq!(im.report.skipped["token_count repeating the previous total"], 1);
+        assert_eq!(im.report.skipped["token_count estimate (zero input, e.g. after compaction)"], 1);
+        let Body::Compact(c) = &j.records[7].body else { panic!() };
+        assert_eq!(c.kept.as_deref(), Some(&["u4".to_string()][..]));
+        let p = crate::projection::state_at_rev(j, u64::MAX);
+        let ids: Vec<&str> = p.conv.iter().filter_map(|b| b.block.id()).collect();
+        assert_eq!(ids, vec!["u4", "n14"]);
+    }
+}

@@ -1,0 +1,467 @@
+//! pi coding-agent sessions (`~/.pi/agent/sessions/--<cwd>--/*.jsonl`) → journal-v1 records.
+//!
+//! Mapping (see `docs/importing.md`):
+//! * the header (`type: "session"`) → the `session` record (`provider/modelId` as the model);
+//! * legacy v1 files (no entry ids) are read in file order; v2/v3 trees (`id`/`parentId`) follow
+//!   the path from the last entry to its root, and entries off that path are counted as other
+//!   branches;
+//! * `message` entries: `user` → `user` (images → attachments), `assistant` → `assistant` (text,
+//!   `toolCall` → calls, usage prompt = input + cacheRead + cacheWrite, cached = cacheRead),
+//!   `toolResult` → `result`, `bashExecution` → a `user` record with the text pi sends
+//!   (``Ran `cmd` `` + fenced output, unless `excludeFromContext`), `custom`/`hookMessage` → `user`,
+//!   `branchSummary`/`compactionSummary` → `user` with pi's wrapper text;
+//! * `compaction` → `compact` (summary wrapped as pi sends it; `firstKeptEntryId`, or legacy
+//!   `firstKeptEntryIndex` (index into the file's entries including the header) → `first_kept`;
+//!   `tokensBefore` → `tokens_before`);
+//! * `model_change` → `model`; `branch_summary` and `custom_message` → `user`;
+//! * `thinking_level_change`, `custom`, `label`, `session_info` are skipped and counted.
+//!
+//! pi stores no system prompt and no tool schemas: both are reported as missing.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::{base64_len, f, parse_lines, s, u, Builder, Format, ImportError, ImportReport, Imported, Line};
+use crate::journal::{
+    AssistantRec, AttachmentRef, Body, Call, CompactRec, ModelRec, ResultRec, SessionRec, Usage, UserRec,
+};
+
+const COMPACTION_PREFIX: &str =
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+const COMPACTION_SUFFIX: &str = "\n</summary>";
+const BRANCH_PREFIX: &str =
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+const BRANCH_SUFFIX: &str = "</summary>";
+
+pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
+    let mut report = ImportReport::new(Format::Pi, path);
+    report.missing = vec!["system prompt".into(), "tool schemas".into()];
+    let lines = parse_lines(path, bytes, &mut report)?;
+    let header_at = lines.iter().position(|l| s(&l.obj, "type") == Some("session"));
+    let header = header_at.map(|i| &lines[i].obj);
+    if header_at != Some(0) {
+        report.note("the first line is not a pi session header");
+    }
+    let tree = header.and_then(|h| u(h, "version")).is_some_and(|v| v >= 2)
+        || lines.iter().skip(1).any(|l| s(&l.obj, "id").is_some() && l.obj.contains_key("parentId"));
+
+    // The entries on the current path, in order (indices into `lines`).
+    let entries: Vec<usize> = (0..lines.len()).filter(|&i| Some(i) != header_at).collect();
+    let path_idx: Vec<usize> = if tree { tree_path(&lines, &entries, &mut report) } else { entries.clone() };
+
+    let mut b = Builder::new();
+    let model0 = header.and_then(|h| match (s(h, "provider"), s(h, "modelId")) {
+        (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+        (None, Some(m)) => Some(m.to_string()),
+        _ => None,
+    });
+    let id = header
+        .and_then(|h| s(h, "id"))
+        .map(str::to_string)
+        .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+    let first_ts = path_idx.first().and_then(|&i| s(&lines[i].obj, "timestamp"));
+    let (hl, ho) = header_at.map_or((0, 0), |i| (lines[i].no, lines[i].offset));
+    b.push(
+        first_ts.or_else(|| header.and_then(|h| s(h, "timestamp"))),
+        hl,
+        ho,
+        Body::Session(SessionRec { id, model: model0.clone(), harness: Some("pi".into()), encoding: None, ctx: None }),
+    );
+
+    let mut model = model0;
+    let mut files = Vec::new();
+    let mut rev_of: HashMap<usize, u64> = HashMap::new();
+    let mut call_tool: HashMap<String, String> = HashMap::new();
+    let mut answered: HashSet<String> = HashSet::new();
+    let mut prev_compaction: Option<(usize, usize)> = None; // (compaction pos in path, first kept pos)
+    let id_pos: HashMap<&str, usize> =
+        path_idx.iter().enumerate().filter_map(|(n, &i)| s(&lines[i].obj, "id").map(|id| (id, n))).collect();
+
+    for (n, &i) in path_idx.iter().enumerate() {
+        let line = &lines[i];
+        let o = &line.obj;
+        let ts = s(o, "timestamp");
+        let t = s(o, "type").unwrap_or("");
+        let eid = s(o, "id").map(str::to_string);
+        let next = b.next_rev();
+        match t {
+            "message" => {
+                let Some(m) = o.get("message").and_then(Value::as_object) else {
+                    report.skip("message without a message object");
+                    continue;
+                };
+                let role = s(m, "role").unwrap_or("");
+                match role {
+                    "user" | "custom" | "hookMessage" => {
+                        user(&mut b, line, ts, eid.as_deref(), m.get("content"), &mut files, &mut report);
+                    }
+                    "assistant" => {
+                        let mut texts = Vec::new();
+                        let mut calls = Vec::new();
+                        for blk in m.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
+                            match blk.get("type").and_then(Value::as_str) {
+                                Some("text") => {
+                                    texts.push(blk.get("text").and_then(Value::as_str).unwrap_or("").to_string())
+                                }
+                                Some("toolCall") => {
+                                    let cid = blk.get("id").and_then(Value::as_str).unwrap_or("").to_string();
+                                    if cid.is_empty() || call_tool.contains_key(&cid) {
+                                        report.skip("duplicate or id-less toolCall");
+                                        continue;
+                                    }
+                                    let name = blk.get("name").and_then(Value::as_str).unwrap_or("?").to_string();
+                                    b.reserve(&cid);
+                                    call_tool.insert(cid.clone(), name.clone());
+                                    let args = blk.get("arguments").cloned().unwrap_or(Value::Null);
+                                    calls.push(Call { id: cid, tool: name, args: Arc::new(args) });
+                                }
+                                Some("thinking") => report.lose("thinking block"),
+                                Some(other) => report.lose(format!("assistant block {other}")),
+                                None => {}
+                            }
+                        }
+                        let usage = m.get("usage").and_then(Value::as_object).and_then(|us| {
+                            let (i, cr, cw, out) = (
+                                u(us, "input").unwrap_or(0),
+                                u(us, "cacheRead").unwrap_or(0),
+                                u(us, "cacheWrite").unwrap_or(0),
+                                u(us, "output").unwrap_or(0),
+                            );
+                            (i + cr + cw + out > 0).then_some(Usage {
+                                prompt_tokens: Some(i + cr + cw),
+                                cached_tokens: Some(cr),
+                                completion_tokens: Some(out),
+                            })
+                        });
+                        let this = match (s(m, "provider"), s(m, "model")) {
+                            (Some(p), Some(md)) => Some(format!("{p}/{md}")),
+                            (None, Some(md)) => Some(md.to_string()),
+                            _ => None,
+                        };
+                        let aid = b.unique_id(&eid.clone().unwrap_or_else(|| format!("a{}", line.no)));
+                        b.push(
+                            ts,
+                            line.no,
+                            line.offset,
+                            Body::Assistant(AssistantRec {
+                                id: aid,
+                                text: Arc::from(texts.join("\n\n")),
+                                calls,
+                                model: this.filter(|x| Some(x) != model.as_ref()),
+                                usage,
+                                prompt_sha256: None,
+                            }),
+                        );
+                    }
+                    "toolResult" => {
+                        let call = s(m, "toolCallId").unwrap_or("").to_string();
+                        let Some(tool) = call_tool.get(&call).cloned() else {
+                            report.skip("toolResult without its call");
+                            report.dropped.results += 1;
+                            continue;
+                        };
+                        if !answered.insert(call.clone()) {
+                            report.skip("second toolResult for one call");
+                            continue;
+                        }
+                        let text = blocks_text(m.get("content"), &mut report);
+                        let is_error = m.get("isError").and_then(Value::as_bool).filter(|e| *e);
+                        b.push(
+                            ts,
+                            line.no,
+                            line.offset,
+                            Body::Result(ResultRec {
+                                call,
+                                tool,
+                                bytes: text.len() as u64,
+                                text: Arc::from(text),
+                                is_error,
+                                spill: None,
+                            }),
+                        );
+                    }
+                    "bashExecution" => {
+                        if m.get("excludeFromContext").and_then(Value::as_bool) == Some(true) {
+                            report.skip("bashExecution excluded from context (!!)");
+                            continue;
+                        }
+                        let text = bash_text(m);
+                        push_user(&mut b, line, ts, eid.as_deref(), text, Vec::new());
+                    }
+                    "branchSummary" => {
+                        let text = format!("{BRANCH_PREFIX}{}{BRANCH_SUFFIX}", s(m, "summary").unwrap_or(""));
+                        push_user(&mut b, line, ts, eid.as_deref(), text, Vec::new());
+                    }
+                    "compactionSummary" => {
+                        let text = format!("{COMPACTION_PREFIX}{}{COMPACTION_SUFFIX}", s(m, "summary").unwrap_or(""));
+                        push_user(&mut b, line, ts, eid.as_deref(), text, Vec::new());
+                    }
+                    other => report.skip(format!("message/{other}")),
+                }
+            }
+            "compaction" => {
+                let kept_pos = if let Some(k) = s(o, "firstKeptEntryId") {
+                    id_pos.get(k).copied()
+                } else if let Some(ix) = u(o, "firstKeptEntryIndex") {
+                    // Legacy: an index into the file's entries, header included.
+                    let target = ix as usize;
+                    path_idx.iter().position(|&j| j == target)
+                } else {
+                    None
+                };
+                let first_kept = match kept_pos {
+                    Some(kp) if kp < n => path_idx[kp..n].iter().find_map(|j| rev_of.get(j).copied()).unwrap_or(next),
+                    _ => {
+                        report.note("a compaction's first kept entry is not before it on the path: nothing kept");
+                        next
+                    }
+                };
+                if let (Some((pc, pk)), Some(kp)) = (prev_compaction, kept_pos) {
+                    if kp > pc && pk < pc {
+                        report.note(format!(
+                            "repeated compaction drops the previous compaction's kept tail ({} entries), as pi <= 0.58.3 did (fixed upstream later)",
+                            pc - pk
+                        ));
+                    }
+                }
+                prev_compaction = Some((n, kept_pos.unwrap_or(n)));
+                let summary = format!("{COMPACTION_PREFIX}{}{COMPACTION_SUFFIX}", s(o, "summary").unwrap_or(""));
+                b.push(
+                    ts,
+                    line.no,
+                    line.offset,
+                    Body::Compact(CompactRec {
+                        trigger: None,
+                        instruction: None,
+                        summary: Arc::from(summary),
+                        first_kept: Some(first_kept),
+                        kept: None,
+                        mode: None,
+                        fallback: None,
+                        tokens_before: f(u(o, "tokensBefore")),
+                        tokens_after: None,
+                    }),
+                );
+            }
+            "model_change" => {
+                let m = match (s(o, "provider"), s(o, "modelId")) {
+                    (Some(p), Some(m)) => format!("{p}/{m}"),
+                    (None, Some(m)) => m.to_string(),
+                    _ => {
+                        report.skip("model_change without modelId");
+                        continue;
+                    }
+                };
+                model = Some(m.clone());
+                b.push(ts, line.no, line.offset, Body::Model(ModelRec { model: m, ctx: None }));
+            }
+            "branch_summary" => {
+                let sum = s(o, "summary").unwrap_or("");
+                if sum.is_empty() {
+                    report.skip("branch_summary (empty)");
+                    continue;
+                }
+                push_user(&mut b, line, ts, eid.as_deref(), format!("{BRANCH_PREFIX}{sum}{BRANCH_SUFFIX}"), Vec::new());
+            }
+            "custom_message" => user(&mut b, line, ts, eid.as_deref(), o.get("content"), &mut files, &mut report),
+            other => report.skip(if other.is_empty() { "line without a type".to_string() } else { other.to_string() }),
+        }
+        if b.next_rev() > next {
+            rev_of.insert(i, next);
+        }
+    }
+    report.ts_clamped = b.clamped;
+    Ok(Imported { journal: b.finish(path), report, files })
+}
+
+/// The v2/v3 tree path from the last entry to its root, in order; off-path entries are counted.
+fn tree_path(lines: &[Line], entries: &[usize], report: &mut ImportReport) -> Vec<usize> {
+    let by_id: HashMap<&str, usize> =
+        entries.iter().filter_map(|&i| s(&lines[i].obj, "id").map(|id| (id, i))).collect();
+    let Some(&leaf) = entries.iter().rev().find(|&&i| s(&lines[i].obj, "id").is_some()) else {
+        return entries.to_vec();
+    };
+    let mut path = Vec::new();
+    let mut seen = HashSet::new();
+    let mut cur = Some(leaf);
+    while let Some(i) = cur {
+        if !seen.insert(i) {
+            report.note("parentId cycle broken");
+            break;
+        }
+        path.push(i);
+        cur = s(&lines[i].obj, "parentId").and_then(|p| by_id.get(p).copied());
+    }
+    path.reverse();
+    let on: HashSet<usize> = path.iter().copied().collect();
+    let off: Vec<usize> = entries.iter().copied().filter(|i| !on.contains(i)).collect();
+    let offset: HashSet<usize> = off.iter().copied().collect();
+    report.branches = off
+        .iter()
+        .filter(|&&i| s(&lines[i].obj, "parentId").and_then(|p| by_id.get(p)).is_none_or(|p| !offset.contains(p)))
+        .count();
+    for &i in &off {
+        let o = &lines[i].obj;
+        match s(o, "type") {
+            Some("message") => match o.get("message").and_then(|m| m.get("role")).and_then(Value::as_str) {
+                Some("assistant") => {
+                    report.dropped.turns += 1;
+                    report.dropped.calls +=
+                        o.get("message").and_then(|m| m.get("content")).and_then(Value::as_array).map_or(0, |a| {
+                            a.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall")).count()
+                        });
+                }
+                Some("toolResult") => report.dropped.results += 1,
+                _ => {}
+            },
+            Some("compaction") => report.dropped.compactions += 1,
+            _ => {}
+        }
+    }
+    path
+}
+
+fn bash_text(m: &Map<String, Value>) -> String {
+    let mut text = format!("Ran `{}`\n", s(m, "command").unwrap_or(""));
+    match s(m, "output") {
+        Some(out) if !out.is_empty() => text.push_str(&format!("```\n{out}\n```")),
+        _ => text.push_str("(no output)"),
+    }
+    if m.get("cancelled").and_then(Value::as_bool) == Some(true) {
+        text.push_str("\n\n(command cancelled)");
+    } else if let Some(code) = m.get("exitCode").and_then(Value::as_i64).filter(|c| *c != 0) {
+        text.push_str(&format!("\n\nCommand exited with code {code}"));
+    }
+    if m.get("truncated").and_then(Value::as_bool) == Some(true) {
+        if let Some(p) = s(m, "fullOutputPath") {
+            text.push_str(&format!("\n\n[Output truncated. Full output: {p}]"));
+        }
+    }
+    text
+}
+
+/// Text of content that is a string or text/image blocks (images as placeholder lines).
+fn blocks_text(v: Option<&Value>, report: &mut ImportReport) -> String {
+    match v {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|blk| match blk.get("type").and_then(Value::as_str) {
+                Some("text") => Some(blk.get("text").and_then(Value::as_str).unwrap_or("").to_string()),
+                Some("image") => {
+                    report.lose("image inside a tool result (kept as a placeholder line)");
+                    let media = blk.get("mimeType").and_then(Value::as_str).unwrap_or("image");
+                    let n = blk.get("data").and_then(Value::as_str).map_or(0, base64_len);
+                    Some(format!("[image: {media}, {n} bytes]"))
+                }
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn user(
+    b: &mut Builder,
+    line: &Line,
+    ts: Option<&str>,
+    eid: Option<&str>,
+    content: Option<&Value>,
+    files: &mut Vec<(String, crate::journal::Text)>,
+    report: &mut ImportReport,
+) {
+    let mut texts = Vec::new();
+    let mut images = Vec::new();
+    match content {
+        Some(Value::String(t)) => texts.push(t.clone()),
+        Some(Value::Array(a)) => {
+            for blk in a {
+                match blk.get("type").and_then(Value::as_str) {
+                    Some("text") => texts.push(blk.get("text").and_then(Value::as_str).unwrap_or("").to_string()),
+                    Some("image") => {
+                        let media = blk.get("mimeType").and_then(Value::as_str).unwrap_or("image").to_string();
+                        let data = blk.get("data").and_then(Value::as_str).map(Arc::from);
+                        images.push(super::Image { kind: "image", media, data });
+                    }
+                    Some(other) => report.lose(format!("user block {other}")),
+                    None => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    let base = eid.map(str::to_string).unwrap_or_else(|| format!("u{}", line.no));
+    let uid = b.unique_id(&base);
+    let attachments = super::attach(b, &uid, images, &mut texts, files, report);
+    b.push(ts, line.no, line.offset, Body::User(UserRec { id: uid, text: Arc::from(texts.join("\n")), attachments }));
+}
+
+fn push_user(
+    b: &mut Builder,
+    line: &Line,
+    ts: Option<&str>,
+    eid: Option<&str>,
+    text: String,
+    attachments: Vec<AttachmentRef>,
+) {
+    let base = eid.map(str::to_string).unwrap_or_else(|| format!("u{}", line.no));
+    let uid = b.unique_id(&base);
+    b.push(ts, line.no, line.offset, Body::User(UserRec { id: uid, text: Arc::from(text), attachments }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legacy_v1_with_compaction_index() {
+        let s = r#"{"type":"session","id":"P","timestamp":"2026-01-01T00:00:00Z","cwd":"/","provider":"anthropic","modelId":"claude-x"}
+{"type":"message","timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":[{"type":"text","text":"one"}]}}
+{"type":"message","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a"}}],"provider":"anthropic","model":"claude-x","usage":{"input":2,"output":3,"cacheRead":10,"cacheWrite":5}}}
+{"type":"message","timestamp":"2026-01-01T00:00:03Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"A"}],"isError":false}}
+{"type":"message","timestamp":"2026-01-01T00:00:04Z","message":{"role":"user","content":[{"type":"text","text":"two"}]}}
+{"type":"thinking_level_change","timestamp":"2026-01-01T00:00:05Z","thinkingLevel":"high"}
+{"type":"compaction","timestamp":"2026-01-01T00:00:06Z","summary":"S","firstKeptEntryIndex":4,"tokensBefore":17}
+{"type":"message","timestamp":"2026-01-01T00:00:07Z","message":{"role":"bashExecution","command":"ls","output":"x","exitCode":1,"cancelled":false,"truncated":false}}
+{"type":"model_change","timestamp":"2026-01-01T00:00:08Z","provider":"openai","modelId":"gpt-y"}
+"#;
+        let im = read(Path::new("p.jsonl"), s.as_bytes()).unwrap();
+        let j = &im.journal;
+        let kinds: Vec<&str> = j.records.iter().map(|r| r.kind()).collect();
+        assert_eq!(kinds, vec!["session", "user", "assistant", "result", "user", "compact", "user", "model"]);
+        let Body::Compact(c) = &j.records[5].body else { panic!() };
+        assert_eq!(c.first_kept, Some(5), "entry index 4 = file line 5 = the user 'two' at rev 5");
+        assert!(c.summary.starts_with(COMPACTION_PREFIX));
+        let Body::Assistant(a) = &j.records[2].body else { panic!() };
+        assert_eq!(
+            a.usage,
+            Some(Usage { prompt_tokens: Some(17), cached_tokens: Some(10), completion_tokens: Some(3) })
+        );
+        assert_eq!(a.model, None);
+        let Body::User(bash) = &j.records[6].body else { panic!() };
+        assert_eq!(&*bash.text, "Ran `ls`\n```\nx\n```\n\nCommand exited with code 1");
+        let p = crate::projection::state_at_rev(j, u64::MAX);
+        assert_eq!(p.conv.len(), 2);
+        assert_eq!(im.report.skipped["thinking_level_change"], 1);
+    }
+
+    #[test]
+    fn v3_tree_follows_the_last_leaf() {
+        let s = r#"{"type":"session","version":3,"id":"P","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}
+{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"q"}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"text","text":"old"}]}}
+{"type":"message","id":"c","parentId":"a","timestamp":"2026-01-01T00:00:03Z","message":{"role":"assistant","content":[{"type":"text","text":"new"}]}}
+{"type":"compaction","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04Z","summary":"S","firstKeptEntryId":"c","tokensBefore":9}
+"#;
+        let im = read(Path::new("p.jsonl"), s.as_bytes()).unwrap();
+        assert_eq!(im.journal.turns.len(), 1);
+        assert_eq!(im.report.branches, 1);
+        assert_eq!(im.report.dropped.turns, 1);
+        let Body::Compact(c) = &im.journal.records[3].body else { panic!() };
+        assert_eq!(c.first_kept, Some(3));
+    }
+}

@@ -1,0 +1,467 @@
+//! The tiktoken estimator of `strategies.md` §3: `encode_ordinary` token counts, the piece rule
+//! for long texts, a memo per distinct content and parallel counting.
+//!
+//! * The encoders are built once per process ([`OnceLock`]); building o200k takes ~0.2 s.
+//! * n(s): texts of at most [`WHOLE_LIMIT`] bytes are counted whole; longer texts are cut into
+//!   consecutive pieces of at most [`PIECE_LIMIT`] bytes ([`pieces`]), each counted on its own and
+//!   summed. tiktoken's regex engine (fancy-regex) fails with "Max stack size exceeded" on long
+//!   whitespace runs (a million spaces); bounded pieces keep every call far below that (see
+//!   `docs/tokens-and-cache.md` for the adversarial check of 8 KiB and 64 KiB inputs).
+//! * A memo maps a 128-bit hash of each distinct string (and of each piece of a long one) to its
+//!   count, so a text repeated on every turn is tokenized once. It is sharded by hash so rayon
+//!   workers rarely contend.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use rayon::prelude::*;
+use tiktoken_rs::CoreBPE;
+
+use super::Estimator;
+use crate::projection::Block;
+
+/// Texts up to this many bytes are counted whole (spec §3).
+pub const WHOLE_LIMIT: usize = 65_536;
+/// Longer texts are counted as pieces of at most this many bytes (spec §3).
+pub const PIECE_LIMIT: usize = 8_192;
+
+/// A tokenizer encoding of spec §3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Encoding {
+    /// `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series); the default.
+    #[default]
+    O200kBase,
+    /// `cl100k_base` (GPT-4, GPT-3.5).
+    Cl100kBase,
+}
+
+/// An encoding name that is neither `o200k_base` nor `cl100k_base`.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown encoding {0:?}: expected o200k_base or cl100k_base")]
+pub struct EncodingError(pub String);
+
+impl Encoding {
+    /// Every supported encoding.
+    pub const ALL: [Encoding; 2] = [Encoding::O200kBase, Encoding::Cl100kBase];
+
+    /// The tiktoken name of the encoding.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => "o200k_base",
+            Encoding::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    /// Parses `o200k_base` / `cl100k_base` (also without the `_base` suffix).
+    pub fn parse(s: &str) -> Result<Encoding, EncodingError> {
+        match s.trim() {
+            "o200k_base" | "o200k" => Ok(Encoding::O200kBase),
+            "cl100k_base" | "cl100k" => Ok(Encoding::Cl100kBase),
+            other => Err(EncodingError(other.to_string())),
+        }
+    }
+
+    /// The encoding of spec §3: `--encoding` if given, else the session's `encoding`, else
+    /// `o200k_base`. An unknown session hint falls back to the default (the journal is not
+    /// wrong to name an encoding ctxj lacks); an unknown `--encoding` is the caller's error.
+    pub fn choose(flag: Option<&str>, session: Option<&str>) -> Result<Encoding, EncodingError> {
+        if let Some(f) = flag {
+            return Encoding::parse(f);
+        }
+        Ok(session.and_then(|s| Encoding::parse(s).ok()).unwrap_or_default())
+    }
+
+    /// The process-wide encoder (built on first use, once).
+    pub fn bpe(self) -> &'static CoreBPE {
+        static O200K: OnceLock<CoreBPE> = OnceLock::new();
+        static CL100K: OnceLock<CoreBPE> = OnceLock::new();
+        match self {
+            Encoding::O200kBase => O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("bundled o200k_base data")),
+            Encoding::Cl100kBase => {
+                CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("bundled cl100k_base data"))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Encoding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The byte ranges n(s) is counted over (spec §3): the whole text when it has at most
+/// [`WHOLE_LIMIT`] bytes, else consecutive pieces of at most [`PIECE_LIMIT`] bytes, each ending
+/// after the last `\n` inside it when there is one, else at the last character boundary.
+pub fn pieces(s: &str) -> Vec<std::ops::Range<usize>> {
+    pieces_with(s, WHOLE_LIMIT, PIECE_LIMIT)
+}
+
+#[allow(clippy::single_range_in_vec_init)] // one range is the answer, not a typo for a range Vec
+fn pieces_with(s: &str, whole: usize, limit: usize) -> Vec<std::ops::Range<usize>> {
+    if s.len() <= whole {
+        return vec![0..s.len()];
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(s.len() / limit + 1);
+    let mut pos = 0;
+    while pos < s.len() {
+        if s.len() - pos <= limit {
+            out.push(pos..s.len());
+            break;
+        }
+        let window = &bytes[pos..pos + limit];
+        let end = match memchr::memrchr(b'\n', window) {
+            Some(i) => pos + i + 1,
+            None => {
+                let mut e = pos + limit;
+                while !s.is_char_boundary(e) {
+                    e -= 1;
+                }
+                e
+            }
+        };
+        out.push(pos..end);
+        pos = end;
+    }
+    out
+}
+
+const SHARDS: usize = 64;
+
+/// A 128-bit content key: two independent SipHash-1-3 passes plus the length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Key(u64, u64, u64);
+
+fn key(s: &str) -> Key {
+    let mut a = std::collections::hash_map::DefaultHasher::new();
+    0xa5u8.hash(&mut a);
+    s.hash(&mut a);
+    let mut b = std::collections::hash_map::DefaultHasher::new();
+    0x3cu8.hash(&mut b);
+    s.hash(&mut b);
+    Key(a.finish(), b.finish(), s.len() as u64)
+}
+
+/// Memo hit/miss figures of a [`TiktokenEstimator`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MemoStats {
+    /// Look-ups answered from the memo.
+    pub hits: u64,
+    /// Look-ups that ran the tokenizer.
+    pub misses: u64,
+    /// Bytes that ran through the tokenizer.
+    pub bytes_tokenized: u64,
+}
+
+impl MemoStats {
+    /// Share of look-ups answered from the memo (0 when there were none).
+    pub fn hit_rate(&self) -> f64 {
+        let n = self.hits + self.misses;
+        if n == 0 {
+            0.0
+        } else {
+            self.hits as f64 / n as f64
+        }
+    }
+}
+
+/// The tiktoken estimator: exact `encode_ordinary` counts under the piece rule, memoized.
+pub struct TiktokenEstimator {
+    encoding: Encoding,
+    shards: Vec<Mutex<HashMap<Key, u64>>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl TiktokenEstimator {
+    /// An estimator for `encoding` with an empty memo (the encoder itself is shared).
+    pub fn new(encoding: Encoding) -> TiktokenEstimator {
+        TiktokenEstimator {
+            encoding,
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+        }
+    }
+
+    /// The encoding this estimator counts in.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Memo figures so far.
+    pub fn stats(&self) -> MemoStats {
+        MemoStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            bytes_tokenized: self.bytes.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Distinct strings in the memo.
+    pub fn memo_len(&self) -> usize {
+        self.shards.iter().map(|s| s.lock().map(|m| m.len()).unwrap_or(0)).sum()
+    }
+
+    fn shard(&self, k: &Key) -> &Mutex<HashMap<Key, u64>> {
+        &self.shards[(k.0 as usize) % SHARDS]
+    }
+
+    fn lookup(&self, k: &Key) -> Option<u64> {
+        // A poisoned shard only means another thread panicked mid-insert; the map is still valid.
+        let m = self.shard(k).lock().unwrap_or_else(|e| e.into_inner());
+        m.get(k).copied()
+    }
+
+    fn store(&self, k: Key, n: u64) {
+        let mut m = self.shard(&k).lock().unwrap_or_else(|e| e.into_inner());
+        m.insert(k, n);
+    }
+
+    /// Tokens of one piece (no splitting), memoized.
+    fn count_piece(&self, s: &str) -> u64 {
+        if s.is_empty() {
+            return 0;
+        }
+        let k = key(s);
+        if let Some(n) = self.lookup(&k) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return n;
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(s.len() as u64, Ordering::Relaxed);
+        let n = encode_len(self.encoding, s);
+        self.store(k, n);
+        n
+    }
+
+    /// Counts many strings, in parallel; the result is in input order.
+    pub fn count_many(&self, texts: &[&str]) -> Vec<u64> {
+        texts.par_iter().map(|s| self.count(s)).collect()
+    }
+
+    /// Tokens of each block (framed as [`Estimator::block`]), counted in parallel.
+    pub fn blocks(&self, blocks: &[Block]) -> Vec<u64> {
+        blocks.par_iter().map(|b| self.block(b)).collect()
+    }
+}
+
+/// `encode_ordinary(s).len()` of one piece. tiktoken unwraps the regex engine's result, so an
+/// input beyond what the piece rule admits could panic inside it; the bound of spec §3 keeps
+/// that from happening (checked adversarially in the tests), and should it ever happen anyway
+/// the piece is halved at a character boundary and counted in parts rather than taking the
+/// process down.
+fn encode_len(enc: Encoding, s: &str) -> u64 {
+    let bpe = enc.bpe();
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bpe.encode_ordinary(s).len() as u64)) {
+        Ok(n) => n,
+        Err(_) if s.len() > 1 => {
+            FALLBACKS.fetch_add(1, Ordering::Relaxed);
+            let mut mid = s.len() / 2;
+            while !s.is_char_boundary(mid) {
+                mid -= 1;
+            }
+            if mid == 0 {
+                return s.len() as u64;
+            }
+            encode_len(enc, &s[..mid]) + encode_len(enc, &s[mid..])
+        }
+        Err(_) => 1,
+    }
+}
+
+static FALLBACKS: AtomicU64 = AtomicU64::new(0);
+
+/// How many times in this process a piece made tiktoken panic and was counted in halves instead
+/// (expected: never; the tests assert it).
+pub fn fallbacks() -> u64 {
+    FALLBACKS.load(Ordering::Relaxed)
+}
+
+impl Estimator for TiktokenEstimator {
+    fn count(&self, s: &str) -> u64 {
+        if s.len() <= WHOLE_LIMIT {
+            return self.count_piece(s);
+        }
+        // A long text: memoize it whole too, so a repeated 1 MB result is not even re-split.
+        let k = key(s);
+        if let Some(n) = self.lookup(&k) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return n;
+        }
+        let n = pieces(s).into_par_iter().map(|r| self.count_piece(&s[r])).sum();
+        self.store(k, n);
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_texts_are_one_piece() {
+        assert_eq!(pieces(""), std::iter::once(0..0).collect::<Vec<_>>());
+        let s = "a\n".repeat(WHOLE_LIMIT / 2);
+        assert_eq!(s.len(), WHOLE_LIMIT);
+        assert_eq!(pieces(&s), std::iter::once(0..WHOLE_LIMIT).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn pieces_end_after_the_last_newline() {
+        // 10 000 bytes of 'x', a newline, then more: the first piece of 8192 holds no newline.
+        let mut s = "x".repeat(5000);
+        s.push('\n');
+        s.push_str(&"y".repeat(70_000));
+        let p = pieces(&s);
+        assert_eq!(p[0], 0..5001, "ends after the newline inside the first 8192 bytes");
+        assert_eq!(p[1], 5001..5001 + PIECE_LIMIT, "no newline: a full piece");
+        let total: usize = p.iter().map(|r| r.len()).sum();
+        assert_eq!(total, s.len());
+        for w in p.windows(2) {
+            assert_eq!(w[0].end, w[1].start);
+        }
+        assert!(p.iter().all(|r| r.len() <= PIECE_LIMIT && !r.is_empty()));
+    }
+
+    #[test]
+    fn pieces_respect_char_boundaries() {
+        // 3-byte characters: 8192 is not a multiple of 3, so the cut moves back to 8190.
+        let s = "日".repeat(30_000);
+        let p = pieces(&s);
+        assert_eq!(p[0], 0..8190);
+        assert!(p.iter().all(|r| s.is_char_boundary(r.start) && s.is_char_boundary(r.end)));
+        // A newline right at the end of the window counts as inside it.
+        let mut t = "a".repeat(8191);
+        t.push('\n');
+        t.push_str(&"b".repeat(70_000));
+        assert_eq!(pieces(&t)[0], 0..8192);
+        // A newline as the first byte after the window does not.
+        let mut u = "a".repeat(8192);
+        u.push('\n');
+        u.push_str(&"b".repeat(70_000));
+        assert_eq!(pieces(&u)[0], 0..8192);
+        assert_eq!(pieces(&u)[1], 8192..8193);
+    }
+
+    /// Strings whose counts were checked once against Python `tiktoken` 0.14.0 (`encode_ordinary`,
+    /// the same `.tiktoken` rank files) — an implementation independent of tiktoken-rs' Rust code.
+    const FIXED: [&str; 10] = [
+        "",
+        "hello world",
+        "Hello, world! How are you today?",
+        "fn main() {\n    println!(\"héllo, wörld\");\n}\n",
+        "日本語のテキストとemoji 😀🎉 mixed",
+        "<|endoftext|> is ordinary text here",
+        "    indented    spaces   \n\n\ttab",
+        "12345678901234567890",
+        r#"{"command":"cargo test -p export -- part_1 --exact --nocapture"}"#,
+        "[elided: run, 872 bytes, … -p export -- part_1 --exact --nocapture]",
+    ];
+
+    #[test]
+    fn known_counts_o200k() {
+        let e = TiktokenEstimator::new(Encoding::O200kBase);
+        let got: Vec<u64> = FIXED.iter().map(|s| e.count(s)).collect();
+        assert_eq!(got, [0, 2, 9, 15, 12, 11, 7, 7, 18, 24]);
+    }
+
+    #[test]
+    fn known_counts_cl100k() {
+        let e = TiktokenEstimator::new(Encoding::Cl100kBase);
+        let got: Vec<u64> = FIXED.iter().map(|s| e.count(s)).collect();
+        assert_eq!(got, [0, 2, 9, 16, 15, 11, 7, 7, 18, 24]);
+    }
+
+    /// A 222,301-byte text (28 pieces under the rule): figures from Python tiktoken 0.14.0 with
+    /// the piece rule re-implemented there.
+    #[test]
+    fn known_counts_of_a_long_text() {
+        let mut s: String =
+            (0..3000).map(|i| format!("line {i}: the quick brown fox — jumps over 日本 {}\n", i * 7)).collect();
+        s.push_str(&"x".repeat(20_000));
+        s.push_str(&" y".repeat(5000));
+        s.push_str(&"é".repeat(9000));
+        assert_eq!(s.len(), 222_301);
+        assert_eq!(pieces(&s).len(), 28);
+        assert_eq!(TiktokenEstimator::new(Encoding::O200kBase).count(&s), 66_357);
+        assert_eq!(TiktokenEstimator::new(Encoding::Cl100kBase).count(&s), 69_357);
+    }
+
+    #[test]
+    fn memo_answers_repeats() {
+        let e = TiktokenEstimator::new(Encoding::O200kBase);
+        assert_eq!(e.count("hello world"), 2);
+        assert_eq!(e.count("hello world"), 2);
+        let st = e.stats();
+        assert_eq!((st.hits, st.misses), (1, 1));
+        assert_eq!(e.memo_len(), 1);
+        let many = e.count_many(&["a b c", "hello world", "a b c"]);
+        assert_eq!(many, vec![3, 2, 3]);
+    }
+
+    #[test]
+    fn a_million_spaces_and_friends_do_not_panic() {
+        let e = TiktokenEstimator::new(Encoding::O200kBase);
+        let spaces = " ".repeat(1_000_000);
+        // 122 pieces of 8192 spaces (64 tokens each: 128-space tokens) and a rest of 576 spaces.
+        assert_eq!(pieces(&spaces).len(), 123);
+        assert_eq!(e.count(&spaces), 122 * 64 + 5);
+        let wrapped = format!("x{}y", " ".repeat(999_998));
+        assert!(e.count(&wrapped) > 7000);
+        assert!(e.count(&"\n".repeat(1_000_000)) > 0);
+        assert!(e.count(&"A".repeat(1_000_000)) > 0);
+        assert_eq!(fallbacks(), 0, "no piece needed the panic fallback");
+    }
+
+    /// The spec's bound: no piece of at most 8 KiB, and no whole text of at most 64 KiB, makes the
+    /// regex engine fail. Called on the encoder directly, so a failure panics the test.
+    #[test]
+    fn adversarial_pieces_do_not_overflow() {
+        fn kinds(n: usize) -> Vec<String> {
+            vec![
+                " ".repeat(n),
+                format!("x{}y", " ".repeat(n - 2)),
+                "\t".repeat(n),
+                "\n".repeat(n),
+                "\r\n".repeat(n / 2),
+                "\u{a0}".repeat(n / 2),
+                "\u{3000}".repeat(n / 3),
+                "A".repeat(n),
+                "a".repeat(n),
+                "7".repeat(n),
+                "^".repeat(n),
+                " !".repeat(n / 2),
+                "日".repeat(n / 3),
+                "😀".repeat(n / 4),
+                "a\u{301}".repeat(n / 3),
+                "é".repeat(n / 2),
+                "'s".repeat(n / 2),
+                "  x".repeat(n / 3),
+            ]
+        }
+        for enc in Encoding::ALL {
+            for s in kinds(PIECE_LIMIT) {
+                assert!(s.len() <= PIECE_LIMIT);
+                assert!(!enc.bpe().encode_ordinary(&s).is_empty());
+            }
+            for s in kinds(WHOLE_LIMIT).into_iter().take(4) {
+                assert!(!enc.bpe().encode_ordinary(&s).is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn encoding_choice() {
+        assert_eq!(Encoding::choose(None, None).unwrap(), Encoding::O200kBase);
+        assert_eq!(Encoding::choose(None, Some("cl100k_base")).unwrap(), Encoding::Cl100kBase);
+        assert_eq!(Encoding::choose(Some("o200k_base"), Some("cl100k_base")).unwrap(), Encoding::O200kBase);
+        assert_eq!(Encoding::choose(None, Some("p50k_base")).unwrap(), Encoding::O200kBase);
+        assert!(Encoding::choose(Some("p50k_base"), None).is_err());
+    }
+}
