@@ -1,6 +1,6 @@
 //! `elide-keep-K` / `elide-B-T-keep-K` (spec §2, seed `000_*` auto-elision).
 //!
-//! Before each turn, if the calibrated estimate (§3, [`super::calibrate`]) of the request exceeds
+//! Before each turn, if the calibrated estimate (§3, [`crate::tokens::Calibrator`]) of the request exceeds
 //! the budget, results and attachments collapse to the elision markers of `journal-v1.md` §5 in
 //! projection order, oldest first, skipping the K last results, until the estimate is at or below
 //! the target. Decisions persist (a collapsed block stays collapsed, byte-identical). Budget and
@@ -10,8 +10,8 @@
 use crate::journal::{Body, CtxSettings, Journal};
 use crate::projection::{markers, Block, Replayer};
 
-use super::calibrate::{calibrated, multiplier, Point};
 use super::{same_block, Family, Measure, Origin, Out, TurnCx};
+use crate::tokens::Calibrator;
 
 /// The model's window when the journal does not say (the default of `journal-v1.md` §6).
 pub const DEFAULT_WINDOW: u64 = 1_000_000;
@@ -57,7 +57,7 @@ pub struct Elide<'j> {
     elided: Vec<bool>,
     /// Every conversation index before this is elided or not a candidate (user, assistant, notice).
     cursor: usize,
-    points: Vec<Point>,
+    calibrator: Calibrator,
     recorded: Replayer<'j>,
     /// The last recorded request estimated, with each block's count (reused while the block is
     /// unchanged, so calibration does not re-count the history every turn).
@@ -73,7 +73,7 @@ impl<'j> Elide<'j> {
             results: Vec::new(),
             elided: Vec::new(),
             cursor: 0,
-            points: Vec::new(),
+            calibrator: Calibrator::new(),
             recorded: Replayer::new(journal),
             rec_blocks: Vec::new(),
             rec_tokens: Vec::new(),
@@ -99,8 +99,8 @@ impl Family for Elide<'_> {
         let n = out.blocks.len() - head;
         self.elided.resize(n, false);
         let (budget, target) = self.fixed.unwrap_or_else(|| budget_target(&cx.raw.ctx));
-        let m = multiplier(&self.points, cx.turn);
-        let estimate = |out: &Out| calibrated(3 + out.total, m);
+        let m = self.calibrator.multiplier(cx.turn);
+        let estimate = |out: &Out| crate::tokens::calibrate::apply(3 + out.total, m);
         if estimate(out) <= budget {
             return;
         }
@@ -147,7 +147,7 @@ impl Family for Elide<'_> {
         self.rec_blocks.truncate(n);
         self.rec_tokens.truncate(n);
         let est = 3 + self.rec_tokens.iter().sum::<u64>();
-        self.points.push(Point { turn: cx.turn, prompt, est });
+        self.calibrator.observe(cx.turn, Some(prompt), est);
     }
 }
 
