@@ -261,6 +261,12 @@ fn every_strategy_replays_every_sample_without_machinery() {
     for name in samples() {
         let dir = sample(&name);
         for s in EVERY {
+            // Token-counting strategies load the tokenizer in every process: run them on the
+            // sample with the recorded machinery (long-elision) and one other only.
+            let tokens = s.starts_with("elide") || s.starts_with("tiered") || s.contains("t-");
+            if tokens && name != "long-elision" && name != "compaction" {
+                continue;
+            }
             let out = ctxj().arg("show").arg(&dir).args(["--json", "--strategy", s]).output().unwrap();
             assert!(out.status.success(), "{name} {s}: {}", String::from_utf8_lossy(&out.stderr));
             let v: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
