@@ -35,7 +35,7 @@ use super::{At, Ctx, Paint, EXIT_FINDINGS, EXIT_OK};
 /// compact-at-N[t][-structured][-repeat|-chain], tiered, tiered-fast.
 ///
 /// Examples:
-///   ctxj diff sample-journals/bugfix-todo --strategy baseline --strategy age-truncate-500-keep-3 --at turn 9
+///   ctxj diff sample-journals/bugfix-todo --strategy baseline --strategy truncate-500 --at turn 9
 ///   ctxj diff sample-journals/long-elision --at rev 40 --at rev 41
 ///   ctxj diff sample-journals/bugfix-todo --strategy truncate-500 --stat
 ///   ctxj diff sample-journals/bugfix-todo --strategy compact-at-12000-structured --json

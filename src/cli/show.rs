@@ -11,7 +11,7 @@ use ctxj::projection::{request_at_turn, state_at_rev, Block, Projection};
 use ctxj::render::projection::{write_block, write_projection, Extra, Style};
 use ctxj::render::text::{escape_line, thousands};
 use ctxj::strategy::{self, Origin, Strategy};
-use ctxj::tokens::Estimator;
+use ctxj::tokens::{estimator_for, Estimator};
 
 use super::{At, Ctx, Paint, EXIT_OK};
 
@@ -49,12 +49,10 @@ pub struct Args {
     pub strategy: Option<String>,
 }
 
-/// The estimator strategies count tokens with: tiktoken in the session's encoding (else
-/// o200k_base), the same one `ctxj tokens` and `ctxj cache` use.
-pub(crate) fn estimator(journal: &Journal) -> Box<dyn Estimator> {
-    let hint = journal.session().and_then(|s| s.encoding.clone());
-    let enc = ctxj::tokens::Encoding::choose(None, hint.as_deref()).unwrap_or_default();
-    Box::new(ctxj::tokens::TiktokenEstimator::new(enc))
+/// The estimator strategies count tokens with: tiktoken with the session's `encoding`, else
+/// `o200k_base` (spec §3).
+pub(crate) fn estimator(journal: &Journal) -> Result<Box<dyn Estimator>> {
+    Ok(Box::new(estimator_for(journal, None)?))
 }
 
 /// Parses a strategy name; the error lists the families.
@@ -109,7 +107,7 @@ pub(crate) fn strategy_view(journal: &Journal, s: &Strategy, at: Option<At>) -> 
         None => journal.turns.len(),
     };
     anyhow::ensure!(k >= 1, "the journal has no turns (no assistant record), so there is no request to replay");
-    let est = estimator(journal);
+    let est = estimator(journal)?;
     let (blocks, origins) = strategy::request_at(journal, s, est.as_ref(), k).expect("turn checked above");
     Ok(View { label: format!("{} · turn {k}", s.name), blocks, origins })
 }

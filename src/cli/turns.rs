@@ -93,8 +93,8 @@ struct Row {
     change: Change,
 }
 
-fn rows(journal: &Journal, s: &strategy::Strategy) -> Vec<Row> {
-    let est = estimator(journal);
+fn rows(journal: &Journal, s: &strategy::Strategy) -> Result<Vec<Row>> {
+    let est = estimator(journal)?;
     // The previous request, updated in place (only blocks from the first change are cloned).
     let mut prev: Option<Vec<Block>> = None;
     // cum[i]: characters of the previous request's first i blocks (so a turn counts only the
@@ -124,13 +124,13 @@ fn rows(journal: &Journal, s: &strategy::Strategy) -> Vec<Row> {
         p.truncate(keep);
         p.extend(r.blocks[keep..].iter().cloned());
     });
-    out
+    Ok(out)
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let s = parse_strategy(&args.strategy)?;
     let (_, journal) = ctx.load(&args.session)?;
-    let rows = rows(&journal, &s);
+    let rows = rows(&journal, &s)?;
     let mut out = super::stdout();
     if args.json {
         let items: Vec<String> = rows

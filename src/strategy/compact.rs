@@ -317,6 +317,43 @@ mod tests {
         }
     }
 
+    /// A pass over tiny blocks writes a summary bigger than what it replaces: ineffective, so
+    /// compaction pauses until the request has grown 10% beyond its size right after the pass
+    /// (each turn here adds 7 characters and 5 blocks, so without the pause every turn would
+    /// compact).
+    #[test]
+    fn ineffective_passes_pause_in_a_replay() {
+        let mut v = vec![session(), system("sys"), user("u0", "task")];
+        for i in 1..=30 {
+            v.push(user(&format!("u{i}"), "u"));
+            v.push(notice(&format!("n{i}a"), "n", None));
+            v.push(notice(&format!("n{i}b"), "n", None));
+            v.push(assistant(&format!("a{i}"), "", vec![call(&format!("c{i}"), "r", "{}")]));
+            v.push(result(&format!("c{i}"), "r", "r"));
+        }
+        v.push(assistant("end", "done", vec![]));
+        let j = journal(v);
+        let size = |b: &[Block]| b[1..].iter().map(Block::chars).sum::<usize>();
+        let reqs = requests(&j, "compact-at-60-repeat");
+        let passes: Vec<usize> = reqs
+            .iter()
+            .enumerate()
+            .filter(|(t, (_, o))| o.contains(&Origin::Summary { turn: t + 1 }))
+            .map(|(t, _)| t)
+            .collect();
+        assert!(passes.len() >= 3, "{passes:?}");
+        for w in passes.windows(2) {
+            let (t1, t2) = (w[0], w[1]);
+            let after = size(&reqs[t1].0);
+            assert!(t2 > t1 + 1, "paused after the ineffective pass at turn {}", t1 + 1);
+            for (b, _) in &reqs[t1 + 1..t2] {
+                assert!(size(b) > 60 && size(b) * 10 < after * 11, "paused while above N and below +10%");
+            }
+            // Before compacting at t2 the request had grown at least 10% beyond `after`.
+            assert!((size(&reqs[t2 - 1].0) + 7) * 10 >= after * 11);
+        }
+    }
+
     #[test]
     fn repeat_and_chain() {
         let j = fixture();

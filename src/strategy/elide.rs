@@ -1,6 +1,6 @@
 //! `elide-keep-K` / `elide-B-T-keep-K` (spec §2, seed `000_*` auto-elision).
 //!
-//! Before each turn, if the calibrated estimate (§3, [`super::calibrate`]) of the request exceeds
+//! Before each turn, if the calibrated estimate (§3, [`crate::tokens::Calibrator`]) of the request exceeds
 //! the budget, results and attachments collapse to the elision markers of `journal-v1.md` §5 in
 //! projection order, oldest first, skipping the K last results, until the estimate is at or below
 //! the target. Decisions persist (a collapsed block stays collapsed, byte-identical). Budget and
@@ -10,8 +10,8 @@
 use crate::journal::{Body, CtxSettings, Journal};
 use crate::projection::{markers, Block, Replayer};
 
-use super::calibrate::{calibrated, multiplier, Point};
 use super::{same_block, Family, Measure, Origin, Out, TurnCx};
+use crate::tokens::Calibrator;
 
 /// The model's window when the journal does not say (the default of `journal-v1.md` §6).
 pub const DEFAULT_WINDOW: u64 = 1_000_000;
@@ -51,12 +51,13 @@ pub fn marker_for(journal: &Journal, b: &Block) -> Option<String> {
 pub struct Elide<'j> {
     fixed: Option<(u64, u64)>,
     keep: usize,
-    /// Request indices of every result so far.
+    /// Conversation indices of every result so far.
     results: Vec<usize>,
+    /// Per conversation index: collapsed.
     elided: Vec<bool>,
-    /// Every index before this is elided or not a candidate (user, assistant, notice, system).
+    /// Every conversation index before this is elided or not a candidate (user, assistant, notice).
     cursor: usize,
-    points: Vec<Point>,
+    calibrator: Calibrator,
     recorded: Replayer<'j>,
     /// The last recorded request estimated, with each block's count (reused while the block is
     /// unchanged, so calibration does not re-count the history every turn).
@@ -72,7 +73,7 @@ impl<'j> Elide<'j> {
             results: Vec::new(),
             elided: Vec::new(),
             cursor: 0,
-            points: Vec::new(),
+            calibrator: Calibrator::new(),
             recorded: Replayer::new(journal),
             rec_blocks: Vec::new(),
             rec_tokens: Vec::new(),
@@ -86,35 +87,37 @@ impl Family for Elide<'_> {
     }
 
     fn before_turn(&mut self, cx: &TurnCx<'_, '_>, out: &mut Out) {
+        // Indices below are conversation indices (request index − `out.head`), so a system block
+        // that arrives late does not shift them.
         for b in &cx.raw.blocks[cx.new.clone()] {
             if matches!(b.block, Block::Result { .. }) {
-                self.results.push(out.blocks.len());
+                self.results.push(out.blocks.len() - out.head);
             }
             out.push(b.block.clone(), Origin::Verbatim, cx.est);
         }
-        self.elided.resize(out.blocks.len(), false);
+        let head = out.head;
+        let n = out.blocks.len() - head;
+        self.elided.resize(n, false);
         let (budget, target) = self.fixed.unwrap_or_else(|| budget_target(&cx.raw.ctx));
-        let m = multiplier(&self.points, cx.turn);
-        let estimate = |out: &Out| calibrated(3 + out.total, m);
+        let m = self.calibrator.multiplier(cx.turn);
+        let estimate = |out: &Out| crate::tokens::calibrate::apply(3 + out.total, m);
         if estimate(out) <= budget {
             return;
         }
         let protected_from =
             self.results.len().checked_sub(self.keep).and_then(|i| self.results.get(i).copied()).unwrap_or(usize::MAX);
+        let collapsible = |b: &Block| matches!(b, Block::Result { .. } | Block::Attachment { .. });
         // Advance the cursor over blocks that can never be collapsed again.
-        while self.cursor < out.blocks.len()
-            && (self.elided[self.cursor]
-                || !matches!(out.blocks[self.cursor], Block::Result { .. } | Block::Attachment { .. }))
-        {
+        while self.cursor < n && (self.elided[self.cursor] || !collapsible(&out.blocks[head + self.cursor])) {
             self.cursor += 1;
         }
         let mut i = self.cursor;
-        while i < out.blocks.len() && estimate(out) > target {
-            let candidate = !self.elided[i] && matches!(out.blocks[i], Block::Result { .. } | Block::Attachment { .. });
-            let protected = i >= protected_from && matches!(out.blocks[i], Block::Result { .. });
-            if candidate && !protected {
-                if let Some(t) = marker_for(cx.journal, &out.blocks[i]) {
-                    out.set_text(i, t, Origin::Elided { turn: cx.turn }, cx.est);
+        while i < n && estimate(out) > target {
+            let b = &out.blocks[head + i];
+            let protected = i >= protected_from && matches!(b, Block::Result { .. });
+            if !self.elided[i] && collapsible(b) && !protected {
+                if let Some(t) = marker_for(cx.journal, b) {
+                    out.set_text(head + i, t, Origin::Elided { turn: cx.turn }, cx.est);
                     self.elided[i] = true;
                 }
             }
@@ -144,7 +147,7 @@ impl Family for Elide<'_> {
         self.rec_blocks.truncate(n);
         self.rec_tokens.truncate(n);
         let est = 3 + self.rec_tokens.iter().sum::<u64>();
-        self.points.push(Point { turn: cx.turn, prompt, est });
+        self.calibrator.observe(cx.turn, Some(prompt), est);
     }
 }
 

@@ -6,15 +6,14 @@
 //! from the raw conversation of §1, built once in [`raw`] and shared by all families.
 //!
 //! One file per family: [`truncate`] (`truncate-N`, `age-truncate-N-keep-K`, `mid-truncate-N`),
-//! [`sliding`], [`per_tool`], [`elide`] (+ [`calibrate`]), [`compact`] (`compact-at-…`, and the
+//! [`sliding`], [`per_tool`], [`elide`] (calibrated by [`crate::tokens::Calibrator`]), [`compact`] (`compact-at-…`, and the
 //! cut/pause engine `tiered` shares), [`tiered`]; [`summary`] writes the deterministic summary.
 //!
-//! Replays are incremental: each family keeps its request ([`Out`]) from one turn to the next and
+//! Replays are incremental: each family keeps its request (`Out`) from one turn to the next and
 //! only appends the new raw blocks and applies the decisions the rule takes at this turn, so a
 //! decision once taken stays byte-identical and no turn rebuilds the whole history (except
 //! `sliding-N`, whose window is rebuilt, and compaction passes, which rebuild once per pass).
 
-pub mod calibrate;
 pub mod compact;
 pub mod elide;
 pub mod name;

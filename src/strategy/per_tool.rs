@@ -43,7 +43,8 @@ pub fn stale_read(journal: &Journal, call: &str) -> String {
 
 pub struct PerTool {
     keep: usize,
-    /// Per tool: request indices of its results, and how many have been aged.
+    /// Per tool: conversation indices (request index − `out.head`) of its results, and how many
+    /// have been aged.
     tools: HashMap<String, (Vec<usize>, usize)>,
 }
 
@@ -57,14 +58,14 @@ impl Family for PerTool {
     fn before_turn(&mut self, cx: &TurnCx<'_, '_>, out: &mut Out) {
         for b in &cx.raw.blocks[cx.new.clone()] {
             if let Block::Result { tool, .. } = &b.block {
-                self.tools.entry(tool.clone()).or_default().0.push(out.blocks.len());
+                self.tools.entry(tool.clone()).or_default().0.push(out.blocks.len() - out.head);
             }
             out.push(b.block.clone(), Origin::Verbatim, cx.est);
         }
         for (tool, (idx, aged)) in self.tools.iter_mut() {
             let old = idx.len().saturating_sub(self.keep);
             while *aged < old {
-                let i = idx[*aged];
+                let i = out.head + idx[*aged];
                 *aged += 1;
                 if READ_TOOLS.contains(&tool.as_str()) {
                     let Block::Result { call, .. } = &out.blocks[i] else { continue };

@@ -87,7 +87,7 @@ impl Family for MidTruncate {
 pub struct AgeTruncate {
     n: usize,
     keep: usize,
-    /// Request indices of every result so far.
+    /// Conversation indices (request index − `out.head`) of every result so far.
     results: Vec<usize>,
     /// `results[..aged]` have been through the truncate rule.
     aged: usize,
@@ -103,13 +103,13 @@ impl Family for AgeTruncate {
     fn before_turn(&mut self, cx: &TurnCx<'_, '_>, out: &mut Out) {
         for b in &cx.raw.blocks[cx.new.clone()] {
             if matches!(b.block, Block::Result { .. }) {
-                self.results.push(out.blocks.len());
+                self.results.push(out.blocks.len() - out.head);
             }
             out.push(b.block.clone(), Origin::Verbatim, cx.est);
         }
         let old = self.results.len().saturating_sub(self.keep);
         while self.aged < old {
-            let i = self.results[self.aged];
+            let i = out.head + self.results[self.aged];
             self.aged += 1;
             if let Some(t) = truncate_chars(out.blocks[i].text(), self.n) {
                 out.set_text(i, t, Origin::Truncated, cx.est);
@@ -186,5 +186,39 @@ mod tests {
         let reqs = requests(&j, "mid-truncate-10");
         assert_eq!(result_texts(&reqs[3].0)[0], "xxxxx…[truncated 20 bytes]…xxxxx");
         assert_eq!(result_texts(&reqs[3].0)[2], "short");
+    }
+}
+
+#[cfg(test)]
+mod late_system {
+    use super::*;
+    use crate::strategy::testkit::*;
+
+    /// A system record that arrives after the conversation started is still the first block,
+    /// and the rules still transform the right blocks.
+    #[test]
+    fn a_late_system_block_shifts_nothing() {
+        let big = "x".repeat(30);
+        let j = journal(vec![
+            session(),
+            user("u1", "task"),
+            assistant("a1", "", vec![call("c1", "read", r#"{"path":"a"}"#)]),
+            result("c1", "read", &big),
+            assistant("a2", "", vec![call("c2", "read", r#"{"path":"b"}"#)]),
+            result("c2", "read", &big),
+            system("late system"),
+            assistant("a3", "", vec![call("c3", "read", r#"{"path":"c"}"#)]),
+            result("c3", "read", &big),
+            assistant("a4", "done", vec![]),
+        ]);
+        for name in ["age-truncate-10-keep-1", "per-tool-keep-1", "elide-40-20-keep-1"] {
+            let reqs = requests(&j, name);
+            let (b, o) = &reqs[3];
+            assert_eq!(ids(b), ["system", "u1", "a1", "c1", "a2", "c2", "a3", "c3"], "{name}");
+            assert!(o[3].is_changed() && o[5].is_changed(), "{name}: c1 and c2 are old results: {o:?}");
+            assert!(!o[7].is_changed() && b[7].text() == big, "{name}: c3 is kept");
+            assert_eq!(b[1].text(), "task");
+            assert!([0, 1, 2, 4, 6].iter().all(|&i| o[i] == Origin::Verbatim), "{name}: {o:?}");
+        }
     }
 }

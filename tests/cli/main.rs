@@ -9,8 +9,6 @@ mod hostile;
 mod import;
 mod perf;
 mod report;
-mod perf;
-mod import;
 mod samples;
 mod strategy;
 mod tokens;

@@ -261,6 +261,12 @@ fn every_strategy_replays_every_sample_without_machinery() {
     for name in samples() {
         let dir = sample(&name);
         for s in EVERY {
+            // Token-counting strategies load the tokenizer in every process: run them on the
+            // sample with the recorded machinery (long-elision) and one other only.
+            let tokens = s.starts_with("elide") || s.starts_with("tiered") || s.contains("t-");
+            if tokens && name != "long-elision" && name != "compaction" {
+                continue;
+            }
             let out = ctxj().arg("show").arg(&dir).args(["--json", "--strategy", s]).output().unwrap();
             assert!(out.status.success(), "{name} {s}: {}", String::from_utf8_lossy(&out.stderr));
             let v: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
@@ -285,4 +291,51 @@ fn every_strategy_replays_every_sample_without_machinery() {
             }
         }
     }
+}
+
+/// A journal whose tool output carries terminal escapes and a secret.
+const HOSTILE: &str = concat!(
+    r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"h","model":"vendor/model-x"}"#,
+    "\n",
+    r#"{"rev":2,"ts":"2026-11-29T10:00:00Z","kind":"system","text":"sys"}"#,
+    "\n",
+    r#"{"rev":3,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"fix it, key sk-abcdefghijklmnopqrstuvwx"}"#,
+    "\n",
+    r#"{"rev":4,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a1","text":"","calls":[{"id":"c1","tool":"run","args":{"command":"make"}}]}"#,
+    "\n",
+    r#"{"rev":5,"ts":"2026-11-29T10:00:03Z","kind":"result","call":"c1","tool":"run","text":"\u001b]52;c;aGk=\u0007\u001b[31mFAIL\u001b[0m\rOK\u202e and a long tail of output","bytes":60,"is_error":true}"#,
+    "\n",
+    r#"{"rev":6,"ts":"2026-11-29T10:00:04Z","kind":"assistant","id":"a2","text":"done"}"#,
+    "\n",
+);
+
+#[test]
+fn hostile_text_is_escaped_in_show_diff_and_turns() {
+    let d = session_with(HOSTILE);
+    for args in [
+        vec!["show", "--strategy", "truncate-20"],
+        vec!["diff", "--strategy", "baseline", "--strategy", "mid-truncate-20"],
+        vec!["turns", "--strategy", "sliding-2"],
+    ] {
+        let out = ctxj().args(&args).arg(d.path()).output().unwrap();
+        let s = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            !s.contains('\x1b') && !s.contains('\x07') && !s.contains('\r') && !s.contains('\u{202e}'),
+            "{args:?}: {s}"
+        );
+    }
+}
+
+#[test]
+fn snapshots_of_turns_and_diff() {
+    let d = session_with(&bugfix());
+    let out = ctxj().arg("turns").arg(d.path()).args(["--strategy", "age-truncate-500-keep-3"]).output().unwrap();
+    insta::assert_snapshot!("turns_age_truncate", String::from_utf8(out.stdout).unwrap());
+    let out = ctxj()
+        .arg("diff")
+        .arg(d.path())
+        .args(["--strategy", "per-tool-keep-1", "--strategy", "sliding-4-pin", "--stat"])
+        .output()
+        .unwrap();
+    insta::assert_snapshot!("diff_per_tool_vs_sliding_stat", String::from_utf8(out.stdout).unwrap());
 }
