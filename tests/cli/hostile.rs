@@ -272,9 +272,12 @@ fn expected(what: &str, c: &Case, role: Role, out: &Output, stderr: &str, failur
     }
 }
 
-fn expand(args: &[&str], session: &Path, out: &Path) -> Vec<String> {
+fn expand(args: &[&str], session: &Path, out: &Path, foreign: bool) -> Vec<String> {
     args.iter()
         .map(|a| match *a {
+            // A session directory is always read as a ctxj journal (spec §1); a foreign
+            // transcript is named by its file, whose format is detected from its content.
+            "{s}" if foreign => session.join("journal.jsonl").display().to_string(),
             "{s}" => session.display().to_string(),
             "{j}" => session.join("journal.jsonl").display().to_string(),
             "{out}" => out.join("imported").display().to_string(),
@@ -292,7 +295,7 @@ fn run_all(c: &Case, dir: &Path, cmds: &[&Cmd], failures: &mut Vec<String>) -> V
             continue;
         }
         let outdir = tempfile::tempdir().unwrap();
-        let args = expand(cmd.args, dir, outdir.path());
+        let args = expand(cmd.args, dir, outdir.path(), c.foreign);
         let what = format!("[{}] ctxj {}", c.name, cmd.args.join(" "));
         let out = match run(&args) {
             Ok(o) => o,
@@ -509,7 +512,7 @@ fn a_journal_appended_to_while_it_is_read() {
     let mut failures = Vec::new();
     for cmd in CMDS.iter().filter(|c| c.role != Role::Foreign) {
         let out_dir = tempfile::tempdir().unwrap();
-        let args = expand(cmd.args, d.path(), out_dir.path());
+        let args = expand(cmd.args, d.path(), out_dir.path(), false);
         let what = format!("[appended] ctxj {}", cmd.args.join(" "));
         match run(&args) {
             Ok(out) => {
