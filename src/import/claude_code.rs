@@ -581,19 +581,7 @@ fn emit(
                     let text = content_text(r.get("content"), report);
                     let is_error = r.get("is_error").and_then(Value::as_bool).filter(|e| *e);
                     made.entry(i).or_default().push(call.clone());
-                    b.push(
-                        ts(i),
-                        line.no,
-                        line.offset,
-                        Body::Result(ResultRec {
-                            call,
-                            tool,
-                            bytes: text.len() as u64,
-                            text: Arc::from(text),
-                            is_error,
-                            spill: None,
-                        }),
-                    );
+                    b.push(ts(i), line.no, line.offset, Body::Result(ResultRec::whole(call, tool, text, is_error)));
                 }
                 if texts.is_empty() && atts.is_empty() {
                     continue;

@@ -203,19 +203,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
                         continue;
                     };
                     let text = output_text(p.get("output"));
-                    b.push(
-                        ts,
-                        line.no,
-                        line.offset,
-                        Body::Result(ResultRec {
-                            call: cid,
-                            tool,
-                            bytes: text.len() as u64,
-                            text: Arc::from(text),
-                            is_error: None,
-                            spill: None,
-                        }),
-                    );
+                    b.push(ts, line.no, line.offset, Body::Result(ResultRec::whole(cid, tool, text, None)));
                 }
                 "web_search_call" | "image_generation_call" | "tool_search_call" => {
                     pending.start(line, ts);

@@ -169,19 +169,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
                         }
                         let text = blocks_text(m.get("content"), &mut report);
                         let is_error = m.get("isError").and_then(Value::as_bool).filter(|e| *e);
-                        b.push(
-                            ts,
-                            line.no,
-                            line.offset,
-                            Body::Result(ResultRec {
-                                call,
-                                tool,
-                                bytes: text.len() as u64,
-                                text: Arc::from(text),
-                                is_error,
-                                spill: None,
-                            }),
-                        );
+                        b.push(ts, line.no, line.offset, Body::Result(ResultRec::whole(call, tool, text, is_error)));
                     }
                     "bashExecution" => {
                         if m.get("excludeFromContext").and_then(Value::as_bool) == Some(true) {

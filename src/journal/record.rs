@@ -74,6 +74,24 @@ impl Body {
         }
     }
 
+    /// Applies a `session` or `model` record to the settings in force (spec §2, §6); other kinds
+    /// leave them as they are. The one place both the recorded projection and replays track them.
+    pub fn update_settings(&self, model: &mut Option<String>, ctx: &mut CtxSettings) {
+        match self {
+            Body::Session(s) => {
+                *model = s.model.clone();
+                *ctx = s.ctx.clone().unwrap_or_default();
+            }
+            Body::Model(m) => {
+                *model = Some(m.model.clone());
+                if let Some(c) = &m.ctx {
+                    *ctx = c.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Parses the body of a record whose `kind` is `kind` from the whole record object.
     pub fn from_value(kind: &str, value: Value) -> Result<Body, serde_json::Error> {
         Ok(match kind {
@@ -227,6 +245,14 @@ pub struct ResultRec {
     pub is_error: Option<bool>,
     #[serde(default)]
     pub spill: Option<String>,
+}
+
+impl ResultRec {
+    /// A result whose `text` is the whole output (no spill): `bytes` is the text's UTF-8 length.
+    /// Importers build their results this way.
+    pub fn whole(call: String, tool: String, text: String, is_error: Option<bool>) -> ResultRec {
+        ResultRec { call, tool, bytes: text.len() as u64, text: Text::from(text), is_error, spill: None }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
