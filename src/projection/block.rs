@@ -32,6 +32,11 @@ pub enum Block {
 }
 
 impl Block {
+    /// The system block of a `system` record.
+    pub fn system(rec: &crate::journal::SystemRec) -> Block {
+        Block::System { text: rec.text.clone(), tools: rec.tools.clone() }
+    }
+
     /// The `type` string of the block.
     pub fn type_name(&self) -> &'static str {
         match self {

@@ -93,17 +93,8 @@ impl<'j> Replayer<'j> {
 
     fn apply(&mut self, rec: &Record, notes: &mut Vec<String>) {
         match &rec.body {
-            Body::Session(s) => {
-                self.model = s.model.clone();
-                self.ctx = s.ctx.clone().unwrap_or_default();
-            }
-            Body::Model(m) => {
-                self.model = Some(m.model.clone());
-                if let Some(c) = &m.ctx {
-                    self.ctx = c.clone();
-                }
-            }
-            Body::System(s) => self.state.system = Some(Block::System { text: s.text.clone(), tools: s.tools.clone() }),
+            Body::Session(_) | Body::Model(_) => rec.body.update_settings(&mut self.model, &mut self.ctx),
+            Body::System(s) => self.state.system = Some(Block::system(s)),
             Body::Mirror(m) => self.apply_mirror(rec.rev, m, notes),
             _ => self.apply_content(rec, notes),
         }

@@ -92,17 +92,8 @@ impl<'j> Raw<'j> {
         let rev = rec.rev;
         let push = |blocks: &mut Vec<RawBlock>, block| blocks.push(RawBlock { block, rev, rec: idx });
         match &rec.body {
-            Body::Session(s) => {
-                self.model = s.model.clone();
-                self.ctx = s.ctx.clone().unwrap_or_default();
-            }
-            Body::Model(m) => {
-                self.model = Some(m.model.clone());
-                if let Some(c) = &m.ctx {
-                    self.ctx = c.clone();
-                }
-            }
-            Body::System(s) => self.system = Some(Block::System { text: s.text.clone(), tools: s.tools.clone() }),
+            Body::Session(_) | Body::Model(_) => rec.body.update_settings(&mut self.model, &mut self.ctx),
+            Body::System(s) => self.system = Some(Block::system(s)),
             Body::Notice(n) => {
                 if !n.topic.as_deref().is_some_and(|t| MACHINERY_TOPICS.contains(&t)) {
                     push(&mut self.blocks, Block::Notice { id: n.id.clone(), text: n.text.clone() });
