@@ -11,7 +11,10 @@ use sha2::{Digest, Sha256};
 
 use crate::render::text::{escape_block, thousands};
 
-use super::{Availability, BlockView, Change, ComparisonRow, Decision, ReportData, StrategyData, TurnUsage, TurnView};
+use super::{
+    Availability, BlockView, Change, ComparisonRow, Decision, ReportData, StrategyData, TurnFigures, TurnUsage,
+    TurnView,
+};
 
 /// HTML-escapes `s` for text content and for quoted attribute values (`&`, `<`, `>`, `"`, `'`).
 /// Control characters other than newline and tab, and bidi overrides, are first made visible
@@ -272,18 +275,7 @@ fn charts(h: &mut String, d: &ReportData) {
         },
     );
     // 2. Cumulative cost.
-    let cost_missing = d.strategies.iter().any(|s| s.turns.iter().any(|t| t.cumulative_cost.is_none()));
-    let series: Vec<Line> = if cost_missing {
-        Vec::new()
-    } else {
-        d.strategies
-            .iter()
-            .map(|s| Line {
-                name: &s.name,
-                points: s.turns.iter().filter_map(|t| t.cumulative_cost.map(|c| (t.turn, c))).collect(),
-            })
-            .collect()
-    };
+    let (cost_missing, series) = optional_series(d, |t| t.cumulative_cost);
     let why = match (&d.prices, &d.cache_model) {
         (Availability::Missing(w), _) | (_, Availability::Missing(w)) => w.clone(),
         _ => "the cost of some turns is unknown".to_string(),
@@ -305,18 +297,7 @@ fn charts(h: &mut String, d: &ReportData) {
         },
     );
     // 3. Cache-hit rate.
-    let hit_missing = d.strategies.iter().any(|s| s.turns.iter().any(|t| t.hit_rate.is_none()));
-    let series: Vec<Line> = if hit_missing {
-        Vec::new()
-    } else {
-        d.strategies
-            .iter()
-            .map(|s| Line {
-                name: &s.name,
-                points: s.turns.iter().filter_map(|t| t.hit_rate.map(|c| (t.turn, c))).collect(),
-            })
-            .collect()
-    };
+    let (hit_missing, series) = optional_series(d, |t| t.hit_rate);
     let provider = usage_line(d, TurnUsage::hit_rate);
     let why = match &d.cache_model {
         Availability::Missing(w) => w.clone(),
@@ -357,6 +338,19 @@ fn short(v: f64) -> String {
     } else {
         format!("{v:.0}")
     }
+}
+
+/// One line per strategy of a figure that may be unknown; `(true, [])` when any turn lacks it.
+fn optional_series(d: &ReportData, f: impl Fn(&TurnFigures) -> Option<f64>) -> (bool, Vec<Line<'_>>) {
+    if d.strategies.iter().any(|s| s.turns.iter().any(|t| f(t).is_none())) {
+        return (true, Vec::new());
+    }
+    let lines = d
+        .strategies
+        .iter()
+        .map(|s| Line { name: &s.name, points: s.turns.iter().filter_map(|t| f(t).map(|v| (t.turn, v))).collect() })
+        .collect();
+    (false, lines)
 }
 
 struct Line<'a> {
