@@ -131,15 +131,40 @@ pub struct Request {
 impl Request {
     pub fn new(keys: Vec<Key>, tokens: Vec<u64>, system_len: usize, time_ms: Option<i64>) -> Request {
         assert_eq!(keys.len(), tokens.len(), "one token count per block");
-        let mut ph = Vec::with_capacity(keys.len() + 1);
-        let mut cum = Vec::with_capacity(keys.len() + 1);
-        ph.push(0);
-        cum.push(0);
-        for (k, t) in keys.iter().zip(&tokens) {
-            ph.push(chain(*ph.last().unwrap_or(&0), *k));
-            cum.push(cum.last().unwrap_or(&0) + t);
+        let fresh: Vec<(Key, u64)> = keys.into_iter().zip(tokens).collect();
+        let mut r = Request::default();
+        r.replace_tail(0, &fresh, system_len, time_ms);
+        r
+    }
+
+    /// Turns this request into the next one: keeps the first `keep` blocks, appends `fresh`
+    /// (key and tokens of each new block) and returns the keys of the blocks it dropped. Only
+    /// the appended blocks are hashed into the prefix chain.
+    pub fn replace_tail(
+        &mut self,
+        keep: usize,
+        fresh: &[(Key, u64)],
+        system_len: usize,
+        time_ms: Option<i64>,
+    ) -> Vec<Key> {
+        let keep = keep.min(self.len());
+        let gone = self.keys.split_off(keep);
+        self.tokens.truncate(keep);
+        self.ph.truncate(keep + 1);
+        self.cum.truncate(keep + 1);
+        if self.ph.is_empty() {
+            self.ph.push(0);
+            self.cum.push(0);
         }
-        Request { keys, tokens, system_len: system_len.min(ph.len() - 1), time_ms, ph, cum }
+        for &(k, t) in fresh {
+            self.keys.push(k);
+            self.tokens.push(t);
+            self.ph.push(chain(*self.ph.last().unwrap_or(&0), k));
+            self.cum.push(self.cum.last().unwrap_or(&0) + t);
+        }
+        self.system_len = system_len.min(self.keys.len());
+        self.time_ms = time_ms;
+        gone
     }
 
     /// Number of blocks.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::model::{break_between, key_of, parse_ts, CacheModel, Key, Outcome, Request, Simulator};
+use super::model::{key_of, parse_ts, CacheModel, Key, Outcome, Request, Simulator};
 use super::prices::Price;
 use crate::journal::{Body, Journal};
 use crate::projection::{Block, BlockCall};
@@ -172,16 +172,31 @@ struct BlockMemo {
 }
 
 impl BlockMemo {
-    fn get(&mut self, blocks: &[Block], est: &dyn Estimator) -> (Vec<Key>, Vec<u64>) {
+    /// Key and tokens of each of `blocks` (the changed tail of a request: usually a few blocks).
+    fn get(&mut self, blocks: &[Block], est: &dyn Estimator) -> Vec<(Key, u64)> {
         let ids: Vec<Ident> = blocks.iter().map(ident).collect();
         let missing: Vec<usize> = (0..blocks.len()).filter(|&i| !self.map.contains_key(&ids[i])).collect();
-        let computed: Vec<(Key, u64)> =
-            missing.par_iter().map(|&i| (key_of(&blocks[i].canonical()), est.block(&blocks[i]))).collect();
+        let compute = |i: usize| (key_of(&blocks[i].canonical()), est.block(&blocks[i]));
+        let computed: Vec<(Key, u64)> = if missing.len() > 1 {
+            missing.par_iter().map(|&i| compute(i)).collect()
+        } else {
+            missing.iter().map(|&i| compute(i)).collect()
+        };
         for (&i, (k, t)) in missing.iter().zip(computed) {
             self.map.insert(ids[i].clone(), (k, t, blocks[i].clone()));
         }
-        ids.iter().map(|id| self.map.get(id).map(|(k, t, _)| (*k, *t)).unwrap_or_default()).unzip()
+        ids.iter().map(|id| self.map.get(id).map(|(k, t, _)| (*k, *t)).unwrap_or_default()).collect()
     }
+}
+
+/// The previous request of a replay. The replay says how many leading blocks it repeats
+/// unchanged ([`strategy::TurnRequest::unchanged`]); keys, token counts and prefix hashes are
+/// computed only for the blocks after them.
+#[derive(Default)]
+struct Tail {
+    blocks: Vec<Block>,
+    origins: Vec<Origin>,
+    req: Request,
 }
 
 /// A turn's assistant block with its `completion_tokens`, `prompt_tokens`, `cached_tokens`.
@@ -208,9 +223,9 @@ fn assistant_block(journal: &Journal, record: usize) -> Option<Written> {
     }
 }
 
-/// Explains why `cur` does not start with the whole of `prev`, at block `i`.
-fn explain(prev: &[BlockRef], cur: &[BlockRef], i: usize) -> String {
-    let was = &prev[i];
+/// Explains why the current request does not start with the whole previous one, at block `i`
+/// (`was`: the previous request's block there; `prev_len`: its length).
+fn explain(was: &BlockRef, prev_len: usize, cur: &[Block], cur_origins: &[Origin], i: usize) -> String {
     // The origin says something only when the strategy changed the block and its type does not
     // already say it ("summary (summary)").
     let tagged = |b: &BlockRef| {
@@ -227,21 +242,26 @@ fn explain(prev: &[BlockRef], cur: &[BlockRef], i: usize) -> String {
             format!(
                 "request ends before block {}: {was} and the {} block(s) after it are gone",
                 i + 1,
-                prev.len() - i - 1
+                prev_len - i - 1
             )
         }
-        Some(now) if now.same_block(was) => {
-            format!("{}: content changed", tagged(now))
-        }
-        Some(now) => {
-            let moved = cur.iter().any(|c| c.same_block(was));
-            let what = if moved { "moved" } else { "dropped" };
-            format!("{was} {what}; {} stands here now", tagged(now))
+        Some(b) => {
+            let now = BlockRef::of(b, cur_origins.get(i));
+            if now.same_block(was) {
+                format!("{}: content changed", tagged(&now))
+            } else {
+                let moved = cur.iter().any(|c| c.type_name() == was.kind && c.id() == was.id.as_deref());
+                let what = if moved { "moved" } else { "dropped" };
+                format!("{was} {what}; {} stands here now", tagged(&now))
+            }
         }
     }
 }
 
 /// Replays `strategy` and simulates the cache; `progress(done, total)` is called after each turn.
+///
+/// Linear in the journal: per turn, only the blocks after the ones the replay repeated unchanged
+/// are keyed, counted (each distinct block once per replay) and chained into prefix hashes.
 pub fn simulate(
     journal: &Journal,
     strat: &Strategy,
@@ -252,29 +272,36 @@ pub fn simulate(
     let total = journal.turns.len();
     let mut sim = Simulator::new(opts.cache);
     let mut memo = BlockMemo::default();
-    let mut prev: Option<(Request, Vec<BlockRef>)> = None;
+    let mut tail = Tail::default();
     let mut turns = Vec::with_capacity(total);
     let mut breaks = Vec::new();
     strategy::replay(journal, strat, est, |r| {
-        let (keys, tokens) = memo.get(r.blocks, est);
+        let keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
+        let prev_len = tail.req.len();
+        let fresh = memo.get(&r.blocks[keep..], est);
         let system_len = usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
-        let req = Request::new(keys, tokens, system_len, time);
-        let refs: Vec<BlockRef> = r.blocks.iter().enumerate().map(|(i, b)| BlockRef::of(b, r.origins.get(i))).collect();
-        let mut is_break = false;
-        if let Some((p, prefs)) = &prev {
-            if let Some(b) = break_between(p, &req) {
-                is_break = true;
-                breaks.push(CacheBreak {
-                    turn: r.turn,
-                    block: b.block + 1,
-                    was: prefs[b.block].clone(),
-                    now: refs.get(b.block).cloned(),
-                    reason: explain(prefs, &refs, b.block),
-                });
-            }
+        let gone = tail.req.replace_tail(keep, &fresh, system_len, time);
+        // A break (spec §4): the first block of the previous request not repeated in place.
+        let same = gone.iter().zip(&fresh).take_while(|(a, (b, _))| *a == b).count();
+        let is_break = !turns.is_empty() && keep + same < prev_len;
+        if is_break {
+            let b = keep + same;
+            let was = BlockRef::of(&tail.blocks[b], tail.origins.get(b));
+            breaks.push(CacheBreak {
+                turn: r.turn,
+                block: b + 1,
+                now: r.blocks.get(b).map(|x| BlockRef::of(x, r.origins.get(b))),
+                reason: explain(&was, prev_len, r.blocks, r.origins, b),
+                was,
+            });
         }
-        let o: Outcome = sim.step(&req);
+        tail.blocks.truncate(keep);
+        tail.blocks.extend_from_slice(&r.blocks[keep..]);
+        tail.origins.truncate(keep);
+        tail.origins.extend_from_slice(&r.origins[keep..]);
+        let req = &tail.req;
+        let o: Outcome = sim.step(req);
         let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {
             Some((_, Some(c), p, cc)) => (c, true, p, cc),
             Some((b, None, p, cc)) => (est.block(&b), false, p, cc),
@@ -295,7 +322,6 @@ pub fn simulate(
             recorded_cached: rc,
             is_break,
         });
-        prev = Some((req, refs));
         progress(turns.len(), total);
     });
     let summary = summarize(&strat.name, opts, &turns, breaks.len());
@@ -334,6 +360,45 @@ pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize
         simulated_hit_rate_same_turns: (!rec.is_empty()).then(|| ratio(sc, sp)),
         recorded_turns: rec.len(),
     }
+}
+
+/// The figures of [`simulate`] computed from scratch: every request keyed, counted and hashed
+/// whole, breaks found with [`super::model::break_between`]. Tests compare the two.
+#[cfg(test)]
+pub(crate) fn from_scratch(
+    journal: &Journal,
+    strat: &Strategy,
+    est: &dyn Estimator,
+    cache: CacheModel,
+) -> Vec<(u64, u64, u64, Option<usize>)> {
+    let mut sim = Simulator::new(cache);
+    let mut prev: Option<Request> = None;
+    let mut out = Vec::new();
+    strategy::replay(journal, strat, est, |r| {
+        let keys = r.blocks.iter().map(|b| key_of(&b.canonical())).collect();
+        let tokens = r.blocks.iter().map(|b| est.block(b)).collect();
+        let system_len = usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
+        let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
+        let req = Request::new(keys, tokens, system_len, time);
+        let brk = prev.as_ref().and_then(|p| super::model::break_between(p, &req)).map(|b| b.block + 1);
+        let o = sim.step(&req);
+        out.push((o.prompt, o.cached, o.write, brk));
+        prev = Some(req);
+    });
+    out
+}
+
+/// [`simulate`]'s figures in the shape of [`from_scratch`].
+#[cfg(test)]
+pub(crate) fn incremental(
+    journal: &Journal,
+    strat: &Strategy,
+    est: &dyn Estimator,
+    cache: CacheModel,
+) -> Vec<(u64, u64, u64, Option<usize>)> {
+    let sim = simulate(journal, strat, est, Options { cache, price: None }, |_, _| {});
+    let at: HashMap<usize, usize> = sim.breaks.iter().map(|b| (b.turn, b.block)).collect();
+    sim.turns.iter().map(|t| (t.prompt, t.cached, t.write, at.get(&t.turn).copied())).collect()
 }
 
 #[cfg(test)]
@@ -400,5 +465,25 @@ mod tests {
         assert_eq!(s.breaks, 1);
         assert_eq!(s.recorded_turns, 2);
         assert_eq!(s.recorded_hit_rate, Some(16.0 / 60.0));
+    }
+
+    #[test]
+    fn incremental_simulation_equals_from_scratch_on_the_samples() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-journals");
+        let mut breaks = 0;
+        for sample in ["bugfix-todo", "long-elision", "compaction", "spill-attach"] {
+            let path = root.join(sample).join("journal.jsonl");
+            let bytes = std::fs::read(&path).expect("sample journal");
+            let j = crate::journal::parse_bytes(&path, &bytes, Default::default()).expect("valid sample");
+            for name in ["recorded", "baseline", "truncate-200", "sliding-6", "elide-keep-2", "per-tool-keep-2"] {
+                let s = strategy::parse(name).unwrap();
+                for cache in [CacheModel::Ideal, CacheModel::OpenAi, CacheModel::Anthropic, CacheModel::Gemini] {
+                    let want = from_scratch(&j, &s, &CharEstimator, cache);
+                    assert_eq!(incremental(&j, &s, &CharEstimator, cache), want, "{sample} {name} {cache}");
+                    breaks += want.iter().filter(|t| t.3.is_some()).count();
+                }
+            }
+        }
+        assert!(breaks > 0, "the samples exercise cache breaks");
     }
 }

@@ -170,6 +170,10 @@ pub struct TurnRequest<'a> {
     pub blocks: &'a [Block],
     /// How the strategy produced each block; `origins.len() == blocks.len()`.
     pub origins: &'a [Origin],
+    /// How many leading blocks are the previous request's blocks, unchanged (a lower bound: 0 on
+    /// the first turn, and after a rebuild such as a compaction). Consumers that keep per-block
+    /// state (the cache simulation) only revisit the blocks after them.
+    pub unchanged: usize,
 }
 
 /// The origins of a recorded projection's blocks (from their marks), in [`Projection::blocks`]
@@ -208,18 +212,35 @@ pub fn replay_to(
             // Update in place: unchanged blocks share their texts, so this costs pointer
             // comparisons, not a copy of the history, per turn.
             let mut n = 0;
+            let mut unchanged = if k == 0 { 0 } else { usize::MAX };
             for b in p.blocks() {
                 match blocks.get_mut(n) {
                     Some(old) if same_block(old, b) => {}
-                    Some(old) => *old = b.clone(),
+                    Some(old) => {
+                        *old = b.clone();
+                        unchanged = unchanged.min(n);
+                    }
                     None => blocks.push(b.clone()),
                 }
                 n += 1;
             }
             blocks.truncate(n);
-            origins.clear();
-            origins.extend(recorded_origins(p));
-            f(&TurnRequest { turn: k + 1, record: idx, blocks: &blocks, origins: &origins });
+            // Origins too: a block repeated with another mark counts as changed.
+            let mut m = 0;
+            for o in recorded_origins(p) {
+                match origins.get_mut(m) {
+                    Some(old) if *old == o => {}
+                    Some(old) => {
+                        *old = o;
+                        unchanged = unchanged.min(m);
+                    }
+                    None => origins.push(o),
+                }
+                m += 1;
+            }
+            origins.truncate(m);
+            unchanged = unchanged.min(n);
+            f(&TurnRequest { turn: k + 1, record: idx, blocks: &blocks, origins: &origins, unchanged });
         }
         return;
     }
@@ -231,7 +252,8 @@ pub fn replay_to(
         out.set_system(raw.system.as_ref(), est);
         let cx = TurnCx { turn: k + 1, record: idx, raw: &raw, new, est, journal };
         fam.before_turn(&cx, &mut out);
-        f(&TurnRequest { turn: k + 1, record: idx, blocks: &out.blocks, origins: &out.origins });
+        let unchanged = out.mark();
+        f(&TurnRequest { turn: k + 1, record: idx, blocks: &out.blocks, origins: &out.origins, unchanged });
         fam.after_turn(&cx, &out);
     }
 }
@@ -322,6 +344,9 @@ pub(crate) struct Out {
     pub head: usize,
     pub has_system: bool,
     pub measure: Measure,
+    /// Leading blocks unchanged since the last [`Out::mark`]; every method that replaces,
+    /// inserts or removes blocks lowers it (`push` appends and leaves it).
+    stable: usize,
 }
 
 impl Out {
@@ -334,7 +359,15 @@ impl Out {
             head: 0,
             has_system: false,
             measure,
+            stable: 0,
         }
+    }
+
+    /// How many leading blocks are unchanged since the previous call (0 the first time).
+    pub fn mark(&mut self) -> usize {
+        let s = self.stable.min(self.blocks.len());
+        self.stable = self.blocks.len();
+        s
     }
 
     /// Puts `sys` first (replacing the old system block), when it differs.
@@ -348,6 +381,7 @@ impl Out {
             }
             (Some(s), false) => {
                 let m = self.measure.of(s, est);
+                self.stable = 0;
                 self.blocks.insert(0, s.clone());
                 self.origins.insert(0, Origin::Verbatim);
                 self.sizes.insert(0, m);
@@ -374,6 +408,7 @@ impl Out {
     pub fn set(&mut self, i: usize, b: Block, o: Origin, est: &dyn Estimator) {
         let m = self.measure.of(&b, est);
         self.total = self.total - self.sizes[i] + m;
+        self.stable = self.stable.min(i);
         self.sizes[i] = m;
         self.blocks[i] = b;
         self.origins[i] = o;
@@ -394,6 +429,7 @@ impl Out {
     /// Keeps the system block only.
     pub fn clear_after_system(&mut self) {
         let keep = usize::from(self.has_system);
+        self.stable = self.stable.min(keep);
         self.blocks.truncate(keep);
         self.origins.truncate(keep);
         self.sizes.truncate(keep);

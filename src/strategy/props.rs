@@ -233,6 +233,26 @@ proptest! {
     }
 
     #[test]
+    fn cache_simulation_is_incremental_and_exact(
+        turns in prop::collection::vec(turn(), 1..20),
+        budget in 300u64..3000,
+        window in 500u64..6000,
+    ) {
+        use crate::cache::{replay as sim, CacheModel};
+        let j = build(&turns, budget, window);
+        for name in ALL {
+            let s = parse(name).unwrap();
+            for cache in [CacheModel::Ideal, CacheModel::Anthropic] {
+                prop_assert_eq!(
+                    sim::incremental(&j, &s, &CharEstimator, cache),
+                    sim::from_scratch(&j, &s, &CharEstimator, cache),
+                    "{} {}", name, cache
+                );
+            }
+        }
+    }
+
+    #[test]
     fn sliding_is_not_cache_friendly_once_full(turns in prop::collection::vec(turn(), 12..24)) {
         let j = build(&turns, 1000, 100_000);
         let n = 6;

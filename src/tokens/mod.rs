@@ -94,6 +94,49 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
     out
 }
 
+/// Counts every distinct text the records of `journal` carry (block texts, previews, summaries,
+/// tool names, canonical call args and tool lists) in one parallel pass, so that replays that
+/// follow find them in `est`'s memo. Replays running side by side would otherwise meet the same
+/// new text at the same turn and tokenize it twice.
+pub fn warm(journal: &Journal, est: &TiktokenEstimator) {
+    let mut owned: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for r in &journal.records {
+        match &r.body {
+            Body::System(s) => {
+                seen.insert(&s.text);
+                if let Some(t) = &s.tools {
+                    owned.push(crate::projection::block::canonical_value(t));
+                }
+            }
+            Body::Notice(n) => {
+                seen.insert(&n.text);
+            }
+            Body::User(u) => {
+                seen.insert(&u.text);
+                seen.extend(u.attachments.iter().map(|a| &*a.preview));
+            }
+            Body::Assistant(a) => {
+                seen.insert(&a.text);
+                for c in &a.calls {
+                    seen.insert(&c.tool);
+                    owned.push(crate::projection::block::canonical_value(&c.args));
+                }
+            }
+            Body::Result(x) => {
+                seen.insert(&x.text);
+            }
+            Body::Compact(c) => {
+                seen.insert(&c.summary);
+            }
+            _ => {}
+        }
+    }
+    seen.extend(owned.iter().map(String::as_str));
+    let texts: Vec<&str> = seen.into_iter().collect();
+    est.count_many(&texts);
+}
+
 /// A [`Calibrator`] fed with every recorded turn of `journal` (its multiplier before turn t only
 /// uses turns before t, so feeding all turns up front is safe).
 pub fn calibrator_for(journal: &Journal, est: &dyn Estimator) -> Calibrator {
