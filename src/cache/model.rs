@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 /// Request framing tokens (never cached).
-pub const FRAMING: u64 = 3;
+pub use crate::tokens::FRAMING;
 /// Nothing is cached (openai, gemini) or written (anthropic) below this many tokens.
 pub const MIN_TOKENS: u64 = 1024;
 /// OpenAI's cache granularity above the minimum.

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use comfy_table::{Cell, CellAlignment};
 use serde_json::json;
 
@@ -265,7 +265,7 @@ fn per_turn(
     json: bool,
     ctx: &Ctx,
 ) -> Result<u8> {
-    let recorded = ctxj::strategy::parse("recorded").context("the recorded strategy")?;
+    let recorded = ctxj::strategy::Strategy::recorded();
     let s = strategy.unwrap_or(&recorded);
     let cal = calibrator_for(journal, est);
     let opts = cache::Options { cache: CacheModel::Ideal, price: None };

@@ -45,6 +45,11 @@ pub struct Strategy {
 }
 
 impl Strategy {
+    /// `recorded`: the journal's own projection.
+    pub fn recorded() -> Strategy {
+        Strategy { name: "recorded".into(), kind: Kind::Recorded }
+    }
+
     /// Whether the strategy needs token counts (and so uses the estimator).
     pub fn needs_tokens(&self) -> bool {
         matches!(

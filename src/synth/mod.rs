@@ -48,7 +48,8 @@ pub struct SynthOptions {
     /// Number of turns (`assistant` records).
     pub turns: usize,
     pub seed: u64,
-    /// Approximate journal size in MiB: scales every tool output so the journal lands near it.
+    /// Approximate journal size in MiB: every tool output is scaled so the journal lands within
+    /// ~3% of it (the scale is found by dry runs, see `calibrate`).
     /// `None`: the natural distribution (about 16 KB per turn).
     pub size_mb: Option<f64>,
 }
@@ -117,17 +118,47 @@ pub fn generate(opts: &SynthOptions, dir: &Path, progress: &mut dyn FnMut(usize)
     let jpath = dir.join("journal.jsonl");
     let file = fs::File::create(&jpath).map_err(io(&jpath))?;
     let scale = match opts.size_mb {
-        Some(mb) if opts.turns > 0 => {
-            let per_turn = mb * 1_048_576.0 / opts.turns as f64;
-            ((per_turn - BYTES_PER_TURN_FIXED) / BYTES_PER_TURN_SCALED).max(0.01)
-        }
+        Some(mb) if opts.turns > 0 => calibrate(opts, mb * 1_048_576.0),
         _ => 1.0,
     };
-    let mut g = Gen::new(opts, dir, BufWriter::with_capacity(1 << 20, Counting { inner: file, n: 0 }), scale);
+    let mut g = Gen::new(opts, Some(dir), BufWriter::with_capacity(1 << 20, Counting { inner: file, n: 0 }), scale);
     g.run(progress).map_err(io(&jpath))?;
     g.out.flush().map_err(io(&jpath))?;
     g.stats.journal_bytes = g.out.get_ref().n;
     Ok(g.stats)
+}
+
+/// The output scale that makes a journal of `opts.turns` turns about `target` bytes long.
+///
+/// The size is roughly `turns · (A + B·s)`, but the rare 5 MB outputs (scaled too) make it vary
+/// by tens of percent between seeds, so the model's guess is corrected by dry runs (the same
+/// generator writing to nowhere) until the size is within 3% of the target (at most four).
+fn calibrate(opts: &SynthOptions, target: f64) -> f64 {
+    let fixed = BYTES_PER_TURN_FIXED * opts.turns as f64;
+    let per_turn = target / opts.turns as f64;
+    let mut s = ((per_turn - BYTES_PER_TURN_FIXED) / BYTES_PER_TURN_SCALED).max(0.01);
+    let (mut best, mut best_err) = (s, f64::INFINITY);
+    for _ in 0..4 {
+        let bytes = dry_run(opts, s);
+        let err = (bytes / target - 1.0).abs();
+        if err < best_err {
+            (best, best_err) = (s, err);
+        }
+        if err < 0.03 {
+            break;
+        }
+        // Only the scaled part moves with s.
+        s = (s * (target - fixed).max(target * 0.05) / (bytes - fixed).max(1.0)).max(0.01);
+    }
+    best
+}
+
+/// The journal size of a generation at `scale`, without writing anything.
+fn dry_run(opts: &SynthOptions, scale: f64) -> f64 {
+    let mut g = Gen::new(opts, None, BufWriter::new(Counting { inner: io::sink(), n: 0 }), scale);
+    // Writing to a sink cannot fail.
+    let _ = g.run(&mut |_| {}).and_then(|_| g.out.flush());
+    g.out.get_ref().n as f64
 }
 
 struct Counting<W> {
@@ -172,7 +203,8 @@ struct VFile {
 
 struct Gen<'a, W: Write> {
     rng: ChaCha8Rng,
-    dir: &'a Path,
+    /// Where spill and attachment files go; `None` in a dry run (nothing is written).
+    dir: Option<&'a Path>,
     out: BufWriter<W>,
     target_turns: usize,
     seed: u64,
@@ -250,7 +282,7 @@ fn cut(s: &str, max: usize) -> &str {
 }
 
 impl<'a, W: Write> Gen<'a, W> {
-    fn new(opts: &SynthOptions, dir: &'a Path, out: BufWriter<W>, scale: f64) -> Self {
+    fn new(opts: &SynthOptions, dir: Option<&'a Path>, out: BufWriter<W>, scale: f64) -> Self {
         Gen {
             rng: ChaCha8Rng::seed_from_u64(opts.seed),
             dir,
@@ -281,6 +313,14 @@ impl<'a, W: Write> Gen<'a, W> {
             task_left: 0,
             task: String::new(),
         }
+    }
+
+    /// Writes a spill or attachment file `rel` (a path inside the session directory).
+    fn put(&self, rel: &str, body: &str) -> io::Result<()> {
+        let Some(dir) = self.dir else { return Ok(()) };
+        let p = dir.join(rel);
+        fs::create_dir_all(p.parent().expect("has a parent"))?;
+        fs::write(&p, body)
     }
 
     fn next_id(&mut self, prefix: &str) -> String {
@@ -420,9 +460,7 @@ impl<'a, W: Write> Gen<'a, W> {
             let rel = format!("{id}.att/paste.txt");
             let n = self.rng.gen_range(2_000..60_000);
             let body = text::log_paste(&mut self.rng, n);
-            let p = self.dir.join(&rel);
-            fs::create_dir_all(p.parent().expect("has a parent"))?;
-            fs::write(&p, &body)?;
+            self.put(&rel, &body)?;
             let preview: Text = Arc::from(format!("{}\n[… {} bytes in {rel}]", cut(&body, 1000), body.len()));
             self.attachments.insert(aid.clone(), (body.len() as u64, rel.clone()));
             atts.push((aid, rel, body.len() as u64, preview));
@@ -491,8 +529,7 @@ impl<'a, W: Write> Gen<'a, W> {
         let mut text = out;
         if tool == "run" && bytes > (100_000.0 * self.scale) as u64 && bytes < 1_000_000 && self.rng.gen_bool(0.5) {
             let rel = format!("{id}.out/stdout");
-            let p = self.dir.join(&rel);
-            if fs::create_dir_all(p.parent().expect("has a parent")).and_then(|_| fs::write(&p, &text)).is_ok() {
+            if self.put(&rel, &text).is_ok() {
                 text = format!("{}\n[full output: {rel}]", cut(&text, 8_192));
                 spill = Some(rel);
                 self.stats.spills += 1;

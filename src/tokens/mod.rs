@@ -23,6 +23,12 @@ pub trait Estimator: Sync {
     /// n(s): tokens of one string.
     fn count(&self, s: &str) -> u64;
 
+    /// n(s) of many strings, in input order (an estimator with a memo may count them in
+    /// parallel and remember them).
+    fn count_many(&self, texts: &[&str]) -> Vec<u64> {
+        texts.iter().map(|s| self.count(s)).collect()
+    }
+
     /// Per block: 4 + n(text); an assistant block adds n(tool) + n(canonical args) per call;
     /// the system block adds n(canonical tools JSON) when tools are present.
     fn block(&self, b: &Block) -> u64 {
@@ -40,9 +46,12 @@ pub trait Estimator: Sync {
     }
 }
 
+/// Tokens every request adds to its blocks (spec §3).
+pub const FRAMING: u64 = 3;
+
 /// Per request: 3 + the blocks' sum.
 pub fn request_tokens<'a>(est: &dyn Estimator, blocks: impl IntoIterator<Item = &'a Block>) -> u64 {
-    3 + blocks.into_iter().map(|b| est.block(b)).sum::<u64>()
+    FRAMING + blocks.into_iter().map(|b| est.block(b)).sum::<u64>()
 }
 
 /// A crude stand-in (one token per four characters, rounded up) for tests and for callers that
@@ -73,19 +82,33 @@ pub struct RecordedTurn {
 }
 
 /// The raw estimate of every recorded request, with the provider's usage figures, in turn order.
-/// One pass over the journal; block texts go through the estimator's memo.
+/// One pass over the journal: the journal's texts are counted first (in parallel, into the
+/// estimator's memo), then each turn counts only the blocks after the ones it repeats unchanged
+/// from the previous turn ([`crate::strategy::TurnRequest::unchanged`]), so the cost is linear
+/// in the journal, not in turns × context.
 pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTurn> {
+    warm(journal, est);
+    let recorded = crate::strategy::Strategy::recorded();
     let mut out = Vec::with_capacity(journal.turns.len());
-    crate::projection::for_each_request(journal, |turn, record, proj| {
-        let usage = match &journal.records[record].body {
+    let mut per_block: Vec<u64> = Vec::new();
+    let mut sum = 0u64;
+    crate::strategy::replay(journal, &recorded, est, |r| {
+        let keep = r.unchanged.min(per_block.len());
+        sum -= per_block.drain(keep..).sum::<u64>();
+        for b in &r.blocks[keep..] {
+            let n = est.block(b);
+            per_block.push(n);
+            sum += n;
+        }
+        let usage = match &journal.records[r.record].body {
             Body::Assistant(a) => a.usage.clone(),
             _ => None,
         };
         let usage = usage.unwrap_or_default();
         out.push(RecordedTurn {
-            turn,
-            record,
-            raw: request_tokens(est, proj.blocks()),
+            turn: r.turn,
+            record: r.record,
+            raw: FRAMING + sum,
             prompt_tokens: usage.prompt_tokens,
             cached_tokens: usage.cached_tokens,
             completion_tokens: usage.completion_tokens,
@@ -98,7 +121,7 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
 /// tool names, canonical call args and tool lists) in one parallel pass, so that replays that
 /// follow find them in `est`'s memo. Replays running side by side would otherwise meet the same
 /// new text at the same turn and tokenize it twice.
-pub fn warm(journal: &Journal, est: &TiktokenEstimator) {
+pub fn warm(journal: &Journal, est: &dyn Estimator) {
     let mut owned: Vec<String> = Vec::new();
     let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for r in &journal.records {
