@@ -10,8 +10,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
 use super::model::{key_of, parse_ts, CacheModel, Key, Outcome, Request, Simulator};
 use super::prices::Price;
 use crate::journal::{Body, Journal};
@@ -177,15 +175,24 @@ impl BlockMemo {
         let ids: Vec<Ident> = blocks.iter().map(ident).collect();
         let missing: Vec<usize> = (0..blocks.len()).filter(|&i| !self.map.contains_key(&ids[i])).collect();
         let compute = |i: usize| (key_of(&blocks[i].canonical()), est.block(&blocks[i]));
-        let computed: Vec<(Key, u64)> = if missing.len() > 1 {
-            missing.par_iter().map(|&i| compute(i)).collect()
-        } else {
-            missing.iter().map(|&i| compute(i)).collect()
-        };
+        // On the calling thread: a handful of blocks per turn is too little work to hand to rayon
+        // (on two cores, per-turn parallel batches made `cache` 1.5× slower).
+        let computed: Vec<(Key, u64)> = missing.iter().map(|&i| compute(i)).collect();
         for (&i, (k, t)) in missing.iter().zip(computed) {
             self.map.insert(ids[i].clone(), (k, t, blocks[i].clone()));
         }
         ids.iter().map(|id| self.map.get(id).map(|(k, t, _)| (*k, *t)).unwrap_or_default()).collect()
+    }
+
+    /// Forgets the blocks that are not in `live` (the current request) once the memo holds
+    /// more than twice as many, so texts a strategy has dropped (truncated copies, markers) are
+    /// freed. Each pruning at least halves the memo, so its cost is amortized over the inserts.
+    fn prune(&mut self, live: &[Block]) {
+        if self.map.len() <= 2 * live.len() + 4096 {
+            return;
+        }
+        let keep: std::collections::HashSet<Ident> = live.iter().map(ident).collect();
+        self.map.retain(|id, _| keep.contains(id));
     }
 }
 
@@ -300,6 +307,7 @@ pub fn simulate(
         tail.blocks.extend_from_slice(&r.blocks[keep..]);
         tail.origins.truncate(keep);
         tail.origins.extend_from_slice(&r.origins[keep..]);
+        memo.prune(&tail.blocks);
         let req = &tail.req;
         let o: Outcome = sim.step(req);
         let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {

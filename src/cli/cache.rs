@@ -3,13 +3,10 @@
 //! the first breaks of each strategy explained.
 
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use comfy_table::{Cell, CellAlignment};
-use rayon::prelude::*;
 use serde_json::json;
 
 use ctxj::cache::{self, CacheModel, PriceTable, Simulation};
@@ -73,7 +70,7 @@ pub struct Args {
 
 /// Runs `f` with a progress callback that draws a bar on stderr once the work has taken more
 /// than about a second, and only when stderr is a terminal.
-pub(crate) fn with_progress<T>(total: usize, f: impl FnOnce(&mut (dyn FnMut(usize, usize) + Send)) -> T) -> T {
+pub(crate) fn with_progress<T>(total: usize, f: impl FnOnce(&mut dyn FnMut(usize, usize)) -> T) -> T {
     let tty = std::io::stderr().is_terminal();
     let start = Instant::now();
     let mut bar: Option<indicatif::ProgressBar> = None;
@@ -145,21 +142,18 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let opts = cache::Options { cache: cache_model, price: priced.as_ref().map(|(_, p)| *p) };
 
     let total_turns = journal.turns.len() * (strategies.len() + 1);
-    // The strategies replay in parallel and share the estimator's memo: the journal's own texts
-    // are counted first, in one parallel pass, so each is tokenized once.
-    ctxj::tokens::warm(&journal, &est);
+    // The strategies replay one after the other and share the estimator's memo. In parallel
+    // they met the same new texts at the same turn and tokenized them twice, and on two cores
+    // they were no faster but took ~45% more memory (docs/performance.md).
     let sims: Vec<Simulation> = with_progress(total_turns, |p| {
-        let p = Mutex::new(p);
-        let done = AtomicUsize::new(0);
+        let mut done = 0;
         strategies
-            .par_iter()
+            .iter()
             .map(|s| {
-                cache::simulate(&journal, s, &est, opts, |_, _| {
-                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if let Ok(mut p) = p.try_lock() {
-                        p(d, total_turns);
-                    }
-                })
+                let base = done;
+                let r = cache::simulate(&journal, s, &est, opts, |d, _| p(base + d, total_turns));
+                done += journal.turns.len();
+                r
             })
             .collect()
     });

@@ -240,6 +240,11 @@ impl TiktokenEstimator {
         n
     }
 
+    /// Counts many strings, in parallel; the result is in input order.
+    pub fn count_many(&self, texts: &[&str]) -> Vec<u64> {
+        texts.par_iter().map(|s| self.count(s)).collect()
+    }
+
     /// Tokens of each block (framed as [`Estimator::block`]), counted in parallel.
     pub fn blocks(&self, blocks: &[Block]) -> Vec<u64> {
         blocks.par_iter().map(|b| self.block(b)).collect()
@@ -279,11 +284,6 @@ pub fn fallbacks() -> u64 {
 }
 
 impl Estimator for TiktokenEstimator {
-    /// Counts many strings in parallel; the result is in input order.
-    fn count_many(&self, texts: &[&str]) -> Vec<u64> {
-        texts.par_iter().map(|s| self.count(s)).collect()
-    }
-
     fn count(&self, s: &str) -> u64 {
         if s.len() <= WHOLE_LIMIT {
             return self.count_piece(s);

@@ -23,12 +23,6 @@ pub trait Estimator: Sync {
     /// n(s): tokens of one string.
     fn count(&self, s: &str) -> u64;
 
-    /// n(s) of many strings, in input order (an estimator with a memo may count them in
-    /// parallel and remember them).
-    fn count_many(&self, texts: &[&str]) -> Vec<u64> {
-        texts.iter().map(|s| self.count(s)).collect()
-    }
-
     /// Per block: 4 + n(text); an assistant block adds n(tool) + n(canonical args) per call;
     /// the system block adds n(canonical tools JSON) when tools are present.
     fn block(&self, b: &Block) -> u64 {
@@ -82,12 +76,10 @@ pub struct RecordedTurn {
 }
 
 /// The raw estimate of every recorded request, with the provider's usage figures, in turn order.
-/// One pass over the journal: the journal's texts are counted first (in parallel, into the
-/// estimator's memo), then each turn counts only the blocks after the ones it repeats unchanged
+/// One pass over the journal: each turn counts only the blocks after the ones it repeats unchanged
 /// from the previous turn ([`crate::strategy::TurnRequest::unchanged`]), so the cost is linear
 /// in the journal, not in turns × context.
 pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTurn> {
-    warm(journal, est);
     let recorded = crate::strategy::Strategy::recorded();
     let mut out = Vec::with_capacity(journal.turns.len());
     let mut per_block: Vec<u64> = Vec::new();
@@ -115,49 +107,6 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
         });
     });
     out
-}
-
-/// Counts every distinct text the records of `journal` carry (block texts, previews, summaries,
-/// tool names, canonical call args and tool lists) in one parallel pass, so that replays that
-/// follow find them in `est`'s memo. Replays running side by side would otherwise meet the same
-/// new text at the same turn and tokenize it twice.
-pub fn warm(journal: &Journal, est: &dyn Estimator) {
-    let mut owned: Vec<String> = Vec::new();
-    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    for r in &journal.records {
-        match &r.body {
-            Body::System(s) => {
-                seen.insert(&s.text);
-                if let Some(t) = &s.tools {
-                    owned.push(crate::projection::block::canonical_value(t));
-                }
-            }
-            Body::Notice(n) => {
-                seen.insert(&n.text);
-            }
-            Body::User(u) => {
-                seen.insert(&u.text);
-                seen.extend(u.attachments.iter().map(|a| &*a.preview));
-            }
-            Body::Assistant(a) => {
-                seen.insert(&a.text);
-                for c in &a.calls {
-                    seen.insert(&c.tool);
-                    owned.push(crate::projection::block::canonical_value(&c.args));
-                }
-            }
-            Body::Result(x) => {
-                seen.insert(&x.text);
-            }
-            Body::Compact(c) => {
-                seen.insert(&c.summary);
-            }
-            _ => {}
-        }
-    }
-    seen.extend(owned.iter().map(String::as_str));
-    let texts: Vec<&str> = seen.into_iter().collect();
-    est.count_many(&texts);
 }
 
 /// A [`Calibrator`] fed with every recorded turn of `journal` (its multiplier before turn t only
