@@ -171,12 +171,72 @@ pub fn session_of(path: &Path) -> (String, String) {
     }
 }
 
+/// The fields of a Claude Code line that `usage` reads; everything else (the message content,
+/// most of the bytes) is skipped without being built.
+#[derive(serde::Deserialize)]
+struct UsageLine {
+    #[serde(rename = "type")]
+    kind: Option<Value>,
+    subtype: Option<Value>,
+    timestamp: Option<Value>,
+    #[serde(rename = "isSidechain")]
+    is_sidechain: Option<Value>,
+    #[serde(rename = "requestId")]
+    request_id: Option<Value>,
+    message: Option<UsageMessage>,
+}
+
+#[derive(serde::Deserialize)]
+struct UsageMessage {
+    id: Option<Value>,
+    model: Option<Value>,
+    usage: Option<Value>,
+}
+
+/// The line as a JSON object holding just the fields `usage` reads (absent and `null` alike
+/// are left out, which the readers treat the same). Lines the typed reader refuses (a
+/// `message` that is not an object, duplicate keys, …) go through the full parser, so the result
+/// is the same as parsing the whole line.
+fn usage_fields(line: &[u8]) -> Option<serde_json::Map<String, Value>> {
+    std::str::from_utf8(line).ok()?;
+    match serde_json::from_slice::<UsageLine>(line) {
+        Ok(l) => {
+            let mut o = serde_json::Map::new();
+            let put = |o: &mut serde_json::Map<String, Value>, k: &str, v: Option<Value>| {
+                if let Some(v) = v {
+                    o.insert(k.to_string(), v);
+                }
+            };
+            put(&mut o, "type", l.kind);
+            put(&mut o, "subtype", l.subtype);
+            put(&mut o, "timestamp", l.timestamp);
+            put(&mut o, "isSidechain", l.is_sidechain);
+            put(&mut o, "requestId", l.request_id);
+            if let Some(m) = l.message {
+                let mut mo = serde_json::Map::new();
+                put(&mut mo, "id", m.id);
+                put(&mut mo, "model", m.model);
+                put(&mut mo, "usage", m.usage);
+                o.insert("message".into(), Value::Object(mo));
+            }
+            Some(o)
+        }
+        Err(_) => match parse_json(line) {
+            Ok(Value::Object(o)) => Some(o),
+            _ => None,
+        },
+    }
+}
+
 /// What one file holds: entries and compaction timestamps.
 fn read_file(idx: usize, path: &Path) -> (Vec<Entry>, Vec<String>) {
     let Ok(bytes) = std::fs::read(path) else { return (Vec::new(), Vec::new()) };
     let mut entries = Vec::new();
     let mut compactions = Vec::new();
-    for line in bytes.split(|b| *b == b'\n') {
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', &bytes).chain(std::iter::once(bytes.len())) {
+        let line = &bytes[start..end];
+        start = end + 1;
         if line.len() < 2 {
             continue;
         }
@@ -185,7 +245,7 @@ fn read_file(idx: usize, path: &Path) -> (Vec<Entry>, Vec<String>) {
         if !has_usage && !boundary {
             continue;
         }
-        let Ok(Value::Object(o)) = parse_json(line) else { continue };
+        let Some(o) = usage_fields(line) else { continue };
         if boundary && s(&o, "type") == Some("system") && s(&o, "subtype") == Some("compact_boundary") {
             compactions.push(s(&o, "timestamp").unwrap_or("").to_string());
             continue;
@@ -437,5 +497,33 @@ mod tests {
     fn sessions_follow_ccusage_layout() {
         assert_eq!(session_of(Path::new("/x/projects/p/s.jsonl")), ("p".into(), "s".into()));
         assert_eq!(session_of(Path::new("/x/projects/p/s/subagents/agent-1.jsonl")), ("p".into(), "s".into()));
+    }
+
+    #[test]
+    fn typed_fields_read_like_the_full_parse() {
+        let lines = [
+            line("m1", "r1", false, 5, false),
+            line("m2", "r2", true, 7, true),
+            r#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"x\u00e9"}],"usage":{"input_tokens":1.0,"speed":null}},"requestId":null}"#.to_string(),
+            r#"{"type":"system","subtype":"compact_boundary","timestamp":"2026-01-01T00:00:00Z","message":"text"}"#.to_string(),
+            r#"{"type":"assistant","type":"user","message":{"usage":{"output_tokens":3}}}"#.to_string(),
+            r#"{"message":{"usage":{"output_tokens":3},"usage":{"output_tokens":4}}}"#.to_string(),
+            r#"{"message":null,"isSidechain":"yes","usage":1}"#.to_string(),
+        ];
+        for l in &lines {
+            let fast = usage_fields(l.as_bytes()).expect("an object");
+            let Ok(Value::Object(full)) = parse_json(l.as_bytes()) else { panic!("{l}") };
+            assert_eq!(CcUsage::of(&fast), CcUsage::of(&full), "{l}");
+            assert_eq!(model_of(&fast), model_of(&full), "{l}");
+            assert_eq!(response_key(&fast), response_key(&full), "{l}");
+            for k in ["type", "subtype", "timestamp"] {
+                assert_eq!(s(&fast, k), s(&full, k), "{k} of {l}");
+            }
+            assert_eq!(
+                fast.get("isSidechain").and_then(Value::as_bool),
+                full.get("isSidechain").and_then(Value::as_bool)
+            );
+        }
+        assert!(usage_fields(b"{\"message\":{\"usage\":{}}} x").is_none(), "trailing bytes: not a line");
     }
 }
