@@ -341,6 +341,9 @@ impl Measure {
 /// per-block measure (characters or tokens) with its running sum.
 #[derive(Debug, Clone)]
 pub(crate) struct Out {
+    /// Read freely; change only through the methods below, which keep `stable` (a block changed
+    /// behind their back would be missed by the cache simulation; the property test
+    /// `cache_simulation_is_incremental_and_exact` catches that).
     pub blocks: Vec<Block>,
     pub origins: Vec<Origin>,
     pub sizes: Vec<u64>,
