@@ -13,7 +13,8 @@
 //! | `gemini` | `openai` without the 128-token rounding |
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+
+use crate::projection::hash::memo_key;
 
 /// Request framing tokens (never cached).
 pub use crate::tokens::FRAMING;
@@ -92,23 +93,14 @@ impl std::fmt::Display for CacheModel {
 /// A 128-bit key of a block's canonical bytes (or of a prefix of keys).
 pub type Key = u128;
 
-/// Hashes bytes to a [`Key`] (two SipHash-1-3 passes with different prefixes).
+/// Hashes bytes to a [`Key`].
 pub fn key_of(bytes: &[u8]) -> Key {
-    let mut a = std::collections::hash_map::DefaultHasher::new();
-    0x5au8.hash(&mut a);
-    bytes.hash(&mut a);
-    let mut b = std::collections::hash_map::DefaultHasher::new();
-    0xc3u8.hash(&mut b);
-    bytes.hash(&mut b);
-    ((a.finish() as u128) << 64) | b.finish() as u128
+    memo_key([0x5a, 0xc3], bytes)
 }
 
+/// The key of a prefix: the previous prefix's key chained with the next block's.
 fn chain(prev: Key, next: Key) -> Key {
-    let mut a = std::collections::hash_map::DefaultHasher::new();
-    (prev, next, 1u8).hash(&mut a);
-    let mut b = std::collections::hash_map::DefaultHasher::new();
-    (next, prev, 2u8).hash(&mut b);
-    ((a.finish() as u128) << 64) | b.finish() as u128
+    memo_key([1, 2], &(prev, next))
 }
 
 /// A request as the cache sees it.

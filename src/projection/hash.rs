@@ -11,9 +11,24 @@
 //! (std specialises `Arc<T: Eq>`), so an unchanged block shared with the replayer costs a pointer
 //! comparison; a block rebuilt with equal content compares by content and is still reused.
 
+use std::hash::{Hash, Hasher};
+
 use sha2::{Digest, Sha256};
 
 use super::block::{hex, Block};
+
+/// A 128-bit key for memo maps (not cryptographic): two SipHash-1-3 passes over `value`, each
+/// started with its own domain byte. The token memo keys texts with it, the cache simulation
+/// blocks and prefixes.
+pub fn memo_key<T: Hash + ?Sized>(domains: [u8; 2], value: &T) -> u128 {
+    let pass = |d: u8| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        d.hash(&mut h);
+        value.hash(&mut h);
+        h.finish()
+    };
+    ((pass(domains[0]) as u128) << 64) | pass(domains[1]) as u128
+}
 
 /// Hashes successive requests, reusing the longest shared block prefix.
 #[derive(Clone)]

@@ -12,7 +12,6 @@
 //!   workers rarely contend.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -20,6 +19,7 @@ use rayon::prelude::*;
 use tiktoken_rs::CoreBPE;
 
 use super::Estimator;
+use crate::projection::hash::memo_key;
 use crate::projection::Block;
 
 /// Texts up to this many bytes are counted whole (spec §3).
@@ -131,18 +131,12 @@ fn pieces_with(s: &str, whole: usize, limit: usize) -> Vec<std::ops::Range<usize
 
 const SHARDS: usize = 64;
 
-/// A 128-bit content key: two independent SipHash-1-3 passes plus the length.
+/// A content key: a 128-bit [`memo_key`] of the text plus its length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Key(u64, u64, u64);
+struct Key(u128, u64);
 
 fn key(s: &str) -> Key {
-    let mut a = std::collections::hash_map::DefaultHasher::new();
-    0xa5u8.hash(&mut a);
-    s.hash(&mut a);
-    let mut b = std::collections::hash_map::DefaultHasher::new();
-    0x3cu8.hash(&mut b);
-    s.hash(&mut b);
-    Key(a.finish(), b.finish(), s.len() as u64)
+    Key(memo_key([0xa5, 0x3c], s), s.len() as u64)
 }
 
 /// Memo hit/miss figures of a [`TiktokenEstimator`].
