@@ -142,15 +142,8 @@ struct Ident {
 }
 
 fn ident(b: &Block) -> Ident {
-    let text = match b {
-        Block::System { text, .. }
-        | Block::Summary { text }
-        | Block::User { text, .. }
-        | Block::Attachment { text, .. }
-        | Block::Notice { text, .. }
-        | Block::Assistant { text, .. }
-        | Block::Result { text, .. } => (Arc::as_ptr(text) as *const u8 as usize, text.len()),
-    };
+    // The address of the shared text's bytes (and its length) identifies the `Arc`.
+    let text = (b.text().as_ptr() as usize, b.text().len());
     let extra = match b {
         Block::Assistant { calls, .. } => {
             calls.iter().map(|c| (Arc::as_ptr(&c.args) as usize, c.id.clone(), c.tool.clone())).collect()
@@ -485,6 +478,18 @@ mod tests {
             let j = crate::journal::parse_bytes(&path, &bytes, Default::default()).expect("valid sample");
             for name in ["recorded", "baseline", "truncate-200", "sliding-6", "elide-keep-2", "per-tool-keep-2"] {
                 let s = strategy::parse(name).unwrap();
+                if s.is_recorded() {
+                    // `tokens --per-turn` calibrates from these prompts instead of a second replay.
+                    let prompts: Vec<(u64, Option<u64>)> = crate::tokens::recorded_turns(&j, &CharEstimator)
+                        .iter()
+                        .map(|t| (t.raw, t.prompt_tokens))
+                        .collect();
+                    let opts = Options { cache: CacheModel::Ideal, price: None };
+                    let sim = simulate(&j, &s, &CharEstimator, opts, |_, _| {});
+                    let got: Vec<(u64, Option<u64>)> =
+                        sim.turns.iter().map(|t| (t.prompt, t.recorded_prompt)).collect();
+                    assert_eq!(got, prompts, "{sample}: recorded prompts are the recorded turns' raw estimates");
+                }
                 for cache in [CacheModel::Ideal, CacheModel::OpenAi, CacheModel::Anthropic, CacheModel::Gemini] {
                     let want = from_scratch(&j, &s, &CharEstimator, cache);
                     assert_eq!(incremental(&j, &s, &CharEstimator, cache), want, "{sample} {name} {cache}");

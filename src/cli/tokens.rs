@@ -15,7 +15,7 @@ use ctxj::journal::{CtxSettings, Journal};
 use ctxj::projection::{block::canonical_value, Block, Replayer};
 use ctxj::render::text::{escape_line, signed_thousands, thousands};
 use ctxj::tokens::calibrate::{apply, error_pct};
-use ctxj::tokens::{calibrator_for, estimator_for, Estimator, TiktokenEstimator};
+use ctxj::tokens::{calibrator_for, estimator_for, Calibrator, Estimator, TiktokenEstimator};
 
 use super::show::{parse_strategy, recorded_view, strategy_view};
 use super::{At, Ctx, Paint, EXIT_OK};
@@ -267,9 +267,19 @@ fn per_turn(
 ) -> Result<u8> {
     let recorded = ctxj::strategy::Strategy::recorded();
     let s = strategy.unwrap_or(&recorded);
-    let cal = calibrator_for(journal, est);
     let opts = cache::Options { cache: CacheModel::Ideal, price: None };
     let sim = super::cache::with_progress(journal.turns.len(), |p| cache::simulate(journal, s, est, opts, p));
+    // The recorded replay's prompts are the recorded turns' raw estimates: calibrate from them
+    // rather than replaying the journal a second time.
+    let cal = if s.is_recorded() {
+        let mut c = Calibrator::new();
+        for t in &sim.turns {
+            c.observe(t.turn, t.recorded_prompt, t.prompt);
+        }
+        c
+    } else {
+        calibrator_for(journal, est)
+    };
     struct Row {
         turn: usize,
         raw: u64,
