@@ -26,4 +26,5 @@ pub mod render;
 pub mod report;
 pub mod strategy;
 pub mod synth;
+pub mod text;
 pub mod tokens;

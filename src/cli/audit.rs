@@ -7,10 +7,12 @@ use serde_json::json;
 
 use ctxj::check::audit::{aspect, Aspect};
 use ctxj::check::{audit, AuditReport, Counts, Decision};
-use ctxj::render::text::{escape_line, thousands};
+use ctxj::render::format::thousands;
+use ctxj::text::escape_line;
 
 use super::validate::{exit_code, finding_json, findings_table, summary, Deny};
-use super::{Ctx, Paint};
+use super::Ctx;
+use ctxj::render::style::Paint;
 
 /// Judge every cleanup decision (elide, clear, mirror, compact) and total what it saved.
 ///
@@ -85,7 +87,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         if report.decisions.is_empty() {
             writeln!(out, "no cleanup decisions in this journal")?;
         } else {
-            let mut t = super::table(&[
+            let mut t = ctxj::render::style::table(&[
                 "rev",
                 "decision",
                 "what",

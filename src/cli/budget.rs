@@ -7,10 +7,12 @@ use anyhow::{Context as _, Result};
 use comfy_table::{Cell, CellAlignment};
 use serde_json::json;
 
-use ctxj::render::text::{escape_line, thousands};
+use ctxj::render::format::thousands;
+use ctxj::text::escape_line;
 use ctxj::tokens::budget::{resolve, Config};
 
-use super::{Ctx, Paint, EXIT_OK};
+use super::{Ctx, EXIT_OK};
+use ctxj::render::style::Paint;
 
 /// Resolve ctx_window, context_budget, context_reserve, context_target and keep_results for a
 /// model from a harness config, and say which rule gave each value.
@@ -77,7 +79,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
             .map(|p| format!("profile models.\"{}\"", escape_line(p)))
             .unwrap_or_else(|| "no profile".into())
     )?;
-    let mut t = super::table(&["setting", "value", "rule"]);
+    let mut t = ctxj::render::style::table(&["setting", "value", "rule"]);
     for s in &r.settings {
         t.add_row(vec![
             Cell::new(s.key),

@@ -11,12 +11,14 @@ use serde_json::json;
 
 use ctxj::cache::{self, CacheModel, PriceTable, Simulation};
 use ctxj::journal::Journal;
-use ctxj::render::text::{escape_line, thousands};
+use ctxj::render::format::thousands;
 use ctxj::strategy::Strategy;
+use ctxj::text::escape_line;
 use ctxj::tokens::{estimator_for, TiktokenEstimator};
 
 use super::show::parse_strategy;
-use super::{Ctx, Paint, EXIT_OK};
+use super::{Ctx, EXIT_OK};
+use ctxj::render::style::Paint;
 
 /// Compare strategies by prompt-cache hits and cost.
 ///
@@ -261,7 +263,7 @@ fn render(
     if anth {
         header.insert(5, "cache write");
     }
-    let mut t = super::table(&header);
+    let mut t = ctxj::render::style::table(&header);
     let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
     for s in sims {
         let m = &s.summary;
@@ -326,7 +328,7 @@ fn render(
             if anth {
                 h.insert(4, "write");
             }
-            let mut pt = super::table(&h);
+            let mut pt = ctxj::render::style::table(&h);
             for x in &s.turns {
                 let mut row = vec![
                     right(x.turn.to_string()),

@@ -10,11 +10,13 @@ use similar::TextDiff;
 
 use ctxj::journal::Journal;
 use ctxj::projection::Block;
+use ctxj::render::format::{signed_thousands, thousands};
 use ctxj::render::projection::Plain;
-use ctxj::render::text::{escape_line, signed_thousands, thousands};
+use ctxj::text::escape_line;
 
 use super::show::{parse_strategy, recorded_view, strategy_view, write_view, View};
-use super::{At, Ctx, Paint, EXIT_FINDINGS, EXIT_OK};
+use super::{At, Ctx, EXIT_FINDINGS, EXIT_OK};
+use ctxj::render::style::Paint;
 
 /// Diff two projections: strategies, revisions or turns.
 ///

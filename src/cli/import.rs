@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result};
 
 use ctxj::import::write::write_session;
-use ctxj::render::text::escape_line;
+use ctxj::text::escape_line;
 
 use super::{Ctx, EXIT_OK};
 

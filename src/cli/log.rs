@@ -7,7 +7,8 @@ use serde_json::json;
 
 use ctxj::journal::{Body, Journal, Record};
 use ctxj::projection::{Block, Projection, Replayer};
-use ctxj::render::text::{escape_line, signed_thousands, thousands};
+use ctxj::render::format::{signed_thousands, thousands};
+use ctxj::text::escape_line;
 
 use super::{Ctx, EXIT_OK};
 
@@ -94,7 +95,7 @@ fn describe(journal: &Journal, rec: &Record, p: &Projection, delta: i64, turn: u
         Body::Session(s) => format!("session {} · model {}", s.id, s.model.as_deref().unwrap_or("?")),
         Body::System(s) => format!(
             "system prompt set ({} chars{})",
-            thousands(ctxj::render::text::chars(&s.text) as u64),
+            thousands(ctxj::text::chars(&s.text) as u64),
             s.tools.as_ref().and_then(|t| t.as_array()).map_or(String::new(), |t| format!(", {} tools", t.len()))
         ),
         Body::Notice(n) => format!("notice {}{}", n.id, n.topic.as_ref().map_or(String::new(), |t| format!(" [{t}]"))),
@@ -177,7 +178,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         serde_json::to_writer(&mut out, &v)?;
         out.write_all(b"\n")?;
     } else {
-        let mut t = super::table(&["rev", "time", "kind", "effect", "blocks", "chars"]);
+        let mut t = ctxj::render::style::table(&["rev", "time", "kind", "effect", "blocks", "chars"]);
         for r in &rows {
             let mut effect = escape_line(&r.effect);
             for n in &r.notes {

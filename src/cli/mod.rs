@@ -8,8 +8,9 @@ use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use ctxj::journal::{Journal, ReadOptions, Session};
-use ctxj::render::text::escape_line;
+use ctxj::text::escape_line;
 
+pub mod args;
 pub mod audit;
 pub mod budget;
 pub mod cache;
@@ -210,7 +211,7 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// Prints an error chain as one message, control characters escaped.
 pub fn print_error(e: &anyhow::Error) {
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "error: {}", ctxj::render::text::escape_block(&format!("{e:#}")));
+    let _ = writeln!(err, "error: {}", ctxj::text::escape_block(&format!("{e:#}")));
 }
 
 /// Which state of the journal a command looks at.
@@ -262,51 +263,4 @@ impl At {
             At::Turn(k) => format!("turn {k}"),
         }
     }
-}
-
-/// ANSI styling that is a no-op when colour is off.
-#[allow(dead_code)] // some colours are only used by some commands
-pub struct Paint {
-    on: bool,
-}
-
-#[allow(dead_code)]
-impl Paint {
-    pub fn new(on: bool) -> Paint {
-        Paint { on }
-    }
-    fn wrap(&self, code: &str, s: &str) -> String {
-        if self.on {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
-    }
-    pub fn bold(&self, s: &str) -> String {
-        self.wrap("1", s)
-    }
-    pub fn dim(&self, s: &str) -> String {
-        self.wrap("2", s)
-    }
-    pub fn red(&self, s: &str) -> String {
-        self.wrap("31", s)
-    }
-    pub fn green(&self, s: &str) -> String {
-        self.wrap("32", s)
-    }
-    pub fn yellow(&self, s: &str) -> String {
-        self.wrap("33", s)
-    }
-    pub fn cyan(&self, s: &str) -> String {
-        self.wrap("36", s)
-    }
-}
-
-/// A comfy-table with ctxj's house style.
-pub fn table(header: &[&str]) -> comfy_table::Table {
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
-    t.set_header(header.iter().copied());
-    t
 }

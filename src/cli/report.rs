@@ -98,7 +98,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     std::fs::write(&output, html.as_bytes()).with_context(|| format!("writing {}", output.display()))?;
 
     let mut out = super::stdout();
-    let shown = ctxj::render::text::escape_line(&output.display().to_string());
+    let shown = ctxj::text::escape_line(&output.display().to_string());
     if args.json {
         let v = serde_json::json!({
             "output": output.display().to_string(),
@@ -112,7 +112,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         writeln!(
             out,
             "wrote {shown} ({} bytes): {} strategies, {} turns",
-            ctxj::render::text::thousands(html.len() as u64),
+            ctxj::render::format::thousands(html.len() as u64),
             data.strategies.len(),
             data.header.turns
         )?;

@@ -6,9 +6,11 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use ctxj::import::scan::summarize_folder;
-use ctxj::render::text::{escape_line, thousands};
+use ctxj::render::format::thousands;
+use ctxj::text::escape_line;
 
-use super::{table, Ctx, EXIT_OK};
+use super::{Ctx, EXIT_OK};
+use ctxj::render::style::table;
 
 /// List the sessions found in a folder (ctxj journals, Claude Code, Codex and pi transcripts).
 ///

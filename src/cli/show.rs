@@ -8,12 +8,14 @@ use anyhow::Result;
 use ctxj::journal::{Body, Journal, Session};
 use ctxj::projection::block::{canonical_of, sha256_hex};
 use ctxj::projection::{request_at_turn, state_at_rev, Block, Projection};
+use ctxj::render::format::thousands;
 use ctxj::render::projection::{write_block, write_projection, Extra, Style};
-use ctxj::render::text::{escape_line, thousands};
 use ctxj::strategy::{self, Origin, Strategy};
+use ctxj::text::escape_line;
 use ctxj::tokens::{estimator_for, Estimator};
 
-use super::{At, Ctx, Paint, EXIT_OK};
+use super::{At, Ctx, EXIT_OK};
+use ctxj::render::style::Paint;
 
 /// Show what the provider received: the projection at a revision or turn.
 ///
@@ -135,7 +137,7 @@ pub(crate) fn write_view(out: &mut String, v: &View, style: &dyn Style, numbered
         out.push_str(&one);
         if let Some(f) = extra {
             if let Some(x) = f(b) {
-                for line in ctxj::render::text::escape_block(&x).split('\n') {
+                for line in ctxj::text::escape_block(&x).split('\n') {
                     out.push_str("    ");
                     out.push_str(line);
                     out.push('\n');

@@ -57,7 +57,7 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
         writeln!(
             out,
             "{}: {} turns, {} records, {} bytes; {} results ({} of 5 MB, {} spilled), {} attachments, {} elides, {} clears, {} mirrors accepted, {} rejected, {} compactions, {} notices; hashed {} request bytes of {}",
-            ctxj::render::text::escape_line(&args.out.join("journal.jsonl").display().to_string()),
+            ctxj::text::escape_line(&args.out.join("journal.jsonl").display().to_string()),
             stats.turns,
             stats.records,
             stats.journal_bytes,

@@ -13,12 +13,14 @@ use serde_json::json;
 use ctxj::cache::{self, CacheModel};
 use ctxj::journal::{CtxSettings, Journal};
 use ctxj::projection::{block::canonical_value, Block, Replayer};
-use ctxj::render::text::{escape_line, signed_thousands, thousands};
+use ctxj::render::format::{signed_thousands, thousands};
+use ctxj::text::escape_line;
 use ctxj::tokens::calibrate::{apply, error_pct};
 use ctxj::tokens::{calibrator_for, estimator_for, Calibrator, Estimator, TiktokenEstimator};
 
 use super::show::{parse_strategy, recorded_view, strategy_view};
-use super::{At, Ctx, Paint, EXIT_OK};
+use super::{At, Ctx, EXIT_OK};
+use ctxj::render::style::Paint;
 
 /// Token breakdown of a request, the budget in force, and estimate accuracy per turn.
 ///
@@ -206,7 +208,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         view.blocks.len(),
         model.as_deref().map(escape_line).unwrap_or_else(|| "model not recorded".into())
     )?;
-    let mut t = super::table(&["part", "blocks", "tokens", "share"]);
+    let mut t = ctxj::render::style::table(&["part", "blocks", "tokens", "share"]);
     let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
     for p in &parts {
         t.add_row(vec![
@@ -234,7 +236,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         format!("×{mult:.3} before turn {next_turn}")
     };
     writeln!(out, "calibrated estimate: {} ({mult_note})", thousands(calibrated))?;
-    let mut s_t = super::table(&["setting", "tokens", "distance (setting − calibrated)"]);
+    let mut s_t = ctxj::render::style::table(&["setting", "tokens", "distance (setting − calibrated)"]);
     let dist = |v: Option<u64>| v.map(|v| signed_thousands(v as i64 - calibrated as i64)).unwrap_or_default();
     s_t.add_row(vec![Cell::new("ctx_window"), right(opt_thousands(s.ctx_window)), right(String::new())]);
     s_t.add_row(vec![Cell::new("context_budget"), right(opt_thousands(s.context_budget)), right(dist(budget))]);
@@ -314,7 +316,7 @@ fn per_turn(
     }
     let paint = Paint::new(ctx.color);
     writeln!(out, "{} · {} · {} turns", paint.bold(&escape_line(&s.name)), est.encoding(), rows.len())?;
-    let mut t = super::table(&["turn", "raw", "×", "calibrated", "prompt_tokens", "raw err", "cal. err"]);
+    let mut t = ctxj::render::style::table(&["turn", "raw", "×", "calibrated", "prompt_tokens", "raw err", "cal. err"]);
     let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
     let e = |v: Option<f64>| v.map(|x| format!("{x:+.1}%")).unwrap_or_else(|| "–".into());
     for r in &rows {

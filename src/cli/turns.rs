@@ -9,11 +9,13 @@ use comfy_table::{Cell, CellAlignment};
 
 use ctxj::journal::Journal;
 use ctxj::projection::Block;
-use ctxj::render::text::{escape_line, thousands};
+use ctxj::render::format::thousands;
 use ctxj::strategy::{self, Origin};
+use ctxj::text::escape_line;
 
 use super::show::{estimator, parse_strategy};
-use super::{Ctx, Paint, EXIT_OK};
+use super::{Ctx, EXIT_OK};
+use ctxj::render::style::Paint;
 
 /// One row per turn: the request's blocks and characters, and how it relates to the previous one.
 ///
@@ -157,7 +159,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         return Ok(EXIT_OK);
     }
     let paint = Paint::new(ctx.color);
-    let mut t = super::table(&["turn", "rev", "blocks", "chars", "change against the previous request"]);
+    let mut t = ctxj::render::style::table(&["turn", "rev", "blocks", "chars", "change against the previous request"]);
     let mut rewrites = 0;
     for r in &rows {
         let change = match &r.change {

@@ -8,9 +8,11 @@ use anyhow::Result;
 use clap::ValueEnum;
 
 use ctxj::import::usage::{claude_files, usage, By};
-use ctxj::render::text::{escape_line, thousands};
+use ctxj::render::format::thousands;
+use ctxj::text::escape_line;
 
-use super::{table, Ctx, EXIT_OK};
+use super::{Ctx, EXIT_OK};
+use ctxj::render::style::table;
 
 /// Token and cost totals of Claude Code logs, with cache-hit rate and compactions.
 ///

@@ -7,9 +7,10 @@ use anyhow::Result;
 use serde_json::json;
 
 use ctxj::check::{validate, Counts, Finding, Severity};
-use ctxj::render::text::escape_line;
+use ctxj::text::escape_line;
 
-use super::{Ctx, Paint, EXIT_FINDINGS, EXIT_OK};
+use super::{Ctx, EXIT_FINDINGS, EXIT_OK};
+use ctxj::render::style::Paint;
 
 /// Check a journal against the rules: integrity, mirror revisions (R1–R6), clears, request hashes.
 ///
@@ -60,7 +61,7 @@ pub fn findings_table(findings: &[Finding], paint: &Paint) -> Option<comfy_table
     if findings.is_empty() {
         return None;
     }
-    let mut t = super::table(&["severity", "rev", "line", "rule", "block", "message"]);
+    let mut t = ctxj::render::style::table(&["severity", "rev", "line", "rule", "block", "message"]);
     for f in findings {
         let sev = match f.severity {
             Severity::Error => paint.red("error"),

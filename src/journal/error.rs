@@ -4,7 +4,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::render::text::escape_excerpt;
+use crate::text::escape_excerpt;
 
 /// What is wrong with a line or a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,7 +64,7 @@ impl JournalError {
 
 impl fmt::Display for JournalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = crate::render::text::escape_line(&self.path.display().to_string());
+        let path = crate::text::escape_line(&self.path.display().to_string());
         if self.line == 0 {
             write!(f, "{path}: {}", self.kind)
         } else {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::journal::Text;
-use crate::render::text::chars;
+use crate::text::chars;
 
 /// A call as it stands in a projected assistant block (its `args` may be mirror-edited).
 #[derive(Debug, Clone, PartialEq)]

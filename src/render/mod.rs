@@ -1,4 +1,6 @@
-//! Rendering helpers shared by every command: terminal-safe text and colour.
+//! Rendering helpers shared by every command: number formatting and the projection view.
+//! Terminal-safe escaping lives below every layer, in [`crate::text`].
 
+pub mod format;
 pub mod projection;
-pub mod text;
+pub mod style;

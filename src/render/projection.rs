@@ -2,7 +2,8 @@
 //! elided, cleared, edited or summarized), then the content indented. All journal text is escaped.
 
 use crate::projection::{Block, Mark, Projection};
-use crate::render::text::{escape_block, escape_line, thousands};
+use crate::render::format::thousands;
+use crate::text::{escape_block, escape_line};
 
 /// Styling hooks so the library stays free of terminal decisions.
 pub trait Style {

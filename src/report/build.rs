@@ -15,8 +15,8 @@ use crate::cache::{self, CacheModel, PriceTable};
 use crate::check::{self, Finding, Severity};
 use crate::journal::{Body, Journal};
 use crate::projection::Block;
-use crate::render::text::chars;
 use crate::strategy::{self, Strategy};
+use crate::text::chars;
 use crate::tokens::estimator::EncodingError;
 use crate::tokens::{estimator_for, Estimator};
 

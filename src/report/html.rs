@@ -9,7 +9,8 @@ use std::fmt::Write;
 
 use sha2::{Digest, Sha256};
 
-use crate::render::text::{escape_block, thousands};
+use crate::render::format::thousands;
+use crate::text::escape_block;
 
 use super::{
     Availability, BlockView, Change, ComparisonRow, Decision, ReportData, StrategyData, TurnFigures, TurnUsage,
@@ -864,7 +865,7 @@ fn turn_view(h: &mut String, s: &StrategyData, v: &TurnView) {
                 let _ = write!(
                     h,
                     "<p class=\"capped\">… cut: the first {} of {} characters are shown.</p>",
-                    thousands(crate::render::text::chars(text) as u64),
+                    thousands(crate::text::chars(text) as u64),
                     thousands(full as u64)
                 );
             }

@@ -11,7 +11,7 @@ use super::{Family, Origin, Out, TurnCx};
 /// `…[truncated M chars]` after the first `n` characters, when `text` has more than `n`.
 pub fn truncate_chars(text: &str, n: usize) -> Option<String> {
     let (cut, _) = text.char_indices().nth(n)?;
-    let removed = crate::render::text::chars(&text[cut..]);
+    let removed = crate::text::chars(&text[cut..]);
     Some(format!("{}…[truncated {removed} chars]", &text[..cut]))
 }
 

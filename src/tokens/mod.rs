@@ -54,7 +54,7 @@ pub struct CharEstimator;
 
 impl Estimator for CharEstimator {
     fn count(&self, s: &str) -> u64 {
-        (crate::render::text::chars(s) as u64).div_ceil(4)
+        (crate::text::chars(s) as u64).div_ceil(4)
     }
 }
 

@@ -211,7 +211,10 @@ fn audit_savings_add_up_to_the_total() {
     assert_savings_add_up(&v, "check-base");
     let text = String::from_utf8(ctxj().arg("audit").arg(&p).output().unwrap().stdout).unwrap();
     let total = v["total_saved"].as_i64().unwrap();
-    assert!(text.contains(&format!("(total ~{} this session)", ctxj::render::text::thousands(total as u64))), "{text}");
+    assert!(
+        text.contains(&format!("(total ~{} this session)", ctxj::render::format::thousands(total as u64))),
+        "{text}"
+    );
     for s in samples() {
         let (v, _) = run_json("audit", &sample(&s), &[]);
         assert_savings_add_up(&v, &s);

@@ -1,4 +1,7 @@
-//! Terminal-safe text. Journal text is untrusted: tool output may carry ANSI CSI/OSC sequences
+//! Untrusted text, at the bottom of the layering: escaping for terminals and character counts.
+//! It imports nothing from the crate, so every layer may use it.
+//!
+//! Journal text is untrusted: tool output may carry ANSI CSI/OSC sequences
 //! (an OSC 52 clipboard write, say), `\r` overwrite tricks, or bidi overrides. Everything that
 //! reaches a terminal goes through [`escape_line`] or [`escape_block`] first.
 
@@ -76,28 +79,6 @@ pub fn chars(s: &str) -> usize {
     s.bytes().filter(|b| (*b as i8) >= -0x40).count()
 }
 
-/// Groups digits by thousands: 41220 → "41,220".
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// Signed thousands: "+1,200" / "−41,220" / "0".
-pub fn signed_thousands(n: i64) -> String {
-    match n.cmp(&0) {
-        std::cmp::Ordering::Greater => format!("+{}", thousands(n as u64)),
-        std::cmp::Ordering::Less => format!("−{}", thousands(n.unsigned_abs())),
-        std::cmp::Ordering::Equal => "0".into(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,12 +94,8 @@ mod tests {
     }
 
     #[test]
-    fn counts_and_groups() {
+    fn counts_chars() {
         assert_eq!(chars("héllo…"), 6);
-        assert_eq!(thousands(41220), "41,220");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000_000), "1,000,000");
-        assert_eq!(signed_thousands(-41220), "−41,220");
     }
 
     #[test]

@@ -1,0 +1,36 @@
+//! Number formatting for every table and summary: thousands separators and signs.
+
+/// Groups digits by thousands: 41220 → "41,220".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Signed thousands: "+1,200" / "−41,220" / "0".
+pub fn signed_thousands(n: i64) -> String {
+    match n.cmp(&0) {
+        std::cmp::Ordering::Greater => format!("+{}", thousands(n as u64)),
+        std::cmp::Ordering::Less => format!("−{}", thousands(n.unsigned_abs())),
+        std::cmp::Ordering::Equal => "0".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_thousands() {
+        assert_eq!(thousands(41220), "41,220");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+        assert_eq!(signed_thousands(-41220), "−41,220");
+    }
+}
