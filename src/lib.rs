@@ -25,6 +25,7 @@ pub mod projection;
 pub mod render;
 pub mod report;
 pub mod strategy;
+#[cfg(feature = "synth")]
 pub mod synth;
 pub mod text;
 pub mod tokens;

@@ -22,6 +22,7 @@ pub mod progress;
 pub mod report;
 pub mod sessions;
 pub mod show;
+#[cfg(feature = "synth")]
 pub mod synth;
 pub mod tokens;
 pub mod turns;
@@ -124,6 +125,7 @@ pub enum Command {
     Usage(usage::Args),
     Report(report::Args),
     Completions(completions::Args),
+    #[cfg(feature = "synth")]
     #[command(hide = true)]
     Synth(synth::Args),
 }
@@ -195,6 +197,7 @@ pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
         Command::Usage(a) => usage::run(a, ctx),
         Command::Report(a) => report::run(a, ctx),
         Command::Completions(a) => completions::run(a, ctx),
+        #[cfg(feature = "synth")]
         Command::Synth(a) => synth::run(a, ctx),
     }
 }

@@ -8,6 +8,7 @@ use std::io::IsTerminal;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// A bar of `len` steps labelled `msg` (e.g. "turns"), hidden unless stderr is a terminal.
+#[cfg_attr(not(feature = "synth"), allow(dead_code))] // used by `synth` only, so far
 pub fn bar(len: u64, msg: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();

@@ -5,11 +5,44 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-/// The `ctxj` binary with a hermetic environment.
+/// The `ctxj` binary with a hermetic environment (see [`hermetic`]).
 pub fn ctxj() -> Command {
-    let mut c = Command::cargo_bin("ctxj").expect("binary built");
-    c.env_remove("CTXJ_ROOT").env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").env("COLUMNS", "200");
-    c
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ctxj"));
+    hermetic(&mut c);
+    Command::from_std(c)
+}
+
+/// Gives a process the one environment every test process runs in: the user's is cleared
+/// (`CTXJ_ROOT`, `NO_COLOR`, `CLICOLOR_FORCE`, `CTXJ_NO_MMAP`, `LANG`, …), `PATH` is kept (to find
+/// python3, chromium, bash), `TZ=UTC`, `HOME` is an empty folder under the target dir and
+/// `COLUMNS=200`, and python writes no `__pycache__` into the repository. Output goes to a pipe,
+/// so colour stays off unless a test asks for it.
+pub fn hermetic(c: &mut std::process::Command) -> &mut std::process::Command {
+    c.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("TZ", "UTC")
+        .env("HOME", home())
+        .env("COLUMNS", "200")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+}
+
+/// The test processes' `HOME`: an empty folder of this test binary's own (never the user's).
+fn home() -> &'static Path {
+    static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let h = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ctxj-test-home");
+        std::fs::create_dir_all(&h).expect("create the test HOME");
+        h
+    })
+}
+
+/// Why a test input is missing, as a panic: reached when a test that needs it runs anyway
+/// (under `CI=true`, where build.rs never lets it be ignored, or with `--include-ignored`).
+fn missing(what: &str, install: &str) -> ! {
+    panic!(
+        "{what} is missing: this test needs it ({install}). Outside CI the test is ignored when build.rs \
+         finds it absent (after installing it, `touch build.rs` to probe again); under CI=true it must exist."
+    )
 }
 
 /// The repository root.
@@ -36,15 +69,45 @@ pub fn samples() -> Vec<String> {
     v
 }
 
-/// `../shared/samples`, when present; tests that need it print a notice and return otherwise.
-pub fn shared_samples() -> Option<PathBuf> {
-    let p = repo().join("..").join("shared").join("samples");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("notice: ../shared/samples is absent; skipping");
-        None
+/// The real transcripts: `$CTXJ_SHARED_SAMPLES` (e.g. when running from a worktree), else
+/// `../shared/samples`. Tests using it carry
+/// `#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]`.
+pub fn shared_samples() -> PathBuf {
+    let p = std::env::var_os("CTXJ_SHARED_SAMPLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("..").join("shared").join("samples"));
+    if !p.is_dir() {
+        missing(
+            &format!("{} (the shared samples)", p.display()),
+            "set CTXJ_SHARED_SAMPLES or check out shared/ beside the repo",
+        );
     }
+    p
+}
+
+/// `python3`, checked to run. Tests using it carry
+/// `#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]`.
+pub fn python3() -> &'static str {
+    let ok = hermetic(&mut std::process::Command::new("python3"))
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        missing("python3", "apt-get install -y python3");
+    }
+    "python3"
+}
+
+/// Chromium: `$CTXJ_BROWSER`, else `chromium` or `chromium-browser` on `PATH`. Tests using it carry
+/// `#[cfg_attr(not(ctxj_has_chromium), ignore = "needs chromium (fails under CI=true)")]`.
+pub fn chromium() -> PathBuf {
+    let found = std::env::var_os("CTXJ_BROWSER").map(PathBuf::from).or_else(|| {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .flat_map(|d| ["chromium", "chromium-browser"].map(|b| d.join(b)))
+            .find(|p| p.is_file())
+    });
+    found.unwrap_or_else(|| missing("chromium", "apt-get install -y chromium"))
 }
 
 /// Writes `journal.jsonl` with `content` into a fresh temporary session directory.

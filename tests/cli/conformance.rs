@@ -1,31 +1,21 @@
 //! Conformance against an independent reading of the spec: `scripts/conformance/check.py` runs
 //! the Python reference implementation (`ref.py`, written from journal-v1.md and strategies.md
 //! alone) and compares its canonical request bytes with `ctxj show --json`, recorded and replayed,
-//! on every turn. Skipped with a notice when `python3` is absent.
+//! on every turn. Needs `python3`: ignored when build.rs finds none, and failing under `CI=true`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common;
 
-fn python() -> Option<&'static str> {
-    let ok = Command::new("python3").arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
-    ok.then_some("python3")
-}
-
 fn check(session: &Path, extra: &[&str]) {
-    let Some(py) = python() else {
-        eprintln!("conformance: python3 not found, skipping {}", session.display());
-        return;
-    };
-    let exe: PathBuf = assert_cmd::cargo::cargo_bin("ctxj");
-    let out = Command::new(py)
+    let exe = env!("CARGO_BIN_EXE_ctxj");
+    let out = common::hermetic(&mut Command::new(common::python3()))
         .arg(common::repo().join("scripts/conformance/check.py"))
         .arg("--ctxj")
-        .arg(&exe)
+        .arg(exe)
         .args(extra)
         .arg(session)
-        .env_remove("CTXJ_ROOT")
         .output()
         .expect("run check.py");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -39,21 +29,25 @@ fn edge(name: &str) -> PathBuf {
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn sample_bugfix_todo() {
     check(&common::sample("bugfix-todo"), &["--sha-fatal"]);
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn sample_compaction() {
     check(&common::sample("compaction"), &["--sha-fatal"]);
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn sample_long_elision() {
     check(&common::sample("long-elision"), &["--sha-fatal"]);
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn sample_spill_attach() {
     check(&common::sample("spill-attach"), &["--sha-fatal"]);
 }
@@ -70,42 +64,45 @@ fn every_sample_is_covered() {
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn edge_unicode_markers() {
     check(&edge("unicode-markers"), &[]);
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn edge_clears() {
     check(&edge("clears"), &[]);
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn edge_mirror_late_service() {
     check(&edge("mirror-late-service"), &[]);
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn edge_chain_then_mirror() {
     check(&edge("chain-then-mirror"), &[]);
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn edge_strategies() {
     check(&edge("strategies-edges"), &[]);
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn edge_lines() {
     check(&edge("lines-edges"), &[]);
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn check_py_reports_a_divergence() {
     // The harness itself must be able to fail: a fake ctxj that prints `[]` for every request.
-    let Some(py) = python() else {
-        eprintln!("conformance: python3 not found, skipping");
-        return;
-    };
     let dir = tempfile::tempdir().unwrap();
     let fake = dir.path().join("fake-ctxj");
     std::fs::write(&fake, "#!/bin/sh\necho '[]'\n").unwrap();
@@ -114,7 +111,7 @@ fn check_py_reports_a_divergence() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let out = Command::new(py)
+    let out = common::hermetic(&mut Command::new(common::python3()))
         .arg(common::repo().join("scripts/conformance/check.py"))
         .arg("--ctxj")
         .arg(&fake)
@@ -127,16 +124,19 @@ fn check_py_reports_a_divergence() {
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn edge_summary_and_pause() {
     check(&edge("summary-and-pause"), &[]);
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn edge_mirror_edits() {
     check(&edge("mirror-edits"), &[]);
 }
 
 #[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
 fn edge_pause_rule() {
     check(&edge("pause-rule"), &[]);
 }

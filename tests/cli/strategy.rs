@@ -75,12 +75,7 @@ fn bug_line_under_truncate_age_truncate_and_baseline() {
 
 #[test]
 fn bug_line_on_the_bundled_sample() {
-    let p = sample("bugfix-todo");
-    if !p.join("journal.jsonl").is_file() {
-        eprintln!("notice: sample-journals/bugfix-todo is absent; skipping");
-        return;
-    }
-    check_bug_line(&p);
+    check_bug_line(&sample("bugfix-todo"));
 }
 
 #[test]

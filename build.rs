@@ -1,0 +1,65 @@
+//! Probes what some integration tests need, so that a test whose input is missing is `#[ignore]`d
+//! with a reason on a developer machine, and FAILS under `CI=true` (where every input must exist).
+//!
+//! Emits, each when its input is present or when `CI=true`:
+//! * `ctxj_has_samples`: `../shared/samples` (or `$CTXJ_SHARED_SAMPLES`), the real transcripts;
+//! * `ctxj_has_python`: `python3` on `PATH` (the conformance reference implementation);
+//! * `ctxj_has_chromium`: `chromium`/`chromium-browser` on `PATH` or `$CTXJ_BROWSER`.
+//!
+//! Tests carry `#[cfg_attr(not(ctxj_has_samples), ignore = "…")]` and call a helper of
+//! `tests/cli/common.rs` that panics with a clear message when the input is missing anyway.
+
+use std::env;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    for var in ["CI", "PATH", "CTXJ_SHARED_SAMPLES", "CTXJ_BROWSER"] {
+        println!("cargo::rerun-if-env-changed={var}");
+    }
+    let ci = env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    let root = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+
+    let shared = env::var_os("CTXJ_SHARED_SAMPLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("..").join("shared").join("samples"));
+    emit("ctxj_has_samples", ci || watch(shared).is_dir());
+
+    let path_dirs: Vec<PathBuf> = env::var_os("PATH").map(|p| env::split_paths(&p).collect()).unwrap_or_default();
+    let on_path = |names: &[&str]| -> Option<PathBuf> {
+        path_dirs.iter().flat_map(|d| names.iter().map(move |n| d.join(n))).find(|p| is_executable(p)).map(watch)
+    };
+    emit("ctxj_has_python", ci || on_path(&["python3"]).is_some());
+
+    let browser = env::var_os("CTXJ_BROWSER").map(PathBuf::from).filter(|p| is_executable(p)).map(watch);
+    emit("ctxj_has_chromium", ci || browser.or_else(|| on_path(&["chromium", "chromium-browser"])).is_some());
+}
+
+/// Re-probes when a path that was found changes or goes away. A path that is absent is not
+/// watched (cargo would rerun this script, and rebuild the crate, on every build): after
+/// installing a missing input, `touch build.rs` (or change `PATH`) to have it probed again.
+fn watch(p: PathBuf) -> PathBuf {
+    if p.exists() {
+        println!("cargo::rerun-if-changed={}", p.display());
+    }
+    p
+}
+
+fn emit(cfg: &str, on: bool) {
+    println!("cargo::rustc-check-cfg=cfg({cfg})");
+    if on {
+        println!("cargo::rustc-cfg={cfg}");
+    }
+}
+
+fn is_executable(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        p.is_file()
+    }
+}
