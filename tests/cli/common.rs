@@ -110,6 +110,18 @@ pub fn chromium() -> PathBuf {
     found.unwrap_or_else(|| missing("chromium", "apt-get install -y chromium"))
 }
 
+/// Every file under `dir` (recursively) whose extension is `ext`, sorted.
+pub fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == ext))
+        .map(|e| e.into_path())
+        .collect();
+    v.sort();
+    v
+}
+
 /// Writes `journal.jsonl` with `content` into a fresh temporary session directory.
 pub fn session_with(content: &str) -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();

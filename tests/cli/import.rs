@@ -13,14 +13,7 @@ use serde_json::Value;
 use crate::common::{ctxj, repo, shared_samples, snapshot};
 
 fn jsonl_under(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = walkdir::WalkDir::new(dir)
-        .into_iter()
-        .flatten()
-        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "jsonl"))
-        .map(|e| e.into_path())
-        .collect();
-    v.sort();
-    v
+    crate::common::files_under(dir, "jsonl")
 }
 
 /// The raw lines of a file that are JSON objects (nothing else is looked at).
