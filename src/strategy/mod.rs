@@ -19,6 +19,7 @@ pub mod elide;
 pub mod name;
 pub mod per_tool;
 pub mod raw;
+pub mod recorded;
 pub mod sliding;
 pub mod summary;
 pub mod tiered;
@@ -35,6 +36,7 @@ use crate::tokens::Estimator;
 
 pub use name::{parse, StrategyError, FAMILIES};
 pub use raw::Raw;
+pub use recorded::{calibrator_for, recorded_turns, RecordedTurn};
 
 /// A parsed strategy name.
 #[derive(Debug, Clone, PartialEq, Eq)]
