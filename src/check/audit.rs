@@ -649,7 +649,14 @@ impl Judge<'_> {
                 );
             }
         }
-        // restraint: stop as soon as at or below target (scaled to the harness's figure when recorded)
+        self.elide_stop(e, target, &named_now, fs);
+        self.elide_outcome(e, target, invited, last_edit, fs);
+    }
+
+    /// elide-stop: the elision went on after the estimate was at or below the target (scaled to
+    /// the harness's figure when recorded).
+    fn elide_stop(&self, e: &crate::journal::ElideRec, target: u64, named_now: &HashSet<&str>, fs: &mut Vec<Finding>) {
+        let rec = self.rec;
         let factor = match e.estimate_before {
             Some(x) if self.before_raw > 0 => x / self.before_raw as f64,
             _ => self.multiplier,
@@ -675,7 +682,18 @@ impl Judge<'_> {
                 break;
             }
         }
-        // outcome
+    }
+
+    /// elide-outcome: still above the target, and the invitation / the model's cleanup missing.
+    fn elide_outcome(
+        &self,
+        e: &crate::journal::ElideRec,
+        target: u64,
+        invited: bool,
+        last_edit: Option<usize>,
+        fs: &mut Vec<Finding>,
+    ) {
+        let rec = self.rec;
         let after = e.estimate_after.unwrap_or(self.after as f64);
         if after > target as f64 {
             // the invitation: still pending from earlier (no accepted commit since), or sent now

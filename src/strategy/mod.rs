@@ -52,14 +52,6 @@ impl Strategy {
         Strategy { name: "recorded".into(), kind: Kind::Recorded }
     }
 
-    /// Whether the strategy needs token counts (and so uses the estimator).
-    pub fn needs_tokens(&self) -> bool {
-        matches!(
-            self.kind,
-            Kind::Elide { .. } | Kind::Tiered { .. } | Kind::CompactAt { unit: compact::Unit::Tokens, .. }
-        )
-    }
-
     /// Whether this is the journal's own projection.
     pub fn is_recorded(&self) -> bool {
         self.kind == Kind::Recorded
