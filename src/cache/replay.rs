@@ -480,7 +480,7 @@ mod tests {
                 let s = strategy::parse(name).unwrap();
                 if s.is_recorded() {
                     // `tokens --per-turn` calibrates from these prompts instead of a second replay.
-                    let prompts: Vec<(u64, Option<u64>)> = crate::tokens::recorded_turns(&j, &CharEstimator)
+                    let prompts: Vec<(u64, Option<u64>)> = crate::strategy::recorded_turns(&j, &CharEstimator)
                         .iter()
                         .map(|t| (t.raw, t.prompt_tokens))
                         .collect();

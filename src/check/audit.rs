@@ -2,20 +2,21 @@
 //! seeds' rules — trigger, restraint, outcome, the `DECIDED:` habit — with the tokens it saved and
 //! the running total ("saved ~41,300 tokens (total ~112,000 this session)", seed `003_*`).
 //!
-//! One replay of the recorded projection ([`Replayer`]). Token figures come from
-//! [`super::estimator`], calibrated as `strategies.md` §3 says: before turn t the multiplier is
-//! Σ wᵢ·promptᵢ / Σ wᵢ·estᵢ over earlier turns with `usage.prompt_tokens`, wᵢ = 0.5^((t−1−i)/4),
-//! kept incrementally (each new turn multiplies the old weights by 0.5^¼), so the pass is linear.
+//! One replay of the recorded projection ([`Replayer`]) by an [`Auditor`]. Token figures come
+//! from [`crate::tokens::estimator_for`], calibrated as `strategies.md` §3 says by the one
+//! incremental [`Calibrator`], so the pass is linear.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::journal::{Body, CtxSettings, Journal, Record, Text};
+use crate::journal::{Body, Journal, Record, Text};
 use crate::projection::block::canonical_value;
 use crate::projection::{Block, Projection, Replayer};
-use crate::tokens::Estimator;
+use crate::tokens::budget::{in_force, InForce};
+use crate::tokens::estimator::EncodingError;
+use crate::tokens::{estimator_for, Calibrator, Estimator, BLOCK_FRAMING, FRAMING};
 
 use super::Finding;
 
@@ -75,75 +76,6 @@ pub struct AuditReport {
     pub total_saved: i64,
 }
 
-/// Settings in force, with the auto rules of journal-v1 §6 applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Resolved {
-    pub window: Option<u64>,
-    pub budget: u64,
-    pub target: u64,
-    pub reserve: u64,
-    pub keep_results: u64,
-}
-
-/// Resolves the journal's settings: `context_budget` 0/absent → 100,000 when `ctx_window` ≤
-/// 300,000 else 200,000; `context_target` 0/absent or ≥ budget → 70% of the budget (rounded
-/// down); `context_reserve` absent → 8,192; `keep_results` absent → 5.
-pub fn resolve(c: &CtxSettings) -> Resolved {
-    let window = c.ctx_window.filter(|w| *w > 0);
-    let budget = match c.context_budget {
-        Some(b) if b > 0 => b,
-        _ => match window {
-            Some(w) if w <= 300_000 => 100_000,
-            _ => 200_000,
-        },
-    };
-    let target = match c.context_target {
-        Some(t) if t > 0 && t < budget => t,
-        _ => budget * 7 / 10,
-    };
-    Resolved {
-        window,
-        budget,
-        target,
-        reserve: c.context_reserve.unwrap_or(8192),
-        keep_results: c.keep_results.unwrap_or(5),
-    }
-}
-
-/// The calibration of `strategies.md` §3, kept incrementally.
-#[derive(Debug, Clone, Default)]
-pub struct Calibration {
-    sum_prompt: f64,
-    sum_est: f64,
-}
-
-impl Calibration {
-    /// Accounts for a finished turn (the next turn's weights shift by one).
-    pub fn push(&mut self, prompt: Option<u64>, raw: u64) {
-        let d = 0.5f64.powf(0.25);
-        self.sum_prompt *= d;
-        self.sum_est *= d;
-        if let Some(p) = prompt {
-            self.sum_prompt += p as f64;
-            self.sum_est += raw as f64;
-        }
-    }
-
-    /// The multiplier before the next turn: 1.0 when no earlier turn carries usage.
-    pub fn multiplier(&self) -> f64 {
-        if self.sum_est > 0.0 {
-            self.sum_prompt / self.sum_est
-        } else {
-            1.0
-        }
-    }
-
-    /// round-half-up(raw × multiplier).
-    pub fn calibrated(&self, raw: u64) -> u64 {
-        (raw as f64 * self.multiplier() + 0.5).floor() as u64
-    }
-}
-
 /// The pause rule of `strategies.md` §2 for compactions.
 #[derive(Debug, Clone, Copy)]
 struct Pause {
@@ -199,9 +131,11 @@ impl<'e> Memo<'e> {
     /// The same figure as [`Estimator::block`].
     fn block(&mut self, b: &Block) -> u64 {
         match b {
-            Block::System { text, tools } => 4 + self.text(text) + tools.as_ref().map_or(0, |t| self.value(t)),
+            Block::System { text, tools } => {
+                BLOCK_FRAMING + self.text(text) + tools.as_ref().map_or(0, |t| self.value(t))
+            }
             Block::Assistant { text, calls, .. } => {
-                let mut n = 4 + self.text(text);
+                let mut n = BLOCK_FRAMING + self.text(text);
                 for c in calls {
                     n += self.est.count(&c.tool) + self.value(&c.args);
                 }
@@ -211,14 +145,14 @@ impl<'e> Memo<'e> {
             | Block::User { text, .. }
             | Block::Attachment { text, .. }
             | Block::Notice { text, .. }
-            | Block::Result { text, .. } => 4 + self.text(text),
+            | Block::Result { text, .. } => BLOCK_FRAMING + self.text(text),
         }
     }
 
     /// The same figure as [`crate::tokens::request_tokens`].
     #[cfg(test)]
     fn request(&mut self, p: &Projection) -> u64 {
-        3 + p.blocks().map(|b| self.block(b)).sum::<u64>()
+        FRAMING + p.blocks().map(|b| self.block(b)).sum::<u64>()
     }
 }
 
@@ -248,267 +182,223 @@ impl Tally {
             self.sum += n;
         }
         let head: u64 = p.system.iter().chain(p.summaries.iter()).map(|b| memo.block(b)).sum();
-        3 + head + self.sum
+        FRAMING + head + self.sum
     }
 }
 
-/// Audits every decision of `journal` with the estimator of [`super::estimator`].
-pub fn audit(journal: &Journal) -> AuditReport {
-    let est = super::estimator(journal);
-    audit_with(journal, est.as_ref())
+/// Audits every decision of `journal` with the estimator every command uses
+/// ([`crate::tokens::estimator_for`], the session's `encoding`): an unknown encoding is an error,
+/// as it is for `show` and `tokens`.
+pub fn audit(journal: &Journal) -> Result<AuditReport, EncodingError> {
+    let est = estimator_for(journal, None)?;
+    Ok(audit_with(journal, &est))
 }
 
 /// Audits every decision of `journal` with `est`.
 pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
-    let mut findings: Vec<Finding> = Vec::new();
-    let mut decisions: Vec<Decision> = Vec::new();
-    let mut r = Replayer::new(journal);
-    let mut lag = Replayer::new(journal);
-    let mut memo = Memo::new(est);
-    let mut tally = Tally::default();
-    let mut cal = Calibration::default();
-    let mut named: HashSet<String> = HashSet::new();
-    let mut decided_since = false;
-    let mut invited = false;
-    // a mirror_applied notice since the last mirror record
-    let mut confirmed = false;
-    let mut last_mirror: Option<(bool, Vec<u8>)> = None;
-    let mut pause: Option<Pause> = None;
-    let mut total: i64 = 0;
-    // record index of the last mirror or clear: the model's own cleanup after an invitation
-    let last_edit: Option<usize> =
-        journal.records.iter().rposition(|r| matches!(r.body, Body::Mirror(_) | Body::Clear(_)));
-
+    let mut a = Auditor::new(journal, est);
     for (index, rec) in journal.records.iter().enumerate() {
-        // `lag` holds the projection before this record, so a decision can be compared with the
-        // state after it without copying the projection.
-        lag.advance_to(index);
+        a.record(index, rec);
+    }
+    a.finish()
+}
+
+/// What the habit and restraint rules remember from one decision to the next.
+#[derive(Default)]
+struct Memory {
+    /// Ids named by earlier elisions and clears.
+    named: HashSet<String>,
+    /// A `DECIDED:` note since the last clear or commit.
+    decided_since: bool,
+    /// A `manage_context` notice since the last accepted commit.
+    invited: bool,
+    /// A `mirror_applied` notice since the last mirror record.
+    confirmed: bool,
+    /// The last mirror: accepted, and its canonical draft.
+    last_mirror: Option<(bool, Vec<u8>)>,
+    pause: Option<Pause>,
+    /// Record index of the last mirror or clear: the model's own cleanup after an invitation.
+    last_edit: Option<usize>,
+}
+
+/// One pass over the journal: the recorded projection replayed ([`Replayer`]), token counts
+/// memoized and calibrated turn by turn, each record judged as it comes.
+struct Auditor<'j> {
+    journal: &'j Journal,
+    est: &'j dyn Estimator,
+    /// The projection after the records seen so far.
+    r: Replayer<'j>,
+    /// The projection before the current record, so a decision can be compared with the state
+    /// after it without copying the projection.
+    lag: Replayer<'j>,
+    memo: Memo<'j>,
+    tally: Tally,
+    cal: Calibrator,
+    /// Turns (assistant records) seen so far.
+    turn: usize,
+    memory: Memory,
+    total: i64,
+    findings: Vec<Finding>,
+    decisions: Vec<Decision>,
+}
+
+impl<'j> Auditor<'j> {
+    fn new(journal: &'j Journal, est: &'j dyn Estimator) -> Self {
+        let last_edit = journal.records.iter().rposition(|r| matches!(r.body, Body::Mirror(_) | Body::Clear(_)));
+        Auditor {
+            journal,
+            est,
+            r: Replayer::new(journal),
+            lag: Replayer::new(journal),
+            memo: Memo::new(est),
+            tally: Tally::default(),
+            cal: Calibrator::new(),
+            turn: 0,
+            memory: Memory { last_edit, ..Memory::default() },
+            total: 0,
+            findings: Vec::new(),
+            decisions: Vec::new(),
+        }
+    }
+
+    /// round-half-up(raw × the multiplier before the next turn).
+    fn calibrated(&self, raw: u64) -> u64 {
+        self.cal.calibrate(self.turn + 1, raw)
+    }
+
+    fn record(&mut self, index: usize, rec: &'j Record) {
+        self.lag.advance_to(index);
+        let settings = in_force(&self.r.ctx);
         let mut fs: Vec<Finding> = Vec::new();
-        let settings = resolve(&r.ctx);
         match &rec.body {
-            Body::Assistant(a) => {
-                if DECIDED.iter().any(|d| a.text.contains(d)) {
-                    decided_since = true;
-                }
-                let raw = tally.request(&mut memo, r.projection());
-                let prompt = a.usage.as_ref().and_then(|u| u.prompt_tokens);
-                let provider = prompt.unwrap_or_else(|| cal.calibrated(raw));
-                if let Some(w) = settings.window {
-                    let limit = w.saturating_sub(settings.reserve);
-                    if provider > limit {
-                        let src = if prompt.is_some() { "provider-reported" } else { "estimated" };
-                        fs.push(
-                            find("window-overflow", rec, format!("request of {provider} {src} tokens exceeds ctx_window − context_reserve = {w} − {} = {limit}", settings.reserve))
-                                .with_block(&a.id),
-                        );
-                    }
-                }
-                cal.push(prompt, raw);
-                r.step();
-            }
+            Body::Assistant(a) => self.assistant(rec, a, settings, &mut fs),
             Body::Notice(n) => {
-                if n.topic.as_deref() == Some("manage_context") {
-                    invited = true;
+                match n.topic.as_deref() {
+                    Some("manage_context") => self.memory.invited = true,
+                    Some("mirror_applied") => self.memory.confirmed = true,
+                    _ => {}
                 }
-                if n.topic.as_deref() == Some("mirror_applied") {
-                    confirmed = true;
-                }
-                r.step();
+                self.r.step();
             }
-            Body::Model(m) => {
-                let old_window = settings.window;
-                r.step();
-                let new = resolve(&r.ctx);
-                if let (Some(old), Some(w)) = (old_window, new.window) {
-                    let now = cal.calibrated(tally.request(&mut memo, r.projection()));
-                    if w < old && now * 10 > w * 9 {
-                        let compacted = journal.records[index + 1..]
-                            .iter()
-                            .take_while(|x| !matches!(x.body, Body::Assistant(_)))
-                            .any(|x| matches!(x.body, Body::Compact(_)));
-                        if !compacted {
-                            fs.push(find(
-                                "switch-no-compact",
-                                rec,
-                                format!("switch to {} (window {w}, was {old}) at ~{now} tokens, above 90% of the new window, and no compaction before the next turn", m.model),
-                            ));
-                        }
-                    }
-                }
-            }
+            Body::Model(m) => self.model_switch(index, rec, &m.model, settings, &mut fs),
             Body::Elide(_) | Body::Clear(_) | Body::Mirror(_) | Body::Compact(_) => {
-                let before_p = lag.projection();
-                let before_raw = tally.request(&mut memo, before_p);
-                r.step();
-                tally.invalidate();
-                let after_p = r.projection();
-                let after_raw = tally.request(&mut memo, after_p);
-                let before = cal.calibrated(before_raw);
-                let after = cal.calibrated(after_raw);
-                let ctx = Judge {
-                    journal,
-                    rec,
-                    index,
-                    est,
-                    settings,
-                    before_p,
-                    after_p,
-                    before_raw,
-                    before,
-                    after,
-                    cal: &cal,
-                };
-                let (kind, what, rb, ra) = match &rec.body {
-                    Body::Elide(e) => {
-                        ctx.elide(e, &named, invited, last_edit, &mut fs);
-                        named.extend(e.calls.iter().cloned());
-                        (
-                            "elide",
-                            format!("{}: {}", e.by.as_deref().unwrap_or("auto"), list(&e.calls)),
-                            e.estimate_before,
-                            e.estimate_after,
-                        )
-                    }
-                    Body::Clear(c) => {
-                        ctx.touches(&c.cleared, &named, false, &mut fs);
-                        if !decided_since {
-                            fs.push(find("decided-note", rec, "clear without a DECIDED: / РЕШЕНО: note in the assistant text since the previous clear or commit"));
-                        }
-                        decided_since = false;
-                        named.extend(c.cleared.iter().cloned());
-                        let req = serde_json::to_string(&clear_request_json(&c.request)).unwrap_or_default();
-                        let what = if c.cleared.is_empty() {
-                            format!("{req} → nothing to clear")
-                        } else {
-                            format!("{req} → {}", list(&c.cleared))
-                        };
-                        ("clear", what, None, None)
-                    }
-                    Body::Mirror(m) => {
-                        if !invited {
-                            fs.push(find("mirror-uninvited", rec, format!("mirror r{} committed without a manage_context notice since the last accepted commit", m.mirror_rev)));
-                        }
-                        let draft = crate::projection::block::canonical_value(&m.draft).into_bytes();
-                        if let Some((true, prev)) = &last_mirror {
-                            // the draft is the conversation as it stands (blocks up to base_rev): nothing edited
-                            let unchanged = crate::projection::mirror::parse_draft(&m.draft).is_ok_and(|d| {
-                                let now: Vec<&Block> = before_p
-                                    .conv
-                                    .iter()
-                                    .filter(|b| b.src_rev <= m.base_rev)
-                                    .map(|b| &b.block)
-                                    .collect();
-                                d.len() == now.len() && d.iter().zip(now).all(|(a, b)| a == b)
-                            });
-                            if confirmed && (*prev == draft || unchanged) {
-                                let why = if *prev == draft {
-                                    "repeats the accepted draft unchanged"
-                                } else {
-                                    "changes nothing in the conversation"
-                                };
-                                fs.push(find(
-                                    "mirror-repeat",
-                                    rec,
-                                    format!(
-                                        "mirror r{} {why}: the confirmation (mirror_applied) was already sent",
-                                        m.mirror_rev
-                                    ),
-                                ));
-                            }
-                        }
-                        confirmed = false;
-                        if !decided_since {
-                            fs.push(find("decided-note", rec, format!("mirror r{} committed without a DECIDED: / РЕШЕНО: note in the assistant text since the previous clear or commit", m.mirror_rev)));
-                        }
-                        decided_since = false;
-                        if m.accepted() {
-                            invited = false;
-                        }
-                        last_mirror = Some((m.accepted(), draft));
-                        let what = if m.accepted() {
-                            format!(
-                                "r{} accepted (base rev {}, {} service calls)",
-                                m.mirror_rev,
-                                m.base_rev,
-                                m.service_calls.len()
-                            )
-                        } else {
-                            format!(
-                                "r{} {}: {}",
-                                m.mirror_rev,
-                                m.status,
-                                m.reason.as_deref().unwrap_or("no reason given")
-                            )
-                        };
-                        ("mirror", what, None, None)
-                    }
-                    Body::Compact(c) => {
-                        let manual = c.trigger.as_deref() == Some("manual");
-                        ctx.compact(c, &mut pause, manual, &mut fs);
-                        let keep = match (&c.kept, c.first_kept) {
-                            (Some(k), _) => format!("{} ids kept", k.len()),
-                            (None, Some(f)) => format!("from rev {f}"),
-                            (None, None) => "nothing kept".into(),
-                        };
-                        (
-                            "compact",
-                            format!(
-                                "{}, {keep}, {} blocks kept",
-                                c.trigger.as_deref().unwrap_or("?"),
-                                after_p.conv.len()
-                            ),
-                            c.tokens_before,
-                            c.tokens_after,
-                        )
-                    }
-                    _ => unreachable!("matched above"),
-                };
-                let trigger_judged = match &rec.body {
-                    Body::Elide(e) => e.by.as_deref().is_none_or(|b| b == "auto"),
-                    Body::Compact(c) => c.trigger.as_deref() == Some("auto"),
-                    _ => false,
-                };
-                let saved = before as i64 - after as i64;
-                total += saved;
-                let first = findings.len();
-                let n = fs.len();
-                findings.append(&mut fs);
-                decisions.push(Decision {
-                    rev: rec.rev,
-                    line: rec.line,
-                    kind,
-                    what,
-                    before,
-                    after,
-                    recorded_before: rb,
-                    recorded_after: ra,
-                    saved,
-                    total,
-                    findings: (first..first + n).collect(),
-                    trigger_judged,
-                });
-                continue;
+                self.decision(index, rec, settings, &mut fs);
             }
             _ => {
-                r.step();
+                self.r.step();
             }
         }
-        findings.append(&mut fs);
+        self.findings.append(&mut fs);
     }
-    // sort findings by rev, keeping decision indices valid
-    let mut order: Vec<usize> = (0..findings.len()).collect();
-    order.sort_by_key(|&i| findings[i].rev);
-    let mut new_pos = vec![0; findings.len()];
-    for (new, &old) in order.iter().enumerate() {
-        new_pos[old] = new;
+
+    /// A turn: window-overflow, then the turn's figures feed the calibration.
+    fn assistant(&mut self, rec: &Record, a: &crate::journal::AssistantRec, settings: InForce, fs: &mut Vec<Finding>) {
+        if DECIDED.iter().any(|d| a.text.contains(d)) {
+            self.memory.decided_since = true;
+        }
+        let raw = self.tally.request(&mut self.memo, self.r.projection());
+        let prompt = a.usage.as_ref().and_then(|u| u.prompt_tokens);
+        let provider = prompt.unwrap_or_else(|| self.calibrated(raw));
+        if let Some(w) = settings.window {
+            let limit = w.saturating_sub(settings.reserve);
+            if provider > limit {
+                let src = if prompt.is_some() { "provider-reported" } else { "estimated" };
+                fs.push(
+                    find("window-overflow", rec, format!("request of {provider} {src} tokens exceeds ctx_window − context_reserve = {w} − {} = {limit}", settings.reserve))
+                        .with_block(&a.id),
+                );
+            }
+        }
+        self.turn += 1;
+        self.cal.observe(self.turn, prompt, raw);
+        self.r.step();
     }
-    let sorted: Vec<Finding> = order.iter().map(|&i| findings[i].clone()).collect();
-    for d in &mut decisions {
-        for i in &mut d.findings {
-            *i = new_pos[*i];
+
+    /// switch-no-compact: a switch to a smaller window while the request fills 90% of it.
+    fn model_switch(&mut self, index: usize, rec: &Record, model: &str, settings: InForce, fs: &mut Vec<Finding>) {
+        let old_window = settings.window;
+        self.r.step();
+        let new = in_force(&self.r.ctx);
+        let (Some(old), Some(w)) = (old_window, new.window) else { return };
+        let raw = self.tally.request(&mut self.memo, self.r.projection());
+        let now = self.calibrated(raw);
+        if w < old && now * 10 > w * 9 {
+            let compacted = self.journal.records[index + 1..]
+                .iter()
+                .take_while(|x| !matches!(x.body, Body::Assistant(_)))
+                .any(|x| matches!(x.body, Body::Compact(_)));
+            if !compacted {
+                fs.push(find(
+                    "switch-no-compact",
+                    rec,
+                    format!("switch to {model} (window {w}, was {old}) at ~{now} tokens, above 90% of the new window, and no compaction before the next turn"),
+                ));
+            }
         }
     }
-    AuditReport { decisions, findings: sorted, total_saved: total }
+
+    /// A cleanup decision: the request before and after it, its verdicts and its savings.
+    fn decision(&mut self, index: usize, rec: &'j Record, settings: InForce, fs: &mut Vec<Finding>) {
+        let before_raw = self.tally.request(&mut self.memo, self.lag.projection());
+        self.r.step();
+        self.tally.invalidate();
+        let after_raw = self.tally.request(&mut self.memo, self.r.projection());
+        let (before, after) = (self.calibrated(before_raw), self.calibrated(after_raw));
+        let judge = Judge {
+            journal: self.journal,
+            rec,
+            index,
+            est: self.est,
+            settings,
+            before_p: self.lag.projection(),
+            after_p: self.r.projection(),
+            before_raw,
+            before,
+            after,
+            multiplier: self.cal.multiplier(self.turn + 1),
+        };
+        let (kind, what, recorded_before, recorded_after) = judge.judge(&mut self.memory, fs);
+        let trigger_judged = match &rec.body {
+            Body::Elide(e) => e.by.as_deref().is_none_or(|b| b == "auto"),
+            Body::Compact(c) => c.trigger.as_deref() == Some("auto"),
+            _ => false,
+        };
+        let saved = before as i64 - after as i64;
+        self.total += saved;
+        let first = self.findings.len();
+        self.decisions.push(Decision {
+            rev: rec.rev,
+            line: rec.line,
+            kind,
+            what,
+            before,
+            after,
+            recorded_before,
+            recorded_after,
+            saved,
+            total: self.total,
+            findings: (first..first + fs.len()).collect(),
+            trigger_judged,
+        });
+    }
+
+    /// The report, findings sorted by rev (decision indices kept valid).
+    fn finish(self) -> AuditReport {
+        let Auditor { findings, mut decisions, total, .. } = self;
+        let mut order: Vec<usize> = (0..findings.len()).collect();
+        order.sort_by_key(|&i| findings[i].rev);
+        let mut new_pos = vec![0; findings.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_pos[old] = new;
+        }
+        let sorted: Vec<Finding> = order.iter().map(|&i| findings[i].clone()).collect();
+        for d in &mut decisions {
+            for i in &mut d.findings {
+                *i = new_pos[*i];
+            }
+        }
+        AuditReport { decisions, findings: sorted, total_saved: total }
+    }
 }
 
 fn clear_request_json(r: &crate::journal::ClearRequest) -> serde_json::Value {
@@ -539,23 +429,118 @@ fn list(ids: &[String]) -> String {
     }
     s
 }
-
 /// Everything a decision is judged with.
 struct Judge<'a> {
     journal: &'a Journal,
     rec: &'a Record,
     index: usize,
     est: &'a dyn Estimator,
-    settings: Resolved,
+    settings: InForce,
     before_p: &'a Projection,
     after_p: &'a Projection,
     before_raw: u64,
     before: u64,
     after: u64,
-    cal: &'a Calibration,
+    /// The calibration multiplier in force (before the next turn).
+    multiplier: f64,
 }
 
 impl Judge<'_> {
+    /// Judges the decision by its kind: (kind, what it did, the harness's figures before/after).
+    fn judge(&self, m: &mut Memory, fs: &mut Vec<Finding>) -> (&'static str, String, Option<f64>, Option<f64>) {
+        match &self.rec.body {
+            Body::Elide(e) => {
+                self.elide(e, m, fs);
+                m.named.extend(e.calls.iter().cloned());
+                let what = format!("{}: {}", e.by.as_deref().unwrap_or("auto"), list(&e.calls));
+                ("elide", what, e.estimate_before, e.estimate_after)
+            }
+            Body::Clear(c) => ("clear", self.clear(c, m, fs), None, None),
+            Body::Mirror(r) => ("mirror", self.mirror(r, m, fs), None, None),
+            Body::Compact(c) => {
+                let manual = c.trigger.as_deref() == Some("manual");
+                self.compact(c, &mut m.pause, manual, fs);
+                let keep = match (&c.kept, c.first_kept) {
+                    (Some(k), _) => format!("{} ids kept", k.len()),
+                    (None, Some(f)) => format!("from rev {f}"),
+                    (None, None) => "nothing kept".into(),
+                };
+                let what =
+                    format!("{}, {keep}, {} blocks kept", c.trigger.as_deref().unwrap_or("?"), self.after_p.conv.len());
+                ("compact", what, c.tokens_before, c.tokens_after)
+            }
+            _ => unreachable!("only decisions are judged"),
+        }
+    }
+
+    fn clear(&self, c: &crate::journal::ClearRec, m: &mut Memory, fs: &mut Vec<Finding>) -> String {
+        self.touches(&c.cleared, &m.named, false, fs);
+        if !m.decided_since {
+            fs.push(find(
+                "decided-note",
+                self.rec,
+                "clear without a DECIDED: / РЕШЕНО: note in the assistant text since the previous clear or commit",
+            ));
+        }
+        m.decided_since = false;
+        m.named.extend(c.cleared.iter().cloned());
+        let req = serde_json::to_string(&clear_request_json(&c.request)).unwrap_or_default();
+        if c.cleared.is_empty() {
+            format!("{req} → nothing to clear")
+        } else {
+            format!("{req} → {}", list(&c.cleared))
+        }
+    }
+
+    fn mirror(&self, r: &crate::journal::MirrorRec, m: &mut Memory, fs: &mut Vec<Finding>) -> String {
+        let rec = self.rec;
+        if !m.invited {
+            fs.push(find(
+                "mirror-uninvited",
+                rec,
+                format!(
+                    "mirror r{} committed without a manage_context notice since the last accepted commit",
+                    r.mirror_rev
+                ),
+            ));
+        }
+        let draft = canonical_value(&r.draft).into_bytes();
+        if let Some((true, prev)) = &m.last_mirror {
+            // the draft is the conversation as it stands (blocks up to base_rev): nothing edited
+            let unchanged = crate::projection::mirror::parse_draft(&r.draft).is_ok_and(|d| {
+                let now: Vec<&Block> =
+                    self.before_p.conv.iter().filter(|b| b.src_rev <= r.base_rev).map(|b| &b.block).collect();
+                d.len() == now.len() && d.iter().zip(now).all(|(a, b)| a == b)
+            });
+            if m.confirmed && (*prev == draft || unchanged) {
+                let why = if *prev == draft {
+                    "repeats the accepted draft unchanged"
+                } else {
+                    "changes nothing in the conversation"
+                };
+                fs.push(find(
+                    "mirror-repeat",
+                    rec,
+                    format!("mirror r{} {why}: the confirmation (mirror_applied) was already sent", r.mirror_rev),
+                ));
+            }
+        }
+        m.confirmed = false;
+        if !m.decided_since {
+            fs.push(find("decided-note", rec, format!("mirror r{} committed without a DECIDED: / РЕШЕНО: note in the assistant text since the previous clear or commit", r.mirror_rev)));
+        }
+        m.decided_since = false;
+        if r.accepted() {
+            m.invited = false;
+        }
+        m.last_mirror = Some((r.accepted(), draft));
+        if r.accepted() {
+            format!("r{} accepted (base rev {}, {} service calls)", r.mirror_rev, r.base_rev, r.service_calls.len())
+        } else {
+            format!("r{} {}: {}", r.mirror_rev, r.status, r.reason.as_deref().unwrap_or("no reason given"))
+        }
+    }
+
     /// estimate-drift: each recorded figure against ctxj's calibrated one.
     fn drift(&self, figures: [(&str, Option<f64>, u64); 2], fs: &mut Vec<Finding>) {
         for (what, recorded, ours) in figures {
@@ -599,15 +584,9 @@ impl Judge<'_> {
         }
     }
 
-    fn elide(
-        &self,
-        e: &crate::journal::ElideRec,
-        named: &HashSet<String>,
-        invited: bool,
-        last_edit: Option<usize>,
-        fs: &mut Vec<Finding>,
-    ) {
+    fn elide(&self, e: &crate::journal::ElideRec, m: &Memory, fs: &mut Vec<Finding>) {
         let rec = self.rec;
+        let (named, invited, last_edit) = (&m.named, m.invited, m.last_edit);
         self.touches(&e.calls, named, true, fs);
         let budget = e.budget.unwrap_or(self.settings.budget);
         let target = e.target.unwrap_or(self.settings.target);
@@ -622,22 +601,10 @@ impl Judge<'_> {
                 format!("auto-elision at an estimate of {before:.0} tokens, not above the budget of {budget}"),
             ));
         }
-        for (what, recorded, ours) in
-            [("estimate_before", e.estimate_before, self.before), ("estimate_after", e.estimate_after, self.after)]
-        {
-            if let Some(x) = recorded {
-                if ours > 0 && (x - ours as f64).abs() > 0.10 * ours as f64 {
-                    fs.push(find(
-                        "estimate-drift",
-                        rec,
-                        format!(
-                            "{what} {x:.0} differs from ctxj's calibrated {ours} by {:+.0}%",
-                            (x / ours as f64 - 1.0) * 100.0
-                        ),
-                    ));
-                }
-            }
-        }
+        self.drift(
+            [("estimate_before", e.estimate_before, self.before), ("estimate_after", e.estimate_after, self.after)],
+            fs,
+        );
         // restraint: keep_results
         let results: Vec<&str> = self
             .before_p
@@ -682,10 +649,17 @@ impl Judge<'_> {
                 );
             }
         }
-        // restraint: stop as soon as at or below target (scaled to the harness's figure when recorded)
+        self.elide_stop(e, target, &named_now, fs);
+        self.elide_outcome(e, target, invited, last_edit, fs);
+    }
+
+    /// elide-stop: the elision went on after the estimate was at or below the target (scaled to
+    /// the harness's figure when recorded).
+    fn elide_stop(&self, e: &crate::journal::ElideRec, target: u64, named_now: &HashSet<&str>, fs: &mut Vec<Finding>) {
+        let rec = self.rec;
         let factor = match e.estimate_before {
             Some(x) if self.before_raw > 0 => x / self.before_raw as f64,
-            _ => self.cal.multiplier(),
+            _ => self.multiplier,
         };
         let order: Vec<&str> =
             self.before_p.conv.iter().filter_map(|b| b.block.id()).filter(|id| named_now.contains(id)).collect();
@@ -708,7 +682,18 @@ impl Judge<'_> {
                 break;
             }
         }
-        // outcome
+    }
+
+    /// elide-outcome: still above the target, and the invitation / the model's cleanup missing.
+    fn elide_outcome(
+        &self,
+        e: &crate::journal::ElideRec,
+        target: u64,
+        invited: bool,
+        last_edit: Option<usize>,
+        fs: &mut Vec<Finding>,
+    ) {
+        let rec = self.rec;
         let after = e.estimate_after.unwrap_or(self.after as f64);
         if after > target as f64 {
             // the invitation: still pending from earlier (no accepted commit since), or sent now
@@ -840,56 +825,5 @@ mod tests {
             p.conv.push(crate::projection::ProjBlock { block: b.clone(), src_rev: 1, mark: Default::default() });
         }
         assert_eq!(memo.request(&p), request_tokens(&est, p.blocks()));
-    }
-
-    #[test]
-    fn resolve_applies_the_auto_rules() {
-        let r = resolve(&CtxSettings { ctx_window: Some(200_000), ..Default::default() });
-        assert_eq!((r.budget, r.target, r.reserve, r.keep_results), (100_000, 70_000, 8192, 5));
-        let r = resolve(&CtxSettings { ctx_window: Some(1_000_000), context_budget: Some(0), ..Default::default() });
-        assert_eq!((r.budget, r.target), (200_000, 140_000));
-        // a target at or above the budget is replaced by the auto rule
-        let r = resolve(&CtxSettings { context_budget: Some(500), context_target: Some(500), ..Default::default() });
-        assert_eq!((r.budget, r.target), (500, 350));
-    }
-
-    #[test]
-    fn calibration_weights_recent_turns_with_half_life_four() {
-        let mut c = Calibration::default();
-        assert_eq!(c.multiplier(), 1.0);
-        c.push(Some(200), 100); // turn 1: ratio 2
-        for _ in 0..3 {
-            c.push(None, 50); // turns without usage only age the weights
-        }
-        c.push(Some(100), 100); // turn 5: ratio 1
-                                // before turn 6: w5 = 1, w1 = 0.5^((6-1-1)/4) = 0.5
-        let want = (1.0 * 100.0 + 0.5 * 200.0) / (1.0 * 100.0 + 0.5 * 100.0);
-        assert!((c.multiplier() - want).abs() < 1e-12);
-        assert_eq!(c.calibrated(3), (3.0 * want + 0.5f64).floor() as u64);
-    }
-}
-
-#[cfg(test)]
-mod calibration_agrees {
-    use super::Calibration;
-    use crate::tokens::Calibrator;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// The incremental multiplier equals the tokens module's direct formula before every turn.
-        #[test]
-        fn incremental_equals_direct(turns in proptest::collection::vec((proptest::option::of(1u64..100_000), 1u64..100_000), 0..40)) {
-            let mut inc = Calibration::default();
-            let mut direct = Calibrator::new();
-            for (i, (prompt, raw)) in turns.iter().enumerate() {
-                let t = i + 1;
-                let a = inc.multiplier();
-                let b = direct.multiplier(t);
-                prop_assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "turn {t}: {a} vs {b}");
-                prop_assert_eq!(inc.calibrated(12_345), direct.calibrate(t, 12_345));
-                inc.push(*prompt, *raw);
-                direct.observe(t, *prompt, *raw);
-            }
-        }
     }
 }

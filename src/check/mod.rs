@@ -88,14 +88,3 @@ impl Counts {
         c
     }
 }
-
-/// The estimator `audit` uses for token figures: tiktoken with the session's `encoding` hint
-/// (`o200k_base` by default, spec `strategies.md` §3); an unknown hint falls back to the default
-/// rather than making the journal unusable.
-pub fn estimator(journal: &crate::journal::Journal) -> Box<dyn crate::tokens::Estimator> {
-    use crate::tokens::{estimator_for, Encoding, TiktokenEstimator};
-    match estimator_for(journal, None) {
-        Ok(e) => Box::new(e),
-        Err(_) => Box::new(TiktokenEstimator::new(Encoding::O200kBase)),
-    }
-}

@@ -52,16 +52,6 @@ fn find(id: &'static str, rec: &Record, message: impl Into<String>) -> Finding {
 
 /// Pass 1: everything that needs no projection.
 fn integrity(journal: &Journal, dir: Option<&Path>, out: &mut Vec<Finding>) {
-    let mut prev_rev: Option<u64> = None;
-    let mut last_ts: Option<(DateTime<FixedOffset>, String)> = None;
-    let mut ids: HashMap<&str, u64> = HashMap::new();
-    // call id → (tool, rev of its assistant record, answered)
-    let mut calls: HashMap<&str, (&str, u64, bool)> = HashMap::new();
-    let mut call_order: Vec<&str> = Vec::new();
-    let mut results: HashSet<&str> = HashSet::new();
-    let mut attachments: HashSet<&str> = HashSet::new();
-    let mut revs: HashSet<u64> = HashSet::new();
-
     match journal.records.first() {
         None => out.push(Finding::new("session-first", 0, 0, "the journal holds no records")),
         Some(r) if !matches!(r.body, Body::Session(_)) => {
@@ -69,27 +59,51 @@ fn integrity(journal: &Journal, dir: Option<&Path>, out: &mut Vec<Finding>) {
         }
         _ => {}
     }
-
-    let mut seen_session = false;
+    let mut state = Integrity { dir, ..Integrity::default() };
     for (i, rec) in journal.records.iter().enumerate() {
+        state.sequence(i, rec, out);
+        state.record(rec, out);
+    }
+    state.unanswered(journal, out);
+}
+
+/// What the integrity rules remember while reading the journal in order.
+#[derive(Default)]
+struct Integrity<'j> {
+    dir: Option<&'j Path>,
+    prev_rev: Option<u64>,
+    last_ts: Option<(DateTime<FixedOffset>, String)>,
+    ids: HashMap<&'j str, u64>,
+    /// call id → (tool, rev of its assistant record, answered)
+    calls: HashMap<&'j str, (&'j str, u64, bool)>,
+    call_order: Vec<&'j str>,
+    results: HashSet<&'j str>,
+    attachments: HashSet<&'j str>,
+    revs: HashSet<u64>,
+    seen_session: bool,
+}
+
+impl<'j> Integrity<'j> {
+    /// rev-sequence, ts-format, ts-order.
+    fn sequence(&mut self, i: usize, rec: &Record, out: &mut Vec<Finding>) {
         // rev
         if !rec.rev_recorded {
             out.push(find("rev-sequence", rec, format!("record has no `rev` (it is record {} of the file)", i + 1)));
         } else {
-            let expected = prev_rev.map_or(1, |p| p + 1);
+            let expected = self.prev_rev.map_or(1, |p| p + 1);
             if rec.rev != expected {
-                let msg = match prev_rev {
+                let msg = match self.prev_rev {
                     None => format!("the first rev is {}, not 1", rec.rev),
                     Some(p) if rec.rev > expected => {
-                        format!("rev {} follows rev {p}: revs {expected}..{} are missing", rec.rev, rec.rev - 1)
+                        format!("rev {} follows rev {p}: self.revs {expected}..{} are missing", rec.rev, rec.rev - 1)
                     }
-                    Some(p) => format!("rev {} follows rev {p}: revs must increase by 1", rec.rev),
+                    Some(p) => format!("rev {} follows rev {p}: self.revs must increase by 1", rec.rev),
                 };
                 out.push(find("rev-sequence", rec, msg));
             }
-            prev_rev = Some(rec.rev);
+            self.prev_rev = Some(rec.rev);
         }
-        revs.insert(rec.rev);
+        self.revs.insert(rec.rev);
         // ts
         if rec.ts.is_empty() {
             out.push(find("ts-format", rec, "record has no `ts`"));
@@ -99,7 +113,7 @@ fn integrity(journal: &Journal, dir: Option<&Path>, out: &mut Vec<Finding>) {
                     out.push(find("ts-format", rec, format!("`ts` {:?} is not RFC 3339 with an offset: {e}", &*rec.ts)))
                 }
                 Ok(t) => {
-                    if let Some((p, ps)) = &last_ts {
+                    if let Some((p, ps)) = &self.last_ts {
                         if t < *p {
                             out.push(find(
                                 "ts-order",
@@ -108,79 +122,101 @@ fn integrity(journal: &Journal, dir: Option<&Path>, out: &mut Vec<Finding>) {
                             ));
                         }
                     }
-                    if last_ts.as_ref().is_none_or(|(p, _)| t >= *p) {
-                        last_ts = Some((t, rec.ts.to_string()));
+                    if self.last_ts.as_ref().is_none_or(|(p, _)| t >= *p) {
+                        self.last_ts = Some((t, rec.ts.to_string()));
                     }
                 }
             }
         }
+    }
+
+    /// The record's ids, calls, results and references.
+    fn record(&mut self, rec: &'j Record, out: &mut Vec<Finding>) {
         match &rec.body {
-            Body::Session(_) if seen_session => out.push(find("session-twice", rec, "a second `session` record")),
-            Body::Notice(n) => note_id(&mut ids, &n.id, "notice", rec, out),
+            Body::Session(_) if self.seen_session => out.push(find("session-twice", rec, "a second `session` record")),
+            Body::Notice(n) => note_id(&mut self.ids, &n.id, "notice", rec, out),
             Body::User(u) => {
-                note_id(&mut ids, &u.id, "user", rec, out);
+                note_id(&mut self.ids, &u.id, "user", rec, out);
                 for a in &u.attachments {
-                    note_id(&mut ids, &a.id, "attachment", rec, out);
-                    attachments.insert(&a.id);
-                    check_path(dir, rec, &a.path, "attachment", &a.id, out);
+                    note_id(&mut self.ids, &a.id, "attachment", rec, out);
+                    self.attachments.insert(&a.id);
+                    check_path(self.dir, rec, &a.path, "attachment", &a.id, out);
                 }
             }
             Body::Assistant(a) => {
-                note_id(&mut ids, &a.id, "assistant", rec, out);
+                note_id(&mut self.ids, &a.id, "assistant", rec, out);
                 for c in &a.calls {
-                    note_id(&mut ids, &c.id, "call", rec, out);
-                    if !calls.contains_key(c.id.as_str()) {
-                        calls.insert(&c.id, (&c.tool, rec.rev, false));
-                        call_order.push(&c.id);
+                    note_id(&mut self.ids, &c.id, "call", rec, out);
+                    if !self.calls.contains_key(c.id.as_str()) {
+                        self.calls.insert(&c.id, (&c.tool, rec.rev, false));
+                        self.call_order.push(&c.id);
                     }
                 }
             }
-            Body::Result(r) => {
-                match calls.get_mut(r.call.as_str()) {
-                    None => out.push(
-                        find("result-orphan", rec, format!("result for {:?}, which no earlier call made", r.call))
+            Body::Result(r) => self.result(rec, r, out),
+            Body::Elide(_) | Body::Clear(_) | Body::Mirror(_) | Body::Compact(_) => self.refs(rec, out),
+            Body::Unknown { kind } => {
+                out.push(find("unknown-kind", rec, format!("unknown kind {kind:?}: kept, ignored by the projection")))
+            }
+            _ => {}
+        }
+        self.seen_session |= matches!(rec.body, Body::Session(_));
+    }
+
+    /// result-orphan, result-twice, result-tool, spill-note.
+    fn result(&mut self, rec: &Record, r: &'j crate::journal::ResultRec, out: &mut Vec<Finding>) {
+        match self.calls.get_mut(r.call.as_str()) {
+            None => out.push(
+                find("result-orphan", rec, format!("result for {:?}, which no earlier call made", r.call))
+                    .with_block(&r.call),
+            ),
+            Some((tool, _, answered)) => {
+                if *answered {
+                    out.push(
+                        find("result-twice", rec, format!("call {} is answered a second time", r.call))
                             .with_block(&r.call),
-                    ),
-                    Some((tool, _, answered)) => {
-                        if *answered {
-                            out.push(
-                                find("result-twice", rec, format!("call {} is answered a second time", r.call))
-                                    .with_block(&r.call),
-                            );
-                        }
-                        *answered = true;
-                        if *tool != r.tool {
-                            out.push(
-                                find(
-                                    "result-tool",
-                                    rec,
-                                    format!(
-                                        "result of call {} says tool {:?}, the call was {:?}",
-                                        r.call, r.tool, tool
-                                    ),
-                                )
-                                .with_block(&r.call),
-                            );
-                        }
-                        results.insert(&r.call);
-                    }
+                    );
                 }
-                if let Some(spill) = &r.spill {
-                    check_path(dir, rec, spill, "spill", &r.call, out);
-                    let t = r.text.trim_end();
-                    if !t.ends_with(&format!("[full output: {spill}]"))
-                        && !t.ends_with(&format!("[полный вывод: {spill}]"))
-                    {
-                        out.push(
-                            find("spill-note", rec, format!("result of {} has spill {spill:?} but its text does not end with `[full output: {spill}]`", r.call))
-                                .with_block(&r.call),
-                        );
-                    }
+                *answered = true;
+                if *tool != r.tool {
+                    out.push(
+                        find(
+                            "result-tool",
+                            rec,
+                            format!("result of call {} says tool {:?}, the call was {:?}", r.call, r.tool, tool),
+                        )
+                        .with_block(&r.call),
+                    );
                 }
+                self.results.insert(&r.call);
             }
+        }
+        if let Some(spill) = &r.spill {
+            check_path(self.dir, rec, spill, "spill", &r.call, out);
+            let t = r.text.trim_end();
+            if !t.ends_with(&format!("[full output: {spill}]")) && !t.ends_with(&format!("[полный вывод: {spill}]"))
+            {
+                out.push(
+                    find(
+                        "spill-note",
+                        rec,
+                        format!(
+                            "result of {} has spill {spill:?} but its text does not end with `[full output: {spill}]`",
+                            r.call
+                        ),
+                    )
+                    .with_block(&r.call),
+                );
+            }
+        }
+    }
+
+    /// elide-ref, clear-ref, mirror-ref, compact-ref: a decision names only what came before.
+    fn refs(&self, rec: &Record, out: &mut Vec<Finding>) {
+        match &rec.body {
             Body::Elide(e) => {
                 for c in &e.calls {
-                    if !results.contains(c.as_str()) && !attachments.contains(c.as_str()) {
+                    if !self.results.contains(c.as_str()) && !self.attachments.contains(c.as_str()) {
                         out.push(
                             find(
                                 "elide-ref",
@@ -194,7 +230,7 @@ fn integrity(journal: &Journal, dir: Option<&Path>, out: &mut Vec<Finding>) {
             }
             Body::Clear(c) => {
                 for id in &c.cleared {
-                    if !results.contains(id.as_str()) {
+                    if !self.results.contains(id.as_str()) {
                         out.push(
                             find("clear-ref", rec, format!("clear names {id:?}, which is no earlier result"))
                                 .with_block(id),
@@ -204,7 +240,7 @@ fn integrity(journal: &Journal, dir: Option<&Path>, out: &mut Vec<Finding>) {
             }
             Body::Mirror(m) => {
                 for s in &m.service_calls {
-                    if !calls.contains_key(s.as_str()) {
+                    if !self.calls.contains_key(s.as_str()) {
                         out.push(
                             find("mirror-ref", rec, format!("service call {s:?} is no earlier call")).with_block(s),
                         );
@@ -213,7 +249,7 @@ fn integrity(journal: &Journal, dir: Option<&Path>, out: &mut Vec<Finding>) {
             }
             Body::Compact(c) => {
                 if let Some(fk) = c.first_kept {
-                    if fk == 0 || fk > rec.rev || !(revs.contains(&fk)) {
+                    if fk == 0 || fk > rec.rev || !(self.revs.contains(&fk)) {
                         out.push(find(
                             "compact-ref",
                             rec,
@@ -222,7 +258,7 @@ fn integrity(journal: &Journal, dir: Option<&Path>, out: &mut Vec<Finding>) {
                     }
                 }
                 for k in c.kept.iter().flatten() {
-                    if !ids.contains_key(k.as_str()) {
+                    if !self.ids.contains_key(k.as_str()) {
                         out.push(
                             find("compact-ref", rec, format!("kept names {k:?}, which is no earlier block"))
                                 .with_block(k),
@@ -230,20 +266,21 @@ fn integrity(journal: &Journal, dir: Option<&Path>, out: &mut Vec<Finding>) {
                     }
                 }
             }
-            Body::Unknown { kind } => {
-                out.push(find("unknown-kind", rec, format!("unknown kind {kind:?}: kept, ignored by the projection")))
-            }
             _ => {}
         }
-        seen_session |= matches!(rec.body, Body::Session(_));
     }
-    for c in call_order {
-        let (tool, rev, answered) = calls[c];
-        if !answered {
-            let line = journal.calls.get(c).map_or(0, |at| journal.records[at.record].line);
-            out.push(
-                Finding::new("call-unanswered", rev, line, format!("call {c} ({tool}) has no result")).with_block(c),
-            );
+
+    /// call-unanswered.
+    fn unanswered(&self, journal: &Journal, out: &mut Vec<Finding>) {
+        for &c in &self.call_order {
+            let (tool, rev, answered) = self.calls[c];
+            if !answered {
+                let line = journal.calls.get(c).map_or(0, |at| journal.records[at.record].line);
+                out.push(
+                    Finding::new("call-unanswered", rev, line, format!("call {c} ({tool}) has no result"))
+                        .with_block(c),
+                );
+            }
         }
     }
 }

@@ -4,15 +4,13 @@
 use std::io::Write;
 
 use anyhow::{Context as _, Result};
-use comfy_table::{Cell, CellAlignment};
-use serde_json::json;
 
-use ctxj::render::format::thousands;
-use ctxj::text::escape_line;
+use ctxj::render::style::Paint;
+use ctxj::render::tokens::{budget_json, budget_text};
 use ctxj::tokens::budget::{resolve, Config};
 
+use super::args::OutputArgs;
 use super::{Ctx, EXIT_OK};
-use ctxj::render::style::Paint;
 
 /// Resolve ctx_window, context_budget, context_reserve, context_target and keep_results for a
 /// model from a harness config, and say which rule gave each value.
@@ -38,9 +36,8 @@ pub struct Args {
     /// The model slug to resolve for.
     #[arg(long, value_name = "SLUG")]
     pub model: String,
-    /// Machine-readable output.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
@@ -54,46 +51,12 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         None => (None, Config::default()),
     };
     let r = resolve(&cfg, &args.model);
+    let text = match args.output.json {
+        true => format!("{}\n", budget_json(name.as_deref(), &cfg, &r)),
+        false => budget_text(name.as_deref(), &cfg, &r, &Paint::new(ctx.color)),
+    };
     let mut out = super::stdout();
-    if args.json {
-        let j = json!({
-            "config": name,
-            "model": r.model,
-            "profile": r.profile,
-            "settings": r.settings.iter().map(|s| json!({"key": s.key, "value": s.value, "rule": s.rule})).collect::<Vec<_>>(),
-            "problems": r.problems,
-            "ignored": cfg.ignored,
-        });
-        writeln!(out, "{j}")?;
-        out.flush()?;
-        return Ok(EXIT_OK);
-    }
-    let paint = Paint::new(ctx.color);
-    writeln!(
-        out,
-        "{} · {} · {}",
-        paint.bold(&escape_line(&r.model)),
-        name.as_deref().map(escape_line).unwrap_or_else(|| "no config file".into()),
-        r.profile
-            .as_deref()
-            .map(|p| format!("profile models.\"{}\"", escape_line(p)))
-            .unwrap_or_else(|| "no profile".into())
-    )?;
-    let mut t = ctxj::render::style::table(&["setting", "value", "rule"]);
-    for s in &r.settings {
-        t.add_row(vec![
-            Cell::new(s.key),
-            Cell::new(thousands(s.value)).set_alignment(CellAlignment::Right),
-            Cell::new(escape_line(&s.rule)),
-        ]);
-    }
-    writeln!(out, "{t}")?;
-    for p in &r.problems {
-        writeln!(out, "{} {}", paint.red("configuration error:"), escape_line(p))?;
-    }
-    for k in &cfg.ignored {
-        writeln!(out, "{} `{}` is not a budget setting; ignored", paint.yellow("note:"), escape_line(k))?;
-    }
+    out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(EXIT_OK)
 }

@@ -1,6 +1,9 @@
-//! Rendering helpers shared by every command: number formatting and the projection view.
+//! Rendering: number formatting, styles and tables, the projection view, and each command's
+//! results shaped into tables, text and JSON (the library's typed results in, strings out).
 //! Terminal-safe escaping lives below every layer, in [`crate::text`].
 
+pub mod check;
 pub mod format;
 pub mod projection;
 pub mod style;
+pub mod tokens;

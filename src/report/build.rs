@@ -101,7 +101,7 @@ pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Resu
         };
     }
 
-    let (decisions, findings) = audited(journal);
+    let (decisions, findings) = audited(journal)?;
     let usage = journal
         .turns
         .iter()
@@ -325,8 +325,8 @@ fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize, 
 /// findings that concern no decision (e.g. a turn that left no headroom).
 /// The audit runs with its own estimator (`check::audit`), exactly as `ctxj audit` does, so the
 /// page and the command never disagree.
-fn audited(journal: &Journal) -> (Vec<Decision>, Vec<FindingView>) {
-    let report = check::audit(journal);
+fn audited(journal: &Journal) -> Result<(Vec<Decision>, Vec<FindingView>), EncodingError> {
+    let report = check::audit(journal)?;
     let index_of: HashMap<u64, usize> = journal.records.iter().enumerate().map(|(i, r)| (r.rev, i)).collect();
     let mut attached = vec![false; report.findings.len()];
     let decisions = report
@@ -362,7 +362,7 @@ fn audited(journal: &Journal) -> (Vec<Decision>, Vec<FindingView>) {
             message: f.message.clone(),
         })
         .collect();
-    (decisions, others)
+    Ok((decisions, others))
 }
 
 /// A decision's verdict: `ok` when the audit found nothing (or only informational facts), else

@@ -11,24 +11,14 @@ use crate::journal::{Body, CtxSettings, Journal};
 use crate::projection::{markers, Block, Replayer};
 
 use super::{same_block, Family, Measure, Origin, Out, TurnCx};
-use crate::tokens::Calibrator;
+use crate::tokens::{Calibrator, FRAMING};
 
-/// The model's window when the journal does not say (the default of `journal-v1.md` §6).
-pub const DEFAULT_WINDOW: u64 = 1_000_000;
+pub use crate::tokens::budget::DEFAULT_WINDOW;
 
 /// Budget and target in force for these settings (`journal-v1.md` §6 auto rules).
 pub fn budget_target(ctx: &CtxSettings) -> (u64, u64) {
-    let window = ctx.ctx_window.filter(|&w| w > 0).unwrap_or(DEFAULT_WINDOW);
-    let budget = match ctx.context_budget {
-        Some(b) if b > 0 => b,
-        _ if window <= 300_000 => 100_000,
-        _ => 200_000,
-    };
-    let target = match ctx.context_target {
-        Some(t) if t > 0 && t < budget => t,
-        _ => budget * 7 / 10,
-    };
-    (budget, target)
+    let s = crate::tokens::budget::in_force(ctx);
+    (s.budget, s.target)
 }
 
 /// The elision marker of a result or attachment block, as the recorded projection writes it.
@@ -100,7 +90,7 @@ impl Family for Elide<'_> {
         self.elided.resize(n, false);
         let (budget, target) = self.fixed.unwrap_or_else(|| budget_target(&cx.raw.ctx));
         let m = self.calibrator.multiplier(cx.turn);
-        let estimate = |out: &Out| crate::tokens::calibrate::apply(3 + out.total, m);
+        let estimate = |out: &Out| crate::tokens::calibrate::apply(FRAMING + out.total, m);
         if estimate(out) <= budget {
             return;
         }
@@ -146,7 +136,7 @@ impl Family for Elide<'_> {
         }
         self.rec_blocks.truncate(n);
         self.rec_tokens.truncate(n);
-        let est = 3 + self.rec_tokens.iter().sum::<u64>();
+        let est = FRAMING + self.rec_tokens.iter().sum::<u64>();
         self.calibrator.observe(cx.turn, Some(prompt), est);
     }
 }

@@ -19,6 +19,7 @@ pub mod elide;
 pub mod name;
 pub mod per_tool;
 pub mod raw;
+pub mod recorded;
 pub mod sliding;
 pub mod summary;
 pub mod tiered;
@@ -35,6 +36,7 @@ use crate::tokens::Estimator;
 
 pub use name::{parse, StrategyError, FAMILIES};
 pub use raw::Raw;
+pub use recorded::{calibrator_for, recorded_turns, RecordedTurn};
 
 /// A parsed strategy name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,14 +50,6 @@ impl Strategy {
     /// `recorded`: the journal's own projection.
     pub fn recorded() -> Strategy {
         Strategy { name: "recorded".into(), kind: Kind::Recorded }
-    }
-
-    /// Whether the strategy needs token counts (and so uses the estimator).
-    pub fn needs_tokens(&self) -> bool {
-        matches!(
-            self.kind,
-            Kind::Elide { .. } | Kind::Tiered { .. } | Kind::CompactAt { unit: compact::Unit::Tokens, .. }
-        )
     }
 
     /// Whether this is the journal's own projection.

@@ -11,6 +11,7 @@ use crate::projection::Block;
 use super::compact::{pass, Pause};
 use super::elide::DEFAULT_WINDOW;
 use super::{Family, Measure, Origin, Out, TurnCx};
+use crate::tokens::FRAMING;
 
 /// Tail budget of a tiered compaction, in tokens.
 pub const TAIL_TOKENS: u64 = 30_000;
@@ -78,7 +79,7 @@ impl Family for Tiered {
             out.push(b.block.clone(), Origin::Verbatim, cx.est);
         }
         let window = cx.raw.ctx.ctx_window.filter(|&w| w > 0).unwrap_or(DEFAULT_WINDOW) as u128;
-        let estimate = |out: &Out| (3 + out.total) as u128;
+        let estimate = |out: &Out| (FRAMING + out.total) as u128;
         if self.fast {
             let e = estimate(out);
             if e * 10 >= window * 8 {

@@ -17,13 +17,71 @@ use toml::Value;
 /// The five settings, in spec order.
 pub const KEYS: [&str; 5] = ["ctx_window", "context_budget", "context_reserve", "context_target", "keep_results"];
 
+/// The model's window when nothing says (the seed's example value).
+pub const DEFAULT_WINDOW: u64 = 1_000_000;
+/// `context_reserve` when nothing says.
+pub const DEFAULT_RESERVE: u64 = 8192;
+/// `keep_results` when nothing says.
+pub const DEFAULT_KEEP_RESULTS: u64 = 5;
+/// Windows up to this size get the small auto budget.
+pub const SMALL_WINDOW: u64 = 300_000;
+
 /// The seed's example values for keys the file does not set.
 pub fn default_of(key: &str) -> u64 {
     match key {
-        "ctx_window" => 1_000_000,
-        "context_reserve" => 8192,
-        "keep_results" => 5,
+        "ctx_window" => DEFAULT_WINDOW,
+        "context_reserve" => DEFAULT_RESERVE,
+        "keep_results" => DEFAULT_KEEP_RESULTS,
         _ => 0,
+    }
+}
+
+/// The auto rule for a `context_budget` of 0: 100,000 when the window is at most 300,000, else
+/// 200,000.
+pub fn auto_budget(window: u64) -> u64 {
+    if window <= SMALL_WINDOW {
+        100_000
+    } else {
+        200_000
+    }
+}
+
+/// The auto rule for a `context_target` of 0 (or at or above the budget): 70% of the budget,
+/// rounded down.
+pub fn auto_target(budget: u64) -> u64 {
+    budget * 7 / 10
+}
+
+/// The settings in force for a journal's `ctx` settings, with the auto rules applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InForce {
+    /// `ctx_window` when recorded and non-zero.
+    pub window: Option<u64>,
+    pub budget: u64,
+    pub target: u64,
+    pub reserve: u64,
+    pub keep_results: u64,
+}
+
+/// Applies the defaults and auto rules to recorded settings: `context_budget` 0/absent →
+/// [`auto_budget`] of the window ([`DEFAULT_WINDOW`] when absent); `context_target` 0/absent or ≥
+/// budget → [`auto_target`]; `context_reserve` and `keep_results` absent → their defaults.
+pub fn in_force(c: &crate::journal::CtxSettings) -> InForce {
+    let window = c.ctx_window.filter(|w| *w > 0);
+    let budget = match c.context_budget {
+        Some(b) if b > 0 => b,
+        _ => auto_budget(window.unwrap_or(DEFAULT_WINDOW)),
+    };
+    let target = match c.context_target {
+        Some(t) if t > 0 && t < budget => t,
+        _ => auto_target(budget),
+    };
+    InForce {
+        window,
+        budget,
+        target,
+        reserve: c.context_reserve.unwrap_or(DEFAULT_RESERVE),
+        keep_results: c.keep_results.unwrap_or(DEFAULT_KEEP_RESULTS),
     }
 }
 
@@ -151,16 +209,16 @@ pub fn resolve(c: &Config, slug: &str) -> Resolved {
     }
     let window = out[0].value;
     if out[1].value == 0 {
-        let b = if window <= 300_000 { 100_000 } else { 200_000 };
+        let b = auto_budget(window);
         out[1].rule = format!(
-            "auto (0 → {b} because ctx_window {window} {} 300000); was: {}",
-            if window <= 300_000 { "≤" } else { ">" },
+            "auto (0 → {b} because ctx_window {window} {} {SMALL_WINDOW}); was: {}",
+            if window <= SMALL_WINDOW { "≤" } else { ">" },
             out[1].rule
         );
         out[1].value = b;
     }
     let budget = out[1].value;
-    let auto_target = budget * 7 / 10;
+    let auto_target = auto_target(budget);
     if out[3].value == 0 {
         out[3].rule = format!("auto (70% of budget {budget}, rounded down); was: {}", out[3].rule);
         out[3].value = auto_target;
@@ -179,6 +237,7 @@ pub fn resolve(c: &Config, slug: &str) -> Resolved {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::journal::CtxSettings;
 
     const SEED: &str = r#"
 ctx_window = 1000000
@@ -295,5 +354,16 @@ ctx_window = 2000000
         assert!(matches!(Config::parse("x", "ctx_window = "), Err(ConfigError::Toml { .. })));
         let c = cfg("colour = 1\n[models.\"v\"]\nfoo = 2\n");
         assert_eq!(c.ignored, vec!["colour".to_string(), "models.\"v\".foo".to_string()]);
+    }
+
+    #[test]
+    fn in_force_applies_the_auto_rules() {
+        let r = in_force(&CtxSettings { ctx_window: Some(200_000), ..Default::default() });
+        assert_eq!((r.budget, r.target, r.reserve, r.keep_results), (100_000, 70_000, 8192, 5));
+        let r = in_force(&CtxSettings { ctx_window: Some(1_000_000), context_budget: Some(0), ..Default::default() });
+        assert_eq!((r.budget, r.target), (200_000, 140_000));
+        // a target at or above the budget is replaced by the auto rule
+        let r = in_force(&CtxSettings { context_budget: Some(500), context_target: Some(500), ..Default::default() });
+        assert_eq!((r.budget, r.target), (500, 350));
     }
 }

@@ -5,22 +5,29 @@
 //! wᵢ = 0.5^((t−1−i)/4) (half-life 4 turns); 1.0 when there is no such turn. The calibrated
 //! estimate is round-half-up(raw × multiplier).
 //!
-//! [`Calibrator`] is fed turn by turn ([`Calibrator::observe`]) so a strategy replay (elide-keep-K)
-//! or the audit can ask for the multiplier in force before any later turn.
+//! [`Calibrator`] is the one implementation, used by `tokens`, `audit` and the strategies
+//! (elide-keep-K). It is fed turn by turn ([`Calibrator::observe`]) and kept incrementally: the
+//! weights' common factor cancels out of the ratio, so after each observation it keeps
+//! Σ wᵢ·promptᵢ and Σ wᵢ·estᵢ with weights relative to that turn (older sums age by
+//! 0.5^(Δturns/4)), and remembers the ratio then in force. Asking for the multiplier before any
+//! turn is a look-up, so a replay stays linear and callers may feed every turn up front.
 
-/// One observed turn: its number, the provider's `prompt_tokens` and the raw estimate of the
-/// recorded request.
+/// The ratio in force after an observed turn.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Obs {
+struct Point {
     turn: usize,
-    prompt: u64,
-    est: u64,
+    multiplier: f64,
 }
 
 /// Accumulates (turn, `prompt_tokens`, raw estimate) observations and answers multipliers.
 #[derive(Debug, Clone, Default)]
 pub struct Calibrator {
-    obs: Vec<Obs>,
+    /// Σ wᵢ·promptᵢ, weights relative to the last observed turn.
+    sum_prompt: f64,
+    /// Σ wᵢ·estᵢ, likewise.
+    sum_est: f64,
+    /// One point per observed turn, in turn order.
+    points: Vec<Point>,
 }
 
 /// The half-life of the recency weights, in turns.
@@ -33,27 +40,28 @@ impl Calibrator {
     }
 
     /// Records turn `turn`'s provider figure and the raw estimate of its recorded request. Turns
-    /// without `prompt_tokens` are not observations; pass `None` and nothing is kept.
+    /// without `prompt_tokens` are not observations; pass `None` and nothing is kept. Turns come
+    /// in increasing order (an earlier or repeated turn is ignored).
     pub fn observe(&mut self, turn: usize, prompt_tokens: Option<u64>, raw_recorded_estimate: u64) {
-        if let Some(prompt) = prompt_tokens {
-            self.obs.push(Obs { turn, prompt, est: raw_recorded_estimate });
+        let Some(prompt) = prompt_tokens else { return };
+        if let Some(last) = self.points.last() {
+            if turn <= last.turn {
+                return;
+            }
+            let age = 0.5f64.powf((turn - last.turn) as f64 / HALF_LIFE_TURNS);
+            self.sum_prompt *= age;
+            self.sum_est *= age;
         }
+        self.sum_prompt += prompt as f64;
+        self.sum_est += raw_recorded_estimate as f64;
+        let multiplier = if self.sum_est > 0.0 { self.sum_prompt / self.sum_est } else { 1.0 };
+        self.points.push(Point { turn, multiplier });
     }
 
     /// The multiplier in force before turn `t` (uses only observations of turns i < t).
     pub fn multiplier(&self, t: usize) -> f64 {
-        let mut num = 0.0f64;
-        let mut den = 0.0f64;
-        for o in self.obs.iter().filter(|o| o.turn < t) {
-            let w = 0.5f64.powf((t - 1 - o.turn) as f64 / HALF_LIFE_TURNS);
-            num += w * o.prompt as f64;
-            den += w * o.est as f64;
-        }
-        if den > 0.0 {
-            num / den
-        } else {
-            1.0
-        }
+        let n = self.points.partition_point(|p| p.turn < t);
+        n.checked_sub(1).map_or(1.0, |i| self.points[i].multiplier)
     }
 
     /// round-half-up(raw × multiplier before turn `t`).
@@ -63,7 +71,7 @@ impl Calibrator {
 
     /// Whether any observation was recorded.
     pub fn is_empty(&self) -> bool {
-        self.obs.is_empty()
+        self.points.is_empty()
     }
 }
 
@@ -132,6 +140,39 @@ mod tests {
         c.observe(9, Some(500), 1000);
         assert!((c.multiplier(10) - 1500.0 / 1750.0).abs() < 1e-12);
         assert_eq!(c.calibrate(10, 1000), 857); // 857.14 → 857
+    }
+
+    /// The weighted ratio computed directly from the formula, for the property below.
+    fn direct(obs: &[(usize, u64, u64)], t: usize) -> f64 {
+        let (mut num, mut den) = (0.0f64, 0.0f64);
+        for &(i, p, e) in obs.iter().filter(|o| o.0 < t) {
+            let w = 0.5f64.powf((t - 1 - i) as f64 / HALF_LIFE_TURNS);
+            num += w * p as f64;
+            den += w * e as f64;
+        }
+        if den > 0.0 {
+            num / den
+        } else {
+            1.0
+        }
+    }
+
+    proptest::proptest! {
+        /// The incremental multiplier equals the spec's direct formula before every turn.
+        #[test]
+        fn incremental_equals_direct(turns in proptest::collection::vec((proptest::option::of(1u64..100_000), 1u64..100_000), 0..40)) {
+            let mut c = Calibrator::new();
+            let mut obs = Vec::new();
+            for (i, (prompt, raw)) in turns.iter().enumerate() {
+                let t = i + 1;
+                let (a, b) = (c.multiplier(t), direct(&obs, t));
+                proptest::prop_assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "turn {t}: {a} vs {b}");
+                c.observe(t, *prompt, *raw);
+                if let Some(p) = prompt {
+                    obs.push((t, *p, *raw));
+                }
+            }
+        }
     }
 
     #[test]

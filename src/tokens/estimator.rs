@@ -39,8 +39,13 @@ pub enum Encoding {
 
 /// An encoding name that is neither `o200k_base` nor `cl100k_base`.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown encoding {0:?}: expected o200k_base or cl100k_base")]
-pub struct EncodingError(pub String);
+#[error("unknown encoding {name:?}{}: expected o200k_base or cl100k_base", if *.from_session { " (the session's `encoding`)" } else { "" })]
+pub struct EncodingError {
+    /// The name given.
+    pub name: String,
+    /// Whether it came from the journal's `session` record rather than `--encoding`.
+    pub from_session: bool,
+}
 
 impl Encoding {
     /// Every supported encoding.
@@ -59,18 +64,19 @@ impl Encoding {
         match s.trim() {
             "o200k_base" | "o200k" => Ok(Encoding::O200kBase),
             "cl100k_base" | "cl100k" => Ok(Encoding::Cl100kBase),
-            other => Err(EncodingError(other.to_string())),
+            other => Err(EncodingError { name: other.to_string(), from_session: false }),
         }
     }
 
     /// The encoding of spec §3: `--encoding` if given, else the session's `encoding`, else
-    /// `o200k_base`. An unknown session hint falls back to the default (the journal is not
-    /// wrong to name an encoding ctxj lacks); an unknown `--encoding` is the caller's error.
+    /// `o200k_base`. An unknown name is an error either way, so every command counts a journal
+    /// the same way or refuses it with the same message.
     pub fn choose(flag: Option<&str>, session: Option<&str>) -> Result<Encoding, EncodingError> {
-        if let Some(f) = flag {
-            return Encoding::parse(f);
+        match (flag, session) {
+            (Some(f), _) => Encoding::parse(f),
+            (None, Some(s)) => Encoding::parse(s).map_err(|e| EncodingError { from_session: true, ..e }),
+            (None, None) => Ok(Encoding::default()),
         }
-        Ok(session.and_then(|s| Encoding::parse(s).ok()).unwrap_or_default())
     }
 
     /// The process-wide encoder (built on first use, once).
@@ -487,7 +493,10 @@ mod tests {
         assert_eq!(Encoding::choose(None, None).unwrap(), Encoding::O200kBase);
         assert_eq!(Encoding::choose(None, Some("cl100k_base")).unwrap(), Encoding::Cl100kBase);
         assert_eq!(Encoding::choose(Some("o200k_base"), Some("cl100k_base")).unwrap(), Encoding::O200kBase);
-        assert_eq!(Encoding::choose(None, Some("p50k_base")).unwrap(), Encoding::O200kBase);
+        let e = Encoding::choose(None, Some("p50k_base")).unwrap_err();
+        assert!(e.to_string().contains("\"p50k_base\" (the session's `encoding`)"), "{e}");
+        assert!(e.to_string().contains("o200k_base or cl100k_base"), "{e}");
+        assert_eq!(Encoding::choose(Some("cl100k"), Some("p50k_base")).unwrap(), Encoding::Cl100kBase);
         assert!(Encoding::choose(Some("p50k_base"), None).is_err());
     }
 }

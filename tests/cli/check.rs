@@ -227,3 +227,23 @@ fn rendered_tables() {
     let out = ctxj().current_dir(repo()).args(["validate", "tests/data/invalid/R3.jsonl"]).output().unwrap();
     insta::assert_snapshot!("validate_r3", String::from_utf8(out.stdout).unwrap());
 }
+
+/// Bug (issue 13): `audit` fell back to o200k_base on a session `encoding` ctxj does not know
+/// while `show --strategy elide-…` and `tokens` refused it, so the commands disagreed on one
+/// journal. Every command that counts tokens now refuses it with the same message.
+#[test]
+fn audit_and_show_agree_on_unknown_encoding() {
+    let journal = std::fs::read_to_string(sample("bugfix-todo").join("journal.jsonl")).unwrap();
+    let journal = journal.replacen("\"kind\":\"session\",", "\"kind\":\"session\",\"encoding\":\"p50k_base\",", 1);
+    let d = session_with(&journal);
+    let runs: [&[&str]; 3] = [&["audit"], &["show", "--strategy", "elide-keep-2"], &["tokens"]];
+    for args in runs {
+        let out = ctxj().args(args).arg(d.path()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("unknown encoding \"p50k_base\" (the session's `encoding`)"), "{args:?}: {err}");
+        assert!(err.contains("expected o200k_base or cl100k_base"), "{args:?}: {err}");
+    }
+    // --encoding overrides the session's hint.
+    ctxj().args(["tokens", "--encoding", "cl100k_base"]).arg(d.path()).assert().code(0);
+}

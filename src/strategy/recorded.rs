@@ -1,0 +1,68 @@
+//! The recorded requests' raw estimates and the [`Calibrator`] they feed (`strategies.md` §3).
+//!
+//! This needs a replay of the recorded projection, so it lives here, above `tokens`, which only
+//! counts and calibrates.
+
+use crate::journal::{Body, Journal};
+use crate::tokens::{Calibrator, Estimator, FRAMING};
+
+/// Raw estimate and provider figures of one recorded turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordedTurn {
+    /// Turn number, from 1.
+    pub turn: usize,
+    /// Index of the turn's `assistant` record in `journal.records`.
+    pub record: usize,
+    /// Raw estimate of the recorded request (spec §3 framing).
+    pub raw: u64,
+    /// `usage.prompt_tokens` of the turn, when recorded.
+    pub prompt_tokens: Option<u64>,
+    /// `usage.cached_tokens` of the turn, when recorded.
+    pub cached_tokens: Option<u64>,
+    /// `usage.completion_tokens` of the turn, when recorded.
+    pub completion_tokens: Option<u64>,
+}
+
+/// The raw estimate of every recorded request, with the provider's usage figures, in turn order.
+/// One pass over the journal: each turn counts only the blocks after the ones it repeats unchanged
+/// from the previous turn ([`super::TurnRequest::unchanged`]), so the cost is linear in the
+/// journal, not in turns × context.
+pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTurn> {
+    let recorded = super::Strategy::recorded();
+    let mut out = Vec::with_capacity(journal.turns.len());
+    let mut per_block: Vec<u64> = Vec::new();
+    let mut sum = 0u64;
+    super::replay(journal, &recorded, est, |r| {
+        let keep = r.unchanged.min(per_block.len());
+        sum -= per_block.drain(keep..).sum::<u64>();
+        for b in &r.blocks[keep..] {
+            let n = est.block(b);
+            per_block.push(n);
+            sum += n;
+        }
+        let usage = match &journal.records[r.record].body {
+            Body::Assistant(a) => a.usage.clone(),
+            _ => None,
+        };
+        let usage = usage.unwrap_or_default();
+        out.push(RecordedTurn {
+            turn: r.turn,
+            record: r.record,
+            raw: FRAMING + sum,
+            prompt_tokens: usage.prompt_tokens,
+            cached_tokens: usage.cached_tokens,
+            completion_tokens: usage.completion_tokens,
+        });
+    });
+    out
+}
+
+/// A [`Calibrator`] fed with every recorded turn of `journal` (its multiplier before turn t only
+/// uses turns before t, so feeding all turns up front is safe).
+pub fn calibrator_for(journal: &Journal, est: &dyn Estimator) -> Calibrator {
+    let mut c = Calibrator::new();
+    for t in recorded_turns(journal, est) {
+        c.observe(t.turn, t.prompt_tokens, t.raw);
+    }
+    c
+}

@@ -1,0 +1,203 @@
+//! Where the tokens of one request go (`ctxj tokens`): system prompt, tool schemas, user text,
+//! assistant text, call arguments, results (also per tool), attachments, summaries, notices and
+//! the request framing, each with the spec's §3 framing, plus the calibrated total against the
+//! budget settings in force.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Calibrator, Estimator, BLOCK_FRAMING, FRAMING};
+use crate::journal::CtxSettings;
+use crate::projection::{block::canonical_value, Block};
+
+/// One line of the breakdown; `tokens` is `None` for a part the journal does not hold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Part {
+    pub name: &'static str,
+    pub tokens: Option<u64>,
+    /// Blocks (or calls) counted in it.
+    pub items: usize,
+}
+
+/// The breakdown of a request's blocks by what they hold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Breakdown {
+    pub parts: Vec<Part>,
+    /// Per tool: (tokens of its results, results).
+    pub results_by_tool: BTreeMap<String, (u64, usize)>,
+    /// The raw estimate of the request (the parts' sum).
+    pub total: u64,
+}
+
+/// The parts of the breakdown after the system prompt and tool schemas, in order.
+const PARTS: [&str; 7] =
+    ["user text", "assistant text", "call arguments", "tool results", "attachments", "summaries", "notices"];
+
+/// Counts `blocks` part by part (the parts sum to [`super::request_tokens`]).
+pub fn breakdown(blocks: &[Block], est: &dyn Estimator) -> Breakdown {
+    let mut sys: Option<u64> = None;
+    let mut tools: Option<u64> = None;
+    let mut sums: BTreeMap<&str, (u64, usize)> = BTreeMap::new();
+    let mut per_tool: BTreeMap<String, (u64, usize)> = BTreeMap::new();
+    let mut add = |k: &'static str, n: u64| {
+        let e = sums.entry(k).or_default();
+        e.0 += n;
+        e.1 += 1;
+    };
+    for b in blocks {
+        let framed = BLOCK_FRAMING + est.count(b.text());
+        match b {
+            Block::System { tools: t, .. } => {
+                sys = Some(sys.unwrap_or(0) + framed);
+                if let Some(t) = t {
+                    tools = Some(tools.unwrap_or(0) + est.count(&canonical_value(t)));
+                }
+            }
+            Block::Summary { .. } => add("summaries", framed),
+            Block::User { .. } => add("user text", framed),
+            Block::Attachment { .. } => add("attachments", framed),
+            Block::Notice { .. } => add("notices", framed),
+            Block::Assistant { calls, .. } => {
+                add("assistant text", framed);
+                for c in calls {
+                    add("call arguments", est.count(&c.tool) + est.count(&canonical_value(&c.args)));
+                }
+            }
+            Block::Result { tool, .. } => {
+                add("tool results", framed);
+                let e = per_tool.entry(tool.clone()).or_default();
+                e.0 += framed;
+                e.1 += 1;
+            }
+        }
+    }
+    let mut parts = vec![
+        Part { name: "system prompt", tokens: sys, items: usize::from(sys.is_some()) },
+        Part { name: "tool schemas", tokens: tools, items: usize::from(tools.is_some()) },
+    ];
+    for k in PARTS {
+        let (n, items) = sums.get(k).copied().unwrap_or((0, 0));
+        parts.push(Part { name: k, tokens: Some(n), items });
+    }
+    parts.push(Part { name: "request framing", tokens: Some(FRAMING), items: 1 });
+    let total = parts.iter().filter_map(|p| p.tokens).sum();
+    Breakdown { parts, results_by_tool: per_tool, total }
+}
+
+/// A request's tokens: the breakdown, the calibrated total and the settings in force.
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestTokens {
+    /// What request this is (recorded state or a strategy's turn).
+    pub view: String,
+    pub encoding: &'static str,
+    pub model: Option<String>,
+    pub blocks: usize,
+    pub breakdown: Breakdown,
+    /// The turn the request would be sent on (the calibration's "before turn").
+    pub next_turn: usize,
+    pub multiplier: f64,
+    /// Whether any earlier turn recorded `prompt_tokens` (else the multiplier is 1.0).
+    pub calibrated_from_usage: bool,
+    pub calibrated: u64,
+    #[serde(skip)]
+    pub settings: CtxSettings,
+}
+
+impl RequestTokens {
+    /// Calibrates `breakdown` for `next_turn` with `cal`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        view: String,
+        encoding: &'static str,
+        model: Option<String>,
+        blocks: &[Block],
+        est: &dyn Estimator,
+        cal: &Calibrator,
+        next_turn: usize,
+        settings: CtxSettings,
+    ) -> RequestTokens {
+        let breakdown = breakdown(blocks, est);
+        let multiplier = cal.multiplier(next_turn);
+        let calibrated = super::calibrate::apply(breakdown.total, multiplier);
+        RequestTokens {
+            view,
+            encoding,
+            model,
+            blocks: blocks.len(),
+            breakdown,
+            next_turn,
+            multiplier,
+            calibrated_from_usage: !cal.is_empty(),
+            calibrated,
+            settings,
+        }
+    }
+
+    /// `context_budget` when recorded and non-zero.
+    pub fn budget(&self) -> Option<u64> {
+        self.settings.context_budget.filter(|&b| b > 0)
+    }
+
+    /// `context_target` when recorded and non-zero.
+    pub fn target(&self) -> Option<u64> {
+        self.settings.context_target.filter(|&t| t > 0)
+    }
+
+    /// `ctx_window − context_reserve`, when the window is recorded and non-zero.
+    pub fn headroom(&self) -> Option<u64> {
+        let s = &self.settings;
+        s.ctx_window.filter(|&w| w > 0).map(|w| w.saturating_sub(s.context_reserve.unwrap_or(0)))
+    }
+
+    /// A setting minus the calibrated estimate.
+    pub fn distance(&self, setting: Option<u64>) -> Option<i64> {
+        setting.map(|v| v as i64 - self.calibrated as i64)
+    }
+}
+
+/// One turn of `tokens --per-turn`: the raw estimate, the calibrated one and the provider's figure.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TurnEstimate {
+    pub turn: usize,
+    pub raw: u64,
+    pub multiplier: f64,
+    pub calibrated: u64,
+    pub prompt_tokens: Option<u64>,
+}
+
+impl TurnEstimate {
+    /// Calibrates turn `turn`'s raw estimate with `cal`.
+    pub fn new(turn: usize, raw: u64, prompt_tokens: Option<u64>, cal: &Calibrator) -> TurnEstimate {
+        let multiplier = cal.multiplier(turn);
+        TurnEstimate { turn, raw, multiplier, calibrated: super::calibrate::apply(raw, multiplier), prompt_tokens }
+    }
+
+    /// Signed error of the raw estimate against `prompt_tokens`, in percent.
+    pub fn raw_error_pct(&self) -> Option<f64> {
+        self.prompt_tokens.and_then(|p| super::calibrate::error_pct(self.raw, p))
+    }
+
+    /// Signed error of the calibrated estimate against `prompt_tokens`, in percent.
+    pub fn calibrated_error_pct(&self) -> Option<f64> {
+        self.prompt_tokens.and_then(|p| super::calibrate::error_pct(self.calibrated, p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::{request_tokens, CharEstimator};
+
+    #[test]
+    fn the_parts_sum_to_the_request() {
+        let blocks = vec![
+            Block::System { text: "system".into(), tools: Some(std::sync::Arc::new(serde_json::json!([{"n": 1}]))) },
+            Block::User { id: "u".into(), text: "hello there".into() },
+            Block::Result { call: "c".into(), tool: "read".into(), text: "x".repeat(40).into() },
+        ];
+        let b = breakdown(&blocks, &CharEstimator);
+        assert_eq!(b.total, request_tokens(&CharEstimator, &blocks));
+        assert_eq!(b.results_by_tool["read"], (14, 1));
+    }
+}
