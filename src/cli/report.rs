@@ -1,6 +1,6 @@
 //! `ctxj report`: write a self-contained HTML report of a session (charts, comparison table,
 //! decision timeline, turn browser). The data comes from `ctxj::report::build`, the page from
-//! `ctxj::report::render`; this file resolves the arguments and writes the file.
+//! `ctxj::render::html`; this file resolves the arguments and writes the file.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -94,7 +94,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     };
     let opts = Options { text_cap: args.text_cap, cache, prices, encoding: args.encoding.clone(), notes };
     let data = report::build(&journal, &strategies, &opts)?;
-    let html = report::render(&data);
+    let html = ctxj::render::html::render(&data);
     std::fs::write(&output, html.as_bytes()).with_context(|| format!("writing {}", output.display()))?;
 
     let mut out = super::stdout();

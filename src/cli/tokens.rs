@@ -18,9 +18,9 @@ use ctxj::text::escape_line;
 use ctxj::tokens::calibrate::{apply, error_pct};
 use ctxj::tokens::{calibrator_for, estimator_for, Calibrator, Estimator, TiktokenEstimator};
 
-use super::show::{parse_strategy, recorded_view, strategy_view};
 use super::{At, Ctx, EXIT_OK};
 use ctxj::render::style::Paint;
+use ctxj::strategy::{parse as parse_strategy, recorded_view, strategy_view};
 
 /// Token breakdown of a request, the budget in force, and estimate accuracy per turn.
 ///
@@ -270,7 +270,7 @@ fn per_turn(
     let recorded = ctxj::strategy::Strategy::recorded();
     let s = strategy.unwrap_or(&recorded);
     let opts = cache::Options { cache: CacheModel::Ideal, price: None };
-    let sim = super::cache::with_progress(journal.turns.len(), |p| cache::simulate(journal, s, est, opts, p));
+    let sim = super::progress::with_progress(|p| cache::simulate(journal, s, est, opts, p));
     // The recorded replay's prompts are the recorded turns' raw estimates: calibrate from them
     // rather than replaying the journal a second time.
     let cal = if s.is_recorded() {

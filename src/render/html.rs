@@ -9,10 +9,10 @@ use std::fmt::Write;
 
 use sha2::{Digest, Sha256};
 
-use crate::render::format::thousands;
+use crate::render::format::{money, percent, thousands};
 use crate::text::escape_block;
 
-use super::{
+use crate::report::{
     Availability, BlockView, Change, ComparisonRow, Decision, ReportData, StrategyData, TurnFigures, TurnUsage,
     TurnView,
 };
@@ -119,16 +119,6 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-fn money(v: f64) -> String {
-    if v.abs() >= 100.0 {
-        format!("${v:.0}")
-    } else if v.abs() >= 1.0 {
-        format!("${v:.2}")
-    } else {
-        format!("${v:.4}")
-    }
-}
-
 fn money_tick(v: f64) -> String {
     if v == 0.0 {
         "$0".to_string()
@@ -139,10 +129,6 @@ fn money_tick(v: f64) -> String {
     } else {
         format!("${v:.0}")
     }
-}
-
-fn pct(v: f64) -> String {
-    format!("{:.1}%", v * 100.0)
 }
 
 fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
@@ -203,7 +189,11 @@ fn header(h: &mut String, d: &ReportData) {
                 r.turns_with_usage,
                 thousands(r.prompt_tokens),
                 thousands(r.cached_tokens),
-                if r.prompt_tokens > 0 { pct(r.cached_tokens as f64 / r.prompt_tokens as f64) } else { "n/a".into() },
+                if r.prompt_tokens > 0 {
+                    percent(r.cached_tokens as f64 / r.prompt_tokens as f64)
+                } else {
+                    "n/a".into()
+                },
                 thousands(r.completion_tokens)
             )
         },
@@ -311,7 +301,7 @@ fn charts(h: &mut String, d: &ReportData) {
             title: "Cache-hit rate per turn",
             y_label: "cached / prompt tokens (%)",
             turns,
-            fmt: pct,
+            fmt: percent,
             tick: |v| format!("{:.0}%", v * 100.0),
             y_max: Some(1.0),
             series: &series,
@@ -638,7 +628,7 @@ fn comparison(h: &mut String, d: &ReportData) {
             thousands(r.total_prompt),
             t(r.new_input),
             t(r.cached_input),
-            opt(r.hit_rate, pct),
+            opt(r.hit_rate, percent),
             opt(r.cost, money),
             opt(r.cost_vs_baseline, |v| format!("{v:.2}×")),
             opt(r.cache_breaks, |v| v.to_string())
