@@ -5,6 +5,7 @@ pub mod cache;
 pub mod diff;
 pub mod format;
 pub mod html;
+pub mod log;
 pub mod projection;
 pub mod show;
 pub mod style;
