@@ -7,6 +7,7 @@ use anyhow::Result;
 
 use ctxj::journal::{Body, Journal, Session};
 use ctxj::projection::{projection_at, Block};
+use ctxj::render::projection::Extra;
 use ctxj::render::style::Paint;
 use ctxj::strategy::{self, strategy_view, Strategy};
 
@@ -55,7 +56,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     }
     let paint = Paint::new(ctx.color);
     let expand = |b: &Block| spill_text(&session, &journal, b);
-    let extra: Option<&dyn Fn(&Block) -> Option<String>> = if args.expand { Some(&expand) } else { None };
+    let extra: Option<Extra<'_>> = if args.expand { Some(&expand) } else { None };
     let (canonical, text) = match strategy.filter(|s| !s.is_recorded()) {
         Some(s) => {
             let v = strategy_view(&journal, &s, at)?;
