@@ -390,6 +390,28 @@ const MR: f64 = 16.0;
 const MT: f64 = 18.0;
 const MB: f64 = 44.0;
 
+/// Where a chart's plot area lies and how turns and values map onto it.
+struct Frame {
+    /// Turns on the x axis (at least 1).
+    n: usize,
+    pw: f64,
+    ph: f64,
+    y_top: f64,
+}
+
+impl Frame {
+    fn x(&self, t: f64) -> f64 {
+        if self.n == 1 {
+            ML + self.pw / 2.0
+        } else {
+            ML + (t - 1.0) / (self.n as f64 - 1.0) * self.pw
+        }
+    }
+    fn y(&self, v: f64) -> f64 {
+        MT + self.ph - (v / self.y_top).clamp(0.0, 1.05) * self.ph
+    }
+}
+
 fn chart(h: &mut String, c: &Chart) {
     let available = c.missing.is_none();
     let _ = writeln!(
@@ -420,16 +442,26 @@ fn chart(h: &mut String, c: &Chart) {
             (step, (data_max / step).ceil().max(1.0) * step)
         }
     };
-    let n = c.turns.max(1);
-    let pw = W - ML - MR;
-    let ph = H - MT - MB;
-    let x = |t: f64| if n == 1 { ML + pw / 2.0 } else { ML + (t - 1.0) / (n as f64 - 1.0) * pw };
-    let y = |v: f64| MT + ph - (v / y_top).clamp(0.0, 1.05) * ph;
+    let f = Frame { n: c.turns.max(1), pw: W - ML - MR, ph: H - MT - MB, y_top };
     let _ = writeln!(
         h,
         "<svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" aria-label=\"{}\">",
         escape(c.title)
     );
+    axes(h, c, &f, step);
+    hover_columns(h, c, &f);
+    decision_marks(h, c, &f);
+    lines(h, c, &f);
+    h.push_str("</svg>\n<ul class=\"legend\">\n");
+    legend(h, c);
+    h.push_str("</ul>\n</figure>\n");
+}
+
+/// The grid, the ticks and labels of both axes, and the axes.
+fn axes(h: &mut String, c: &Chart, f: &Frame, step: f64) {
+    let (n, pw, ph, y_top) = (f.n, f.pw, f.ph, f.y_top);
+    let x = |t: f64| f.x(t);
+    let y = |v: f64| f.y(v);
     // Grid and y ticks.
     let mut v = 0.0;
     while v <= y_top + step * 1e-9 {
@@ -478,6 +510,12 @@ fn chart(h: &mut String, c: &Chart) {
         MT + ph / 2.0,
         escape(c.y_label)
     );
+}
+
+/// Hover columns: one per turn, listing every line's value; a click opens the turn browser.
+fn hover_columns(h: &mut String, c: &Chart, f: &Frame) {
+    let (n, pw, ph) = (f.n, f.pw, f.ph);
+    let x = |t: f64| f.x(t);
     // Hover columns: one per turn, listing every line's value; a click opens the turn browser.
     let colw = if n == 1 { pw } else { pw / (n as f64 - 1.0) };
     for t in 1..=n {
@@ -501,6 +539,12 @@ fn chart(h: &mut String, c: &Chart) {
             escape(&tip)
         );
     }
+}
+
+/// The journal's decisions on the prompt-size chart.
+fn decision_marks(h: &mut String, c: &Chart, f: &Frame) {
+    let (n, ph) = (f.n, f.ph);
+    let x = |t: f64| f.x(t);
     // Decisions on the prompt-size chart.
     for dcs in c.decisions {
         let Some(t) = dcs.turn else { continue };
@@ -527,6 +571,13 @@ fn chart(h: &mut String, c: &Chart) {
             escape(&tip)
         );
     }
+}
+
+/// The provider's line, one line per strategy and, with few turns, points with tooltips.
+fn lines(h: &mut String, c: &Chart, f: &Frame) {
+    let n = f.n;
+    let x = |t: f64| f.x(t);
+    let y = |v: f64| f.y(v);
     // Lines.
     let path = |l: &Line| {
         let mut d = String::new();
@@ -565,7 +616,9 @@ fn chart(h: &mut String, c: &Chart) {
             }
         }
     }
-    h.push_str("</svg>\n<ul class=\"legend\">\n");
+}
+
+fn legend(h: &mut String, c: &Chart) {
     for (i, l) in c.series.iter().enumerate() {
         let _ = writeln!(
             h,
@@ -584,7 +637,6 @@ fn chart(h: &mut String, c: &Chart) {
             "<li><span class=\"muted\">▼ cleanup decision (hover for rev, verdict and tokens saved)</span></li>\n",
         );
     }
-    h.push_str("</ul>\n</figure>\n");
 }
 
 fn signed(v: i64) -> String {
