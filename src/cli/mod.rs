@@ -31,7 +31,6 @@ pub mod validate;
 /// Exit code: success, no findings, no differences.
 pub const EXIT_OK: u8 = 0;
 /// Exit code: findings (validate, audit) or differences (diff).
-#[allow(dead_code)] // used by diff, validate and audit
 pub const EXIT_FINDINGS: u8 = 1;
 /// Exit code: usage error or unusable input.
 pub const EXIT_USAGE: u8 = 2;

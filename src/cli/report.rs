@@ -92,24 +92,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     std::fs::write(&output, html.as_bytes()).with_context(|| format!("writing {}", output.display()))?;
 
     let mut out = super::stdout();
-    let shown = ctxj::text::escape_line(&output.display().to_string());
+    let written = ctxj::render::html::Written::new(&output, html.len(), &data);
     if args.output_format.json {
-        let v = serde_json::json!({
-            "output": output.display().to_string(),
-            "bytes": html.len(),
-            "strategies": data.strategies.iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
-            "turns": data.header.turns,
-            "notes": data.notes,
-        });
-        writeln!(out, "{v}")?;
+        writeln!(out, "{}", serde_json::to_string(&written)?)?;
     } else {
-        writeln!(
-            out,
-            "wrote {shown} ({} bytes): {} strategies, {} turns",
-            ctxj::render::format::thousands(html.len() as u64),
-            data.strategies.len(),
-            data.header.turns
-        )?;
+        writeln!(out, "{}", written.text())?;
     }
     out.flush()?;
     Ok(EXIT_OK)

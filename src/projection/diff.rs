@@ -228,7 +228,8 @@ mod tests {
             first_break(&a, &[u("u1", "a"), u("u2", "B")], 0),
             Some(PrefixBreak { at: 1, cause: Cause::Rewritten })
         );
-        assert_eq!(first_break(&a, &[u("u2", "b")], 0), Some(PrefixBreak { at: 0, cause: Cause::Moved }));
+        assert_eq!(first_break(&a, &[u("u2", "b"), u("u1", "a")], 0), Some(PrefixBreak { at: 0, cause: Cause::Moved }));
+        assert_eq!(first_break(&a, &[u("u2", "b")], 0), Some(PrefixBreak { at: 0, cause: Cause::Dropped }));
         assert_eq!(first_break(&a, &[u("u3", "c")], 0), Some(PrefixBreak { at: 0, cause: Cause::Dropped }));
         assert_eq!(first_break(&a, &[u("u1", "a")], 0), Some(PrefixBreak { at: 1, cause: Cause::Ended }));
     }

@@ -941,6 +941,39 @@ fn block_row(h: &mut String, i: usize, b: &BlockView) {
     );
 }
 
+/// What `ctxj report` wrote: the line it prints, or its JSON.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Written {
+    pub output: String,
+    pub bytes: usize,
+    pub strategies: Vec<String>,
+    pub turns: usize,
+    pub notes: Vec<String>,
+}
+
+impl Written {
+    pub fn new(output: &std::path::Path, bytes: usize, d: &ReportData) -> Written {
+        Written {
+            output: output.display().to_string(),
+            bytes,
+            strategies: d.strategies.iter().map(|s| s.name.clone()).collect(),
+            turns: d.header.turns,
+            notes: d.notes.clone(),
+        }
+    }
+
+    /// "wrote PATH (N bytes): S strategies, T turns", the path escaped.
+    pub fn text(&self) -> String {
+        format!(
+            "wrote {} ({} bytes): {} strategies, {} turns",
+            crate::text::escape_line(&self.output),
+            thousands(self.bytes as u64),
+            self.strategies.len(),
+            self.turns
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
