@@ -11,8 +11,10 @@
 //!   [`journal::Record`]s (spec `journal-v1.md` §1–§2);
 //! * [`projection`] turns records into the [`projection::Projection`] the provider received at any
 //!   revision or turn, and writes its canonical JSON bytes (§3–§5);
-//! * [`render`] holds the terminal-safe text helpers shared by every command;
-//! * [`report`] gathers and renders the self-contained HTML report.
+//! * [`projection::diff`] is the one engine that relates a request to another (block identity,
+//!   matching, the first block where the prefix breaks and why);
+//! * [`report`] gathers the HTML report's data and the rows of `turns`;
+//! * [`render`] shapes typed results into tables, text, JSON and the self-contained HTML page.
 //!
 //! Nothing on the left of the flow knows what is on its right: the reader knows no projection, the
 //! projection knows no tokens, and no core module prints.

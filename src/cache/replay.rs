@@ -13,6 +13,7 @@ use std::sync::Arc;
 use super::model::{key_of, parse_ts, CacheModel, Key, Outcome, Request, Simulator};
 use super::prices::Price;
 use crate::journal::{Body, Journal};
+use crate::projection::diff::{self, Cause};
 use crate::projection::{Block, BlockCall};
 use crate::strategy::{self, Origin, Strategy};
 use crate::tokens::Estimator;
@@ -43,10 +44,6 @@ impl BlockRef {
             id: b.id().map(str::to_string),
             origin: o.map(Origin::describe).unwrap_or_else(|| "verbatim".into()),
         }
-    }
-
-    fn same_block(&self, other: &BlockRef) -> bool {
-        self.kind == other.kind && self.id == other.id
     }
 }
 
@@ -225,7 +222,7 @@ fn assistant_block(journal: &Journal, record: usize) -> Option<Written> {
 
 /// Explains why the current request does not start with the whole previous one, at block `i`
 /// (`was`: the previous request's block there; `prev_len`: its length).
-fn explain(was: &BlockRef, prev_len: usize, cur: &[Block], cur_origins: &[Origin], i: usize) -> String {
+fn explain(was: &BlockRef, cause: Cause, prev_len: usize, cur: &[Block], cur_origins: &[Origin], i: usize) -> String {
     // The origin says something only when the strategy changed the block and its type does not
     // already say it ("summary (summary)").
     let tagged = |b: &BlockRef| {
@@ -237,24 +234,16 @@ fn explain(was: &BlockRef, prev_len: usize, cur: &[Block], cur_origins: &[Origin
             format!("{b} ({})", b.origin)
         }
     };
-    match cur.get(i) {
-        None => {
-            format!(
-                "request ends before block {}: {was} and the {} block(s) after it are gone",
-                i + 1,
-                prev_len - i - 1
-            )
-        }
-        Some(b) => {
-            let now = BlockRef::of(b, cur_origins.get(i));
-            if now.same_block(was) {
-                format!("{}: content changed", tagged(&now))
-            } else {
-                let moved = cur.iter().any(|c| c.type_name() == was.kind && c.id() == was.id.as_deref());
-                let what = if moved { "moved" } else { "dropped" };
-                format!("{was} {what}; {} stands here now", tagged(&now))
-            }
-        }
+    let now = || BlockRef::of(&cur[i], cur_origins.get(i));
+    match cause {
+        Cause::Ended => format!(
+            "request ends before block {}: {was} and the {} block(s) after it are gone",
+            i + 1,
+            prev_len - i - 1
+        ),
+        Cause::Rewritten => format!("{}: content changed", tagged(&now())),
+        Cause::Moved => format!("{was} moved; {} stands here now", tagged(&now())),
+        Cause::Dropped => format!("{was} dropped; {} stands here now", tagged(&now())),
     }
 }
 
@@ -292,7 +281,7 @@ pub fn simulate(
                 turn: r.turn,
                 block: b + 1,
                 now: r.blocks.get(b).map(|x| BlockRef::of(x, r.origins.get(b))),
-                reason: explain(&was, prev_len, r.blocks, r.origins, b),
+                reason: explain(&was, diff::cause(&tail.blocks[b], r.blocks, b), prev_len, r.blocks, r.origins, b),
                 was,
             });
         }

@@ -24,7 +24,7 @@ pub struct AtArgs {
 impl AtArgs {
     /// Every `--at` pair given, in order.
     pub fn all(&self) -> Result<Vec<At>> {
-        At::parse_pairs(&self.at)
+        Ok(At::parse_pairs(&self.at)?)
     }
 
     /// The one position given, if any; more than one is a usage error.

@@ -4,7 +4,7 @@
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use ctxj::journal::{Journal, ReadOptions, Session};
@@ -32,7 +32,6 @@ pub mod validate;
 /// Exit code: success, no findings, no differences.
 pub const EXIT_OK: u8 = 0;
 /// Exit code: findings (validate, audit) or differences (diff).
-#[allow(dead_code)] // used by diff, validate and audit
 pub const EXIT_FINDINGS: u8 = 1;
 /// Exit code: usage error or unusable input.
 pub const EXIT_USAGE: u8 = 2;
@@ -217,53 +216,4 @@ pub fn print_error(e: &anyhow::Error) {
     let _ = writeln!(err, "error: {}", ctxj::text::escape_block(&format!("{e:#}")));
 }
 
-/// Which state of the journal a command looks at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum At {
-    /// After applying records 1..=N.
-    Rev(u64),
-    /// The request of turn K.
-    Turn(usize),
-}
-
-impl At {
-    /// Parses the values of `--at` pairs (`rev N`, `turn K`).
-    pub fn parse_pairs(v: &[String]) -> Result<Vec<At>> {
-        v.chunks(2)
-            .map(|p| match p {
-                [what, n] => {
-                    let n: u64 = n.parse().with_context(|| format!("--at {what} {n}: {n:?} is not a number"))?;
-                    match what.as_str() {
-                        "rev" => Ok(At::Rev(n)),
-                        "turn" if n >= 1 => Ok(At::Turn(n as usize)),
-                        "turn" => anyhow::bail!("--at turn {n}: turns count from 1"),
-                        _ => anyhow::bail!("--at takes `rev N` or `turn K`, not {what:?}"),
-                    }
-                }
-                _ => anyhow::bail!("--at takes two values: `rev N` or `turn K`"),
-            })
-            .collect()
-    }
-
-    /// Checks the position exists in `journal`.
-    pub fn check(self, journal: &Journal) -> Result<()> {
-        match self {
-            At::Rev(n) => {
-                let last = journal.last_rev();
-                anyhow::ensure!(n >= 1 && n <= last, "--at rev {n}: the journal has revs 1..{last}");
-            }
-            At::Turn(k) => {
-                let turns = journal.turns.len();
-                anyhow::ensure!(k <= turns, "--at turn {k}: the journal has {turns} turns");
-            }
-        }
-        Ok(())
-    }
-
-    pub fn describe(self) -> String {
-        match self {
-            At::Rev(n) => format!("rev {n}"),
-            At::Turn(k) => format!("turn {k}"),
-        }
-    }
-}
+pub use ctxj::projection::At;

@@ -1,9 +1,11 @@
 //! Progress bars on stderr, shown only when stderr is a terminal (never in pipes, logs or tests).
 //!
-//! Use [`bar`] for work with a known length and [`spinner`] otherwise; both return a hidden bar
-//! when stderr is not a terminal, so callers never branch. Finish with `finish_and_clear()`.
+//! [`bar`] returns a bar of known length (hidden when stderr is not a terminal, so callers never
+//! branch; finish with `finish_and_clear()`); [`with_progress`] draws one only once the work has
+//! taken more than about a second.
 
 use std::io::IsTerminal;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -23,15 +25,30 @@ pub fn bar(len: u64, msg: &str) -> ProgressBar {
     pb
 }
 
-/// A spinner labelled `msg` for work of unknown length, hidden unless stderr is a terminal.
-#[allow(dead_code)] // offered to the other commands
-pub fn spinner(msg: &str) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
+/// Runs `f` with a progress callback `(done, total)` that draws a bar of replayed turns on stderr
+/// once the work has taken more than about a second, and only when stderr is a terminal.
+pub fn with_progress<T>(f: impl FnOnce(&mut dyn FnMut(usize, usize)) -> T) -> T {
+    let tty = std::io::stderr().is_terminal();
+    let start = Instant::now();
+    let mut bar: Option<ProgressBar> = None;
+    let mut cb = |done: usize, total: usize| {
+        if !tty {
+            return;
+        }
+        if bar.is_none() && start.elapsed() > Duration::from_secs(1) && done < total {
+            let b = ProgressBar::new(total as u64);
+            if let Ok(style) = ProgressStyle::with_template("{spinner} replaying turn {pos}/{len} {wide_bar} {eta}") {
+                b.set_style(style);
+            }
+            bar = Some(b);
+        }
+        if let Some(b) = &bar {
+            b.set_position(done as u64);
+        }
+    };
+    let r = f(&mut cb);
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
-    let pb = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(8));
-    pb.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
-    pb.set_message(msg.to_string());
-    pb.enable_steady_tick(std::time::Duration::from_millis(125));
-    pb
+    r
 }

@@ -1,16 +1,17 @@
 //! `ctxj report`: write a self-contained HTML report of a session (charts, comparison table,
 //! decision timeline, turn browser). The data comes from `ctxj::report::build`, the page from
-//! `ctxj::report::render`; this file resolves the arguments and writes the file.
+//! `ctxj::render::html`; this file resolves the arguments and writes the file.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
-use ctxj::cache::{CacheModel, PriceTable};
+use ctxj::cache::{self, CacheModel};
 use ctxj::report::{self, Options, DEFAULT_TEXT_CAP};
 use ctxj::strategy::{self, Strategy};
 
+use super::args::{EncodingArgs, OutputArgs, SessionArgs};
 use super::{Ctx, EXIT_OK};
 
 /// Strategies shown when no --strategy is given.
@@ -35,8 +36,8 @@ const DEFAULT_STRATEGIES: [&str; 2] = ["recorded", "baseline"];
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Session directory, journal.jsonl path, or session id under --root.
-    pub session: String,
+    #[command(flatten)]
+    pub session: SessionArgs,
     /// A strategy to replay (repeatable; default: recorded and baseline).
     #[arg(short = 's', long = "strategy", value_name = "NAME")]
     pub strategies: Vec<String>,
@@ -46,22 +47,21 @@ pub struct Args {
     /// LiteLLM model_prices_and_context_window.json to price with (default: the built-in table).
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
-    /// Tokenizer encoding: o200k_base or cl100k_base (default: the session's, else o200k_base).
-    #[arg(long, value_name = "NAME")]
-    pub encoding: Option<String>,
+    #[command(flatten)]
+    pub encoding: EncodingArgs,
     /// Where to write the HTML file (never inside the session directory).
     #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
     pub output: PathBuf,
     /// Characters of text inlined per block in the turn browser.
     #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_TEXT_CAP, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub text_cap: usize,
-    /// Print what was written as JSON (path, bytes, strategies, turns) instead of a line of text.
-    #[arg(long)]
-    pub json: bool,
+    /// --json: what was written (path, bytes, strategies, turns) instead of a line of text.
+    #[command(flatten)]
+    pub output_format: OutputArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let (session, journal) = ctx.load(&args.session)?;
+    let (session, journal) = ctx.load(&args.session.session)?;
     let mut notes = Vec::new();
     let strategies: Vec<Strategy> = if args.strategies.is_empty() {
         let mut v = Vec::new();
@@ -85,37 +85,18 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     };
     let output = check_output(&args.output, &session.dir)?;
     let cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
-    let prices = match &args.prices {
-        Some(p) => {
-            let bytes = std::fs::read(p).with_context(|| format!("reading --prices {}", p.display()))?;
-            Some(PriceTable::from_litellm(&p.display().to_string(), &bytes)?)
-        }
-        None => None,
-    };
-    let opts = Options { text_cap: args.text_cap, cache, prices, encoding: args.encoding.clone(), notes };
+    let prices = args.prices.as_deref().map(|p| cache::load_table(Some(p))).transpose()?;
+    let opts = Options { text_cap: args.text_cap, cache, prices, encoding: args.encoding.encoding.clone(), notes };
     let data = report::build(&journal, &strategies, &opts)?;
-    let html = report::render(&data);
+    let html = ctxj::render::html::render(&data);
     std::fs::write(&output, html.as_bytes()).with_context(|| format!("writing {}", output.display()))?;
 
     let mut out = super::stdout();
-    let shown = ctxj::text::escape_line(&output.display().to_string());
-    if args.json {
-        let v = serde_json::json!({
-            "output": output.display().to_string(),
-            "bytes": html.len(),
-            "strategies": data.strategies.iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
-            "turns": data.header.turns,
-            "notes": data.notes,
-        });
-        writeln!(out, "{v}")?;
+    let written = ctxj::render::html::Written::new(&output, html.len(), &data);
+    if args.output_format.json {
+        writeln!(out, "{}", serde_json::to_string(&written)?)?;
     } else {
-        writeln!(
-            out,
-            "wrote {shown} ({} bytes): {} strategies, {} turns",
-            ctxj::render::format::thousands(html.len() as u64),
-            data.strategies.len(),
-            data.header.turns
-        )?;
+        writeln!(out, "{}", written.text())?;
     }
     out.flush()?;
     Ok(EXIT_OK)

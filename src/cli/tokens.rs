@@ -17,8 +17,8 @@ use ctxj::tokens::breakdown::{RequestTokens, TurnEstimate};
 use ctxj::tokens::{estimator_for, Calibrator, TiktokenEstimator};
 
 use super::args::{AtArgs, EncodingArgs, OutputArgs, SessionArgs};
-use super::show::{parse_strategy, recorded_view, strategy_view};
 use super::{At, Ctx, EXIT_OK};
+use ctxj::strategy::{parse as parse_strategy, recorded_view, strategy_view};
 
 /// Token breakdown of a request, the budget in force, and estimate accuracy per turn.
 ///
@@ -115,7 +115,7 @@ fn request(
 /// Every turn of `s`'s replay: raw estimate, calibrated estimate, provider figure.
 fn per_turn(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec<TurnEstimate> {
     let opts = cache::Options { cache: CacheModel::Ideal, price: None };
-    let sim = super::cache::with_progress(journal.turns.len(), |p| cache::simulate(journal, s, est, opts, p));
+    let sim = super::progress::with_progress(|p| cache::simulate(journal, s, est, opts, p));
     // The recorded replay's prompts are the recorded turns' raw estimates: calibrate from them
     // rather than replaying the journal a second time.
     let cal = if s.is_recorded() {

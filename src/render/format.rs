@@ -1,4 +1,4 @@
-//! Number formatting for every table and summary: thousands separators and signs.
+//! Number formatting for every table and summary: thousands separators, signs, money, percent.
 
 /// Groups digits by thousands: 41220 → "41,220".
 pub fn thousands(n: u64) -> String {
@@ -20,6 +20,27 @@ pub fn signed_thousands(n: i64) -> String {
         std::cmp::Ordering::Less => format!("−{}", thousands(n.unsigned_abs())),
         std::cmp::Ordering::Equal => "0".into(),
     }
+}
+
+/// Dollars with precision by size: "$120", "$1.25", "$0.0042".
+pub fn money(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("${v:.0}")
+    } else if v.abs() >= 1.0 {
+        format!("${v:.2}")
+    } else {
+        format!("${v:.4}")
+    }
+}
+
+/// [`money`], or "n/a" when there is no figure.
+pub fn money_or_na(v: Option<f64>) -> String {
+    v.map_or_else(|| "n/a".to_string(), money)
+}
+
+/// A ratio as a percentage with one decimal: 0.4567 → "45.7%".
+pub fn percent(r: f64) -> String {
+    format!("{:.1}%", r * 100.0)
 }
 
 #[cfg(test)]

@@ -2,8 +2,14 @@
 //! results shaped into tables, text and JSON (the library's typed results in, strings out).
 //! Terminal-safe escaping lives below every layer, in [`crate::text`].
 
+pub mod cache;
 pub mod check;
+pub mod diff;
 pub mod format;
+pub mod html;
+pub mod log;
 pub mod projection;
+pub mod show;
 pub mod style;
 pub mod tokens;
+pub mod turns;

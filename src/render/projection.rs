@@ -3,6 +3,7 @@
 
 use crate::projection::{Block, Mark, Projection};
 use crate::render::format::thousands;
+use crate::strategy::View;
 use crate::text::{escape_block, escape_line};
 
 /// Styling hooks so the library stays free of terminal decisions.
@@ -100,6 +101,47 @@ pub fn write_block(out: &mut String, n: usize, b: &Block, mark: Option<Mark>, sr
         for c in calls {
             let args = crate::projection::block::canonical_value(&c.args);
             out.push_str(&indent(&format!("→ call {} {} {}", c.id, c.tool, args)));
+        }
+    }
+}
+
+impl Style for crate::render::style::Paint {
+    fn header(&self, s: &str) -> String {
+        self.bold(s)
+    }
+    fn marker(&self, s: &str) -> String {
+        self.yellow(s)
+    }
+    fn dim(&self, s: &str) -> String {
+        crate::render::style::Paint::dim(self, s)
+    }
+}
+
+/// Writes the human view of a request: block headers (tagged with what the strategy did) and
+/// indented, escaped content.
+/// Without `numbered`, headers carry no `[n]` (so a dropped block does not renumber the rest).
+pub fn write_view(out: &mut String, v: &View, style: &dyn Style, numbered: bool, extra: Option<Extra<'_>>) {
+    for (i, (b, o)) in v.blocks.iter().zip(&v.origins).enumerate() {
+        let mut one = String::new();
+        write_block(&mut one, i + 1, b, None, None, style);
+        if !numbered {
+            let prefix = format!("[{}] ", i + 1);
+            if let Some(p) = one.find(&prefix) {
+                one.replace_range(p..p + prefix.len(), "");
+            }
+        }
+        if matches!(b, Block::Summary { .. }) && o.is_changed() {
+            // write_block tags every summary "[summarized]"; say which pass wrote it instead.
+            one = one.replacen("[summarized]", &format!("[{}]", o.describe()), 1);
+        } else if o.is_changed() {
+            let nl = one.find('\n').unwrap_or(one.len());
+            one.insert_str(nl, &format!(" {}", style.marker(&format!("[{}]", o.describe()))));
+        }
+        out.push_str(&one);
+        if let Some(f) = extra {
+            if let Some(x) = f(b) {
+                out.push_str(&indent(&x));
+            }
         }
     }
 }

@@ -11,11 +11,12 @@
 
 use std::collections::HashMap;
 
-use crate::cache::{self, CacheModel, PriceTable};
+use crate::cache::{self, cost_ratio, CacheModel, PriceTable, Pricing};
 use crate::check::{self, Finding, Severity};
 use crate::journal::{Body, Journal};
+use crate::projection::diff::{first_break, match_blocks, Matched};
 use crate::projection::Block;
-use crate::strategy::{self, Strategy};
+use crate::strategy::{self, Origin, Strategy};
 use crate::text::chars;
 use crate::tokens::estimator::EncodingError;
 use crate::tokens::{estimator_for, Estimator};
@@ -67,38 +68,32 @@ pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Resu
     let cap = opts.text_cap.max(1);
     let mut notes = opts.notes.clone();
 
-    let slug = journal.session().and_then(|s| s.model.clone());
-    let cache_model =
-        opts.cache.unwrap_or_else(|| slug.as_deref().map(CacheModel::for_slug).unwrap_or(CacheModel::Ideal));
     let table = opts.prices.clone().unwrap_or_else(PriceTable::builtin);
-    let priced = slug.as_deref().and_then(|s| table.lookup(s)).map(|(n, p)| (n.to_string(), p));
-    let prices = match (&priced, &slug) {
+    let pricing = Pricing::for_session(journal, None, opts.cache, table);
+    let prices = match (&pricing.priced, &pricing.slug) {
         (Some((name, p)), Some(slug)) => Availability::Available(format!(
             "{slug} as {name} ({}): input ${}/M, cached ${}/M, cache write ${}/M, output ${}/M",
-            table.source,
+            pricing.table.source,
             p.input,
             p.cached_rate(),
             p.write_rate(),
             p.output
         )),
-        (_, Some(slug)) => Availability::Missing(format!("no price for {slug} in the {}", table.source)),
+        (_, Some(slug)) => Availability::Missing(format!("no price for {slug} in the {}", pricing.table.source)),
         _ => Availability::Missing("the journal records no model to price".to_string()),
     };
     let switches = journal.records.iter().filter(|r| matches!(r.body, Body::Model(_))).count();
-    if switches > 0 && priced.is_some() {
+    if switches > 0 && pricing.priced.is_some() {
         notes.push(format!(
             "The session switches model {switches} time(s); every turn is priced and cached as the session's first model."
         ));
     }
-    let copts = cache::Options { cache: cache_model, price: priced.as_ref().map(|(_, p)| *p) };
+    let copts = pricing.options();
 
     let mut data: Vec<StrategyData> = strategies.iter().map(|s| replay_one(journal, s, &est, cap, copts)).collect();
     let base_cost = data.iter().find(|s| s.name == "baseline").and_then(|s| s.row.cost);
     for s in &mut data {
-        s.row.cost_vs_baseline = match (s.row.cost, base_cost) {
-            (Some(c), Some(b)) if b > 0.0 => Some(c / b),
-            _ => None,
-        };
+        s.row.cost_vs_baseline = cost_ratio(s.row.cost, base_cost);
     }
 
     let (decisions, findings) = audited(journal)?;
@@ -124,8 +119,8 @@ pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Resu
         estimator: format!("tiktoken {} (spec strategies.md §3, raw estimate)", est.encoding()),
         cache_model: Availability::Available(format!(
             "{}{}",
-            cache_model.name(),
-            if opts.cache.is_some() { "" } else { " (from the model slug)" }
+            pricing.cache.name(),
+            if pricing.cache_from_slug { " (from the model slug)" } else { "" }
         )),
         prices,
         usage,
@@ -169,15 +164,6 @@ fn header(journal: &Journal) -> Header {
     h
 }
 
-/// Identity of a block across requests: type and id; system and summary blocks by position
-/// among their type.
-fn identity(b: &Block, nth_of_type: usize) -> (&'static str, String) {
-    match b.id() {
-        Some(id) => (b.type_name(), id.to_string()),
-        None => (b.type_name(), format!("#{nth_of_type}")),
-    }
-}
-
 fn tool_of(b: &Block) -> Option<String> {
     match b {
         Block::Result { tool, .. } => Some(tool.clone()),
@@ -213,9 +199,39 @@ pub fn cap_text(s: &str, cap: usize) -> (String, Option<usize>) {
     }
 }
 
-struct Seen {
-    block: Block,
+/// One block as the turn browser shows it, counted into `diff`.
+fn block_view(
+    b: &Block,
+    change: Change,
     tokens: u64,
+    previous_chars: Option<usize>,
+    origin: Option<&Origin>,
+    cap: usize,
+    diff: &mut DiffSummary,
+) -> BlockView {
+    match change {
+        Change::Same => diff.same += 1,
+        Change::Changed => diff.changed += 1,
+        Change::Added => diff.added += 1,
+    }
+    let (text, capped_from) = if change == Change::Same {
+        (None, None)
+    } else {
+        let (t, c) = cap_text(&display_text(b), cap);
+        (Some(t), c)
+    };
+    BlockView {
+        kind: b.type_name().to_string(),
+        id: b.id().map(str::to_string),
+        tool: tool_of(b),
+        chars: b.chars(),
+        tokens,
+        change,
+        previous_chars,
+        origin: origin.filter(|o| o.is_changed()).map(|o| o.describe()),
+        text,
+        capped_from,
+    }
 }
 
 fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize, copts: cache::Options) -> StrategyData {
@@ -223,62 +239,32 @@ fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize, 
     // gathers the turn browser's blocks.
     let sim = cache::simulate(journal, s, est, copts, |_, _| {});
     let mut views = Vec::new();
-    let mut prev: HashMap<(&'static str, String), Seen> = HashMap::new();
-    let mut prev_order: Vec<(&'static str, String)> = Vec::new();
-    let mut prev_blocks: Vec<Block> = Vec::new();
+    let mut prev: Vec<Block> = Vec::new();
+    let mut prev_tokens: Vec<u64> = Vec::new();
     strategy::replay(journal, s, est, |req| {
-        let mut now: HashMap<(&'static str, String), Seen> = HashMap::with_capacity(req.blocks.len());
-        let mut order = Vec::with_capacity(req.blocks.len());
-        let mut blocks = Vec::with_capacity(req.blocks.len());
+        let m = match_blocks(&prev, req.blocks);
         let mut diff = DiffSummary::default();
-        let mut nth: HashMap<&'static str, usize> = HashMap::new();
-        for (bi, b) in req.blocks.iter().enumerate() {
-            let n = nth.entry(b.type_name()).or_insert(0);
-            let key = identity(b, *n);
-            *n += 1;
-            let (change, tokens, previous_chars) = match prev.get(&key) {
-                Some(p) if p.block == *b => (Change::Same, p.tokens, None),
-                Some(p) => (Change::Changed, est.block(b), Some(p.block.chars())),
-                None => (Change::Added, est.block(b), None),
-            };
-            match change {
-                Change::Same => diff.same += 1,
-                Change::Changed => diff.changed += 1,
-                Change::Added => diff.added += 1,
-            }
-            let (text, capped_from) = if change == Change::Same {
-                (None, None)
-            } else {
-                let (t, c) = cap_text(&display_text(b), cap);
-                (Some(t), c)
-            };
-            blocks.push(BlockView {
-                kind: b.type_name().to_string(),
-                id: b.id().map(str::to_string),
-                tool: tool_of(b),
-                chars: b.chars(),
-                tokens,
-                change,
-                previous_chars,
-                origin: req.origins.get(bi).filter(|o| o.is_changed()).map(|o| o.describe()),
-                text,
-                capped_from,
-            });
-            order.push(key.clone());
-            now.insert(key, Seen { block: b.clone(), tokens });
-        }
-        for k in &prev_order {
-            if !now.contains_key(k) {
-                let p = &prev[k];
-                diff.removed.push((k.0.to_string(), p.block.id().map(str::to_string), p.block.chars()));
-            }
-        }
-        diff.extends_previous =
-            req.blocks.len() >= prev_blocks.len() && req.blocks[..prev_blocks.len()] == prev_blocks[..];
+        let mut tokens_now = Vec::with_capacity(req.blocks.len());
+        let blocks = (req.blocks.iter().zip(&m.new).enumerate())
+            .map(|(bi, (b, matched))| {
+                let (change, tokens, previous_chars) = match *matched {
+                    Matched::Same(i) => (Change::Same, prev_tokens[i], None),
+                    Matched::Changed(i) => (Change::Changed, est.block(b), Some(prev[i].chars())),
+                    Matched::Added => (Change::Added, est.block(b), None),
+                };
+                tokens_now.push(tokens);
+                block_view(b, change, tokens, previous_chars, req.origins.get(bi), cap, &mut diff)
+            })
+            .collect();
+        diff.removed = m
+            .removed
+            .iter()
+            .map(|&i| (prev[i].type_name().to_string(), prev[i].id().map(str::to_string), prev[i].chars()))
+            .collect();
+        diff.extends_previous = first_break(&prev, req.blocks, 0).is_none();
         views.push(TurnView { turn: req.turn, blocks, diff });
-        prev = now;
-        prev_order = order;
-        prev_blocks = req.blocks.to_vec();
+        prev = req.blocks.to_vec();
+        prev_tokens = tokens_now;
     });
     let mut cumulative = Some(0.0);
     let turns: Vec<TurnFigures> = sim

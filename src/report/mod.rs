@@ -1,19 +1,18 @@
-//! The HTML report (`ctxj report`): a typed model of everything the page shows, a builder that
-//! fills it from a journal, and a renderer that turns it into one self-contained HTML string.
+//! Report data: the HTML report's typed model of everything the page shows and the builder that
+//! fills it from a journal ([`crate::render::html`] turns it into one self-contained HTML
+//! string), and the rows of `ctxj turns` ([`turns`]).
 //!
-//! [`build`] replays strategies over a [`crate::journal::Journal`] into a [`ReportData`];
-//! [`html`] renders a `ReportData` with inline CSS and SVG only (no network, no external files).
+//! [`build`] replays strategies over a [`crate::journal::Journal`] into a [`ReportData`].
 //! The model is plain data so the renderer can be tested without a journal, and so sections whose
 //! data this build cannot compute carry an explicit [`Availability::Missing`] reason instead of
 //! silently disappearing.
 
 pub mod build;
-pub mod html;
+pub mod turns;
 
 use serde::Serialize;
 
 pub use build::{build, BuildError, Options};
-pub use html::{escape, render};
 
 /// Default number of characters of a block's text inlined in the turn browser.
 pub const DEFAULT_TEXT_CAP: usize = 2_000;

@@ -24,6 +24,7 @@ pub mod sliding;
 pub mod summary;
 pub mod tiered;
 pub mod truncate;
+pub mod view;
 
 #[cfg(test)]
 mod props;
@@ -37,6 +38,7 @@ use crate::tokens::Estimator;
 pub use name::{parse, StrategyError, FAMILIES};
 pub use raw::Raw;
 pub use recorded::{calibrator_for, recorded_turns, RecordedTurn};
+pub use view::{compare, recorded_view, strategy_view, View, ViewDiff, ViewError};
 
 /// A parsed strategy name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -440,40 +442,4 @@ impl Out {
     }
 }
 
-/// Block equality that first compares shared texts and values by pointer: requests of one replay
-/// share their unchanged texts, so comparing consecutive requests costs O(blocks), not O(bytes).
-pub fn same_block(a: &Block, b: &Block) -> bool {
-    use std::sync::Arc;
-    fn t(x: &crate::journal::Text, y: &crate::journal::Text) -> bool {
-        Arc::ptr_eq(x, y) || x == y
-    }
-    fn v(x: &Arc<serde_json::Value>, y: &Arc<serde_json::Value>) -> bool {
-        Arc::ptr_eq(x, y) || x == y
-    }
-    match (a, b) {
-        (Block::System { text: x, tools: tx }, Block::System { text: y, tools: ty }) => {
-            t(x, y)
-                && match (tx, ty) {
-                    (Some(p), Some(q)) => v(p, q),
-                    (None, None) => true,
-                    _ => false,
-                }
-        }
-        (Block::Summary { text: x }, Block::Summary { text: y }) => t(x, y),
-        (Block::User { id: i, text: x }, Block::User { id: j, text: y })
-        | (Block::Notice { id: i, text: x }, Block::Notice { id: j, text: y }) => i == j && t(x, y),
-        (Block::Attachment { id: i, user: u, text: x }, Block::Attachment { id: j, user: w, text: y }) => {
-            i == j && u == w && t(x, y)
-        }
-        (Block::Assistant { id: i, text: x, calls: cx }, Block::Assistant { id: j, text: y, calls: cy }) => {
-            i == j
-                && t(x, y)
-                && cx.len() == cy.len()
-                && cx.iter().zip(cy).all(|(p, q)| p.id == q.id && p.tool == q.tool && v(&p.args, &q.args))
-        }
-        (Block::Result { call: i, tool: p, text: x }, Block::Result { call: j, tool: q, text: y }) => {
-            i == j && p == q && t(x, y)
-        }
-        _ => false,
-    }
-}
+pub use crate::projection::diff::same_block;

@@ -9,10 +9,10 @@ use std::fmt::Write;
 
 use sha2::{Digest, Sha256};
 
-use crate::render::format::thousands;
+use crate::render::format::{money, percent, thousands};
 use crate::text::escape_block;
 
-use super::{
+use crate::report::{
     Availability, BlockView, Change, ComparisonRow, Decision, ReportData, StrategyData, TurnFigures, TurnUsage,
     TurnView,
 };
@@ -119,16 +119,6 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-fn money(v: f64) -> String {
-    if v.abs() >= 100.0 {
-        format!("${v:.0}")
-    } else if v.abs() >= 1.0 {
-        format!("${v:.2}")
-    } else {
-        format!("${v:.4}")
-    }
-}
-
 fn money_tick(v: f64) -> String {
     if v == 0.0 {
         "$0".to_string()
@@ -139,10 +129,6 @@ fn money_tick(v: f64) -> String {
     } else {
         format!("${v:.0}")
     }
-}
-
-fn pct(v: f64) -> String {
-    format!("{:.1}%", v * 100.0)
 }
 
 fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
@@ -203,7 +189,11 @@ fn header(h: &mut String, d: &ReportData) {
                 r.turns_with_usage,
                 thousands(r.prompt_tokens),
                 thousands(r.cached_tokens),
-                if r.prompt_tokens > 0 { pct(r.cached_tokens as f64 / r.prompt_tokens as f64) } else { "n/a".into() },
+                if r.prompt_tokens > 0 {
+                    percent(r.cached_tokens as f64 / r.prompt_tokens as f64)
+                } else {
+                    "n/a".into()
+                },
                 thousands(r.completion_tokens)
             )
         },
@@ -311,7 +301,7 @@ fn charts(h: &mut String, d: &ReportData) {
             title: "Cache-hit rate per turn",
             y_label: "cached / prompt tokens (%)",
             turns,
-            fmt: pct,
+            fmt: percent,
             tick: |v| format!("{:.0}%", v * 100.0),
             y_max: Some(1.0),
             series: &series,
@@ -400,6 +390,28 @@ const MR: f64 = 16.0;
 const MT: f64 = 18.0;
 const MB: f64 = 44.0;
 
+/// Where a chart's plot area lies and how turns and values map onto it.
+struct Frame {
+    /// Turns on the x axis (at least 1).
+    n: usize,
+    pw: f64,
+    ph: f64,
+    y_top: f64,
+}
+
+impl Frame {
+    fn x(&self, t: f64) -> f64 {
+        if self.n == 1 {
+            ML + self.pw / 2.0
+        } else {
+            ML + (t - 1.0) / (self.n as f64 - 1.0) * self.pw
+        }
+    }
+    fn y(&self, v: f64) -> f64 {
+        MT + self.ph - (v / self.y_top).clamp(0.0, 1.05) * self.ph
+    }
+}
+
 fn chart(h: &mut String, c: &Chart) {
     let available = c.missing.is_none();
     let _ = writeln!(
@@ -430,16 +442,26 @@ fn chart(h: &mut String, c: &Chart) {
             (step, (data_max / step).ceil().max(1.0) * step)
         }
     };
-    let n = c.turns.max(1);
-    let pw = W - ML - MR;
-    let ph = H - MT - MB;
-    let x = |t: f64| if n == 1 { ML + pw / 2.0 } else { ML + (t - 1.0) / (n as f64 - 1.0) * pw };
-    let y = |v: f64| MT + ph - (v / y_top).clamp(0.0, 1.05) * ph;
+    let f = Frame { n: c.turns.max(1), pw: W - ML - MR, ph: H - MT - MB, y_top };
     let _ = writeln!(
         h,
         "<svg viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" aria-label=\"{}\">",
         escape(c.title)
     );
+    axes(h, c, &f, step);
+    hover_columns(h, c, &f);
+    decision_marks(h, c, &f);
+    lines(h, c, &f);
+    h.push_str("</svg>\n<ul class=\"legend\">\n");
+    legend(h, c);
+    h.push_str("</ul>\n</figure>\n");
+}
+
+/// The grid, the ticks and labels of both axes, and the axes.
+fn axes(h: &mut String, c: &Chart, f: &Frame, step: f64) {
+    let (n, pw, ph, y_top) = (f.n, f.pw, f.ph, f.y_top);
+    let x = |t: f64| f.x(t);
+    let y = |v: f64| f.y(v);
     // Grid and y ticks.
     let mut v = 0.0;
     while v <= y_top + step * 1e-9 {
@@ -488,6 +510,12 @@ fn chart(h: &mut String, c: &Chart) {
         MT + ph / 2.0,
         escape(c.y_label)
     );
+}
+
+/// Hover columns: one per turn, listing every line's value; a click opens the turn browser.
+fn hover_columns(h: &mut String, c: &Chart, f: &Frame) {
+    let (n, pw, ph) = (f.n, f.pw, f.ph);
+    let x = |t: f64| f.x(t);
     // Hover columns: one per turn, listing every line's value; a click opens the turn browser.
     let colw = if n == 1 { pw } else { pw / (n as f64 - 1.0) };
     for t in 1..=n {
@@ -511,6 +539,12 @@ fn chart(h: &mut String, c: &Chart) {
             escape(&tip)
         );
     }
+}
+
+/// The journal's decisions on the prompt-size chart.
+fn decision_marks(h: &mut String, c: &Chart, f: &Frame) {
+    let (n, ph) = (f.n, f.ph);
+    let x = |t: f64| f.x(t);
     // Decisions on the prompt-size chart.
     for dcs in c.decisions {
         let Some(t) = dcs.turn else { continue };
@@ -537,6 +571,13 @@ fn chart(h: &mut String, c: &Chart) {
             escape(&tip)
         );
     }
+}
+
+/// The provider's line, one line per strategy and, with few turns, points with tooltips.
+fn lines(h: &mut String, c: &Chart, f: &Frame) {
+    let n = f.n;
+    let x = |t: f64| f.x(t);
+    let y = |v: f64| f.y(v);
     // Lines.
     let path = |l: &Line| {
         let mut d = String::new();
@@ -575,7 +616,9 @@ fn chart(h: &mut String, c: &Chart) {
             }
         }
     }
-    h.push_str("</svg>\n<ul class=\"legend\">\n");
+}
+
+fn legend(h: &mut String, c: &Chart) {
     for (i, l) in c.series.iter().enumerate() {
         let _ = writeln!(
             h,
@@ -594,7 +637,6 @@ fn chart(h: &mut String, c: &Chart) {
             "<li><span class=\"muted\">▼ cleanup decision (hover for rev, verdict and tokens saved)</span></li>\n",
         );
     }
-    h.push_str("</ul>\n</figure>\n");
 }
 
 fn signed(v: i64) -> String {
@@ -638,7 +680,7 @@ fn comparison(h: &mut String, d: &ReportData) {
             thousands(r.total_prompt),
             t(r.new_input),
             t(r.cached_input),
-            opt(r.hit_rate, pct),
+            opt(r.hit_rate, percent),
             opt(r.cost, money),
             opt(r.cost_vs_baseline, |v| format!("{v:.2}×")),
             opt(r.cache_breaks, |v| v.to_string())
@@ -897,6 +939,39 @@ fn block_row(h: &mut String, i: usize, b: &BlockView) {
         thousands(b.chars as u64),
         thousands(b.tokens)
     );
+}
+
+/// What `ctxj report` wrote: the line it prints, or its JSON.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Written {
+    pub output: String,
+    pub bytes: usize,
+    pub strategies: Vec<String>,
+    pub turns: usize,
+    pub notes: Vec<String>,
+}
+
+impl Written {
+    pub fn new(output: &std::path::Path, bytes: usize, d: &ReportData) -> Written {
+        Written {
+            output: output.display().to_string(),
+            bytes,
+            strategies: d.strategies.iter().map(|s| s.name.clone()).collect(),
+            turns: d.header.turns,
+            notes: d.notes.clone(),
+        }
+    }
+
+    /// "wrote PATH (N bytes): S strategies, T turns", the path escaped.
+    pub fn text(&self) -> String {
+        format!(
+            "wrote {} ({} bytes): {} strategies, {} turns",
+            crate::text::escape_line(&self.output),
+            thousands(self.bytes as u64),
+            self.strategies.len(),
+            self.turns
+        )
+    }
 }
 
 #[cfg(test)]

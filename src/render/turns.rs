@@ -1,0 +1,44 @@
+//! The output of `ctxj turns`: a table of turns, or a JSON array.
+
+use comfy_table::{Cell, CellAlignment};
+
+use crate::render::format::thousands;
+use crate::render::style::{table, Paint};
+use crate::report::turns::{Change, TurnRow};
+use crate::text::escape_line;
+
+/// The JSON array (one line, no newline).
+pub fn json(rows: &[TurnRow]) -> serde_json::Result<String> {
+    serde_json::to_string(rows)
+}
+
+/// The table with its title and the count of rewrites.
+pub fn text(strategy: &str, rows: &[TurnRow], paint: &Paint) -> String {
+    let mut t = table(&["turn", "rev", "blocks", "chars", "change against the previous request"]);
+    let mut rewrites = 0;
+    let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+    for r in rows {
+        let change = match &r.change {
+            Change::First => "first request".to_string(),
+            Change::Appended { appended: 0 } => "identical".to_string(),
+            Change::Appended { appended } => format!("appended {appended}"),
+            Change::Rewritten { block, id, why } => {
+                rewrites += 1;
+                paint.yellow(&format!("prefix rewritten at block {block} ({}): {}", escape_line(id), escape_line(why)))
+            }
+        };
+        t.add_row(vec![
+            right(r.turn.to_string()),
+            right(r.rev.to_string()),
+            right(r.blocks.to_string()),
+            right(thousands(r.chars as u64)),
+            Cell::new(change),
+        ]);
+    }
+    format!(
+        "{}\n{t}\n{} prefix rewrite(s) in {} turns\n",
+        paint.bold(&format!("strategy {} · {} turns", escape_line(strategy), rows.len())),
+        rewrites,
+        rows.len()
+    )
+}

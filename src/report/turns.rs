@@ -1,0 +1,132 @@
+//! The rows of `ctxj turns`: per turn of a strategy's replay, the request's size and how it
+//! relates to the previous request ([`crate::projection::diff`]).
+
+use serde::Serialize;
+
+use crate::journal::Journal;
+use crate::projection::diff::{first_break, Cause, PrefixBreak};
+use crate::projection::Block;
+use crate::strategy::{self, Origin, Strategy};
+use crate::tokens::estimator::EncodingError;
+use crate::tokens::estimator_for;
+
+/// How a request relates to the previous one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "change", rename_all = "lowercase")]
+pub enum Change {
+    First,
+    /// Starts with the whole previous request; this many blocks follow it.
+    Appended {
+        appended: usize,
+    },
+    /// The prefix differs at this block (numbered from 1); its id (or type) and why.
+    Rewritten {
+        block: usize,
+        id: String,
+        why: String,
+    },
+}
+
+/// One turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TurnRow {
+    pub turn: usize,
+    pub rev: u64,
+    pub blocks: usize,
+    pub chars: usize,
+    #[serde(flatten)]
+    pub change: Change,
+}
+
+/// Describes a prefix break of `blocks` against `prev` for the `turns` table.
+pub fn change(prev: &[Block], blocks: &[Block], origins: &[Origin], brk: Option<PrefixBreak>) -> Change {
+    let Some(PrefixBreak { at, cause }) = brk else {
+        return Change::Appended { appended: blocks.len() - prev.len() };
+    };
+    let Some(b) = blocks.get(at) else {
+        return Change::Rewritten {
+            block: at + 1,
+            id: "(end)".to_string(),
+            why: "request shorter than the previous one".to_string(),
+        };
+    };
+    let id = b.id().map_or_else(|| b.type_name().to_string(), str::to_string);
+    let why = match (cause, prev[at].id()) {
+        _ if matches!(origins[at], Origin::Summary { .. } | Origin::RecordedSummary) => {
+            format!("{} written", origins[at].describe())
+        }
+        (Cause::Rewritten, _) if b.id().is_some() => format!("text changed: {}", origins[at].describe()),
+        (Cause::Moved, Some(pid)) => format!("{pid} moved"),
+        (Cause::Dropped, Some(pid)) => format!("{pid} dropped"),
+        _ => match origins[at] {
+            Origin::Verbatim => format!("{} changed", b.type_name()),
+            o => o.describe(),
+        },
+    };
+    Change::Rewritten { block: at + 1, id, why }
+}
+
+/// Replays `s` and describes each turn's request.
+pub fn rows(journal: &Journal, s: &Strategy) -> Result<Vec<TurnRow>, EncodingError> {
+    let est = estimator_for(journal, None)?;
+    // The previous request, updated in place (only blocks from the first change are cloned).
+    let mut prev: Option<Vec<Block>> = None;
+    // cum[i]: characters of the previous request's first i blocks (so a turn counts only the
+    // blocks after the first change, not the whole history again).
+    let mut cum: Vec<usize> = vec![0];
+    let mut out = Vec::new();
+    strategy::replay(journal, s, &est, |r| {
+        let (c, keep) = match prev.as_deref() {
+            None => (Change::First, 0),
+            Some(p) => {
+                let brk = first_break(p, r.blocks, r.unchanged);
+                (change(p, r.blocks, r.origins, brk), brk.map_or(p.len(), |b| b.at))
+            }
+        };
+        cum.truncate(keep + 1);
+        for b in &r.blocks[keep..] {
+            let last = *cum.last().expect("cum starts with 0");
+            cum.push(last + b.chars());
+        }
+        out.push(TurnRow {
+            turn: r.turn,
+            rev: journal.records[r.record].rev,
+            blocks: r.blocks.len(),
+            chars: *cum.last().expect("cum starts with 0"),
+            change: c,
+        });
+        let p = prev.get_or_insert_with(Vec::new);
+        p.truncate(keep);
+        p.extend(r.blocks[keep..].iter().cloned());
+    });
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(id: &str, t: &str) -> Block {
+        Block::User { id: id.into(), text: t.into() }
+    }
+
+    fn ch(prev: &[Block], cur: &[Block], o: &[Origin]) -> Change {
+        change(prev, cur, o, first_break(prev, cur, 0))
+    }
+
+    #[test]
+    fn classifies_changes() {
+        let a = vec![u("u1", "a"), u("u2", "b")];
+        let o = vec![Origin::Verbatim; 3];
+        let b = vec![u("u1", "a"), u("u2", "b"), u("u3", "c")];
+        assert_eq!(ch(&a, &b, &o), Change::Appended { appended: 1 });
+        let c = vec![u("u1", "a"), u("u2", "B")];
+        let oc = vec![Origin::Verbatim, Origin::Truncated];
+        assert_eq!(
+            ch(&a, &c, &oc),
+            Change::Rewritten { block: 2, id: "u2".into(), why: "text changed: truncated".into() }
+        );
+        let d = vec![u("u2", "b"), u("u3", "c")];
+        assert_eq!(ch(&a, &d, &o), Change::Rewritten { block: 1, id: "u2".into(), why: "u1 dropped".into() });
+    }
+}
