@@ -64,7 +64,6 @@ struct Ref {
 }
 
 #[test]
-#[ignore = "enabled after the issue-13 merge"]
 fn src_follows_the_layering_rule() {
     let refs = references(&repo().join("src"));
     assert!(refs.len() > 50, "the scan found only {} references: is it broken?", refs.len());
