@@ -10,19 +10,17 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use sha2::{Digest, Sha256};
-
+use crate::journal::session::{guard_write, Keep};
 use crate::journal::{Body, CtxSettings, Journal, Record};
-use crate::projection::block::hex;
-use crate::projection::{for_each_request, Block, Projection};
+use crate::projection::{for_each_request, RequestHasher};
 
 /// Why a session could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
     #[error("{0}: a session already exists there (journal.jsonl); pass --force to overwrite it")]
     Exists(String),
-    #[error("{0}: refusing to write into the transcript's own folder")]
-    SourceDir(String),
+    #[error(transparent)]
+    Refused(#[from] crate::journal::SessionError),
     #[error("{path}: {err}")]
     Io { path: String, err: std::io::Error },
 }
@@ -35,46 +33,6 @@ pub struct Written {
     pub turns: usize,
     pub files: usize,
     pub bytes: u64,
-}
-
-/// Hashes successive requests, reusing the SHA-256 state of the prefix a request shares with
-/// the previous one (requests mostly grow by appending), so a long session costs one pass over
-/// its blocks instead of one full serialisation per turn. Same bytes as
-/// [`crate::projection::Projection::sha256`].
-#[derive(Default)]
-pub struct RequestHasher {
-    blocks: Vec<Block>,
-    /// `states[i]`: the state after `[` and the first `i` blocks (with their commas).
-    states: Vec<Sha256>,
-}
-
-impl RequestHasher {
-    pub fn sha256(&mut self, p: &Projection) -> String {
-        let cur: Vec<&Block> = p.blocks().collect();
-        let common = self.blocks.iter().zip(&cur).take_while(|(a, b)| a == *b).count();
-        self.blocks.truncate(common);
-        self.states.truncate(common + 1);
-        if self.states.is_empty() {
-            let mut h = Sha256::new();
-            h.update(b"[");
-            self.states.push(h);
-        }
-        let mut buf = Vec::new();
-        for (i, b) in cur[common..].iter().enumerate() {
-            let mut h = self.states.last().expect("at least the opening bracket").clone();
-            buf.clear();
-            if common + i > 0 {
-                buf.push(b',');
-            }
-            b.write_canonical(&mut buf);
-            h.update(&buf);
-            self.states.push(h);
-            self.blocks.push((*b).clone());
-        }
-        let mut h = self.states.last().expect("at least the opening bracket").clone();
-        h.update(b"]");
-        hex(&h.finalize())
-    }
 }
 
 /// The journal as JSONL text, with `prompt_sha256` set on every assistant record.
@@ -104,14 +62,11 @@ pub fn write_session(
         let path = p.display().to_string();
         move |err| WriteError::Io { path, err }
     };
-    if let (Ok(a), Some(Ok(b))) = (
-        dir.canonicalize(),
-        source.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }.canonicalize()),
-    ) {
-        if a == b {
-            return Err(WriteError::SourceDir(dir.display().to_string()));
-        }
-    }
+    let source_dir = match source.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    guard_write(dir, source_dir, Keep::Exactly)?;
     let jpath = dir.join(crate::journal::session::JOURNAL_FILE);
     if jpath.exists() && !force {
         return Err(WriteError::Exists(dir.display().to_string()));
@@ -343,7 +298,7 @@ mod tests {
         let back = parse_bytes(Path::new("j"), text.as_bytes(), ReadOptions::default()).unwrap();
         assert_eq!(back.records.len(), im.journal.records.len());
         let mut n = 0;
-        let mut h = RequestHasher::default();
+        let mut h = RequestHasher::new();
         for_each_request(&back, |k, idx, p| {
             assert_eq!(h.sha256(p), p.sha256(), "incremental hash, turn {k}");
             let Body::Assistant(a) = &back.records[idx].body else { panic!() };
