@@ -28,3 +28,4 @@ pub mod strategy;
 pub mod synth;
 pub mod text;
 pub mod tokens;
+pub mod usage;

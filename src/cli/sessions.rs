@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use ctxj::import::scan::summarize_folder;
 use ctxj::render::format::thousands;
 use ctxj::text::escape_line;
+use ctxj::usage::summarize_folder;
 
 use super::{Ctx, EXIT_OK};
 use ctxj::render::style::table;

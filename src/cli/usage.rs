@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::ValueEnum;
 
-use ctxj::import::usage::{claude_files, usage, By};
 use ctxj::render::format::thousands;
 use ctxj::text::escape_line;
+use ctxj::usage::{claude_files, usage, By};
 
 use super::{Ctx, EXIT_OK};
 use ctxj::render::style::table;
