@@ -3,4 +3,6 @@
 
 pub mod format;
 pub mod projection;
+pub mod sessions;
 pub mod style;
+pub mod usage;
