@@ -31,3 +31,4 @@ pub mod strategy;
 pub mod synth;
 pub mod text;
 pub mod tokens;
+pub mod usage;

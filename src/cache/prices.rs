@@ -36,6 +36,12 @@ impl Price {
         self.write.unwrap_or(self.input * 1.25)
     }
 
+    /// $ per million 1-hour cache-write tokens (Claude Code records them apart): 2 × input, as
+    /// Anthropic and ccusage price them.
+    pub fn write_1h_rate(&self) -> f64 {
+        self.input * 2.0
+    }
+
     /// Cost in $ of one request: `uncached` tokens of which `write` are cache writes, `cached`
     /// reads and `output` output tokens.
     pub fn cost(&self, uncached: u64, write: u64, cached: u64, output: u64) -> f64 {
@@ -123,6 +129,13 @@ pub fn normalize(slug: &str) -> String {
     let s = slug.trim().to_ascii_lowercase();
     let name = s.rsplit('/').next().unwrap_or(&s);
     name.replace('.', "-")
+}
+
+/// The built-in price of a model by name (`claude-opus-4-6`, `claude-sonnet-4-5-20250929`, …);
+/// `None` for models the built-in table does not know. The table is built once.
+pub fn builtin_price(model: &str) -> Option<Price> {
+    static TABLE: std::sync::OnceLock<PriceTable> = std::sync::OnceLock::new();
+    TABLE.get_or_init(PriceTable::builtin).lookup(model).map(|(_, p)| p)
 }
 
 impl PriceTable {
@@ -257,5 +270,14 @@ mod tests {
         assert!(PriceTable::from_litellm("x", b"[1]").is_err());
         assert!(PriceTable::from_litellm("x", b"{").is_err());
         assert!(PriceTable::from_litellm("x", b"{}").is_err());
+    }
+
+    #[test]
+    fn builtin_prices_by_model_name() {
+        assert_eq!(builtin_price("claude-opus-4-6").unwrap().input, 5.0);
+        assert_eq!(builtin_price("claude-opus-4-1-20250805").unwrap().output, 75.0);
+        assert_eq!(builtin_price("claude-sonnet-4-5-20250929").unwrap().cached_rate(), 0.3);
+        assert_eq!(builtin_price("claude-haiku-4-5-20251001").unwrap().write_1h_rate(), 2.0);
+        assert!(builtin_price("no-such-model").is_none());
     }
 }

@@ -17,13 +17,11 @@ use std::path::Path;
 
 use chrono::{DateTime, FixedOffset};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::journal::{Body, Call, Journal, MirrorRec, Record, SessionError};
-use crate::projection::block::hex;
 use crate::projection::clear;
 use crate::projection::mirror::{check_base_rev, check_draft, parse_draft, rewritten_results};
-use crate::projection::{Block, Projection, Replayer};
+use crate::projection::{Block, Replayer, RequestHasher};
 
 use super::Finding;
 
@@ -323,7 +321,7 @@ fn replay(journal: &Journal, out: &mut Vec<Finding>) {
     let mut last_mirror_rev: Option<u64> = None;
     let mut last_accepted: Option<u64> = None;
     let mut r = Replayer::new(journal);
-    let mut hashes = RequestHash::default();
+    let mut hashes = RequestHasher::new();
 
     for (index, rec) in journal.records.iter().enumerate() {
         // The state now is the projection after every record before this one.
@@ -400,61 +398,7 @@ fn replay(journal: &Journal, out: &mut Vec<Finding>) {
             }
             _ => {}
         }
-        if !matches!(rec.body, Body::Notice(_) | Body::User(_) | Body::Assistant(_) | Body::Result(_)) {
-            hashes.invalidate();
-        }
         r.step();
-    }
-}
-
-/// The SHA-256 of each turn's request, kept incrementally: the canonical bytes are `[` + blocks
-/// joined by `,` + `]`, and while records only append conversation blocks the hasher state of the
-/// open prefix is extended and cloned to finish, so hashing every request costs one pass over the
-/// journal instead of one pass per turn. Any record that may change earlier blocks (system,
-/// elide, clear, mirror, compact) makes the next request hash from scratch.
-#[derive(Default)]
-struct RequestHash {
-    state: Option<(Sha256, usize)>,
-    buf: Vec<u8>,
-}
-
-impl RequestHash {
-    fn invalidate(&mut self) {
-        self.state = None;
-    }
-
-    fn sha256(&mut self, p: &Projection) -> String {
-        let (mut h, mut n) = match self.state.take() {
-            Some(s) if s.1 <= p.conv.len() => s,
-            _ => {
-                let mut h = Sha256::new();
-                h.update(b"[");
-                let mut first = true;
-                for b in p.system.iter().chain(p.summaries.iter()) {
-                    self.write(&mut h, b, &mut first);
-                }
-                (h, 0)
-            }
-        };
-        let mut first = n == 0 && p.system.is_none() && p.summaries.is_empty();
-        while n < p.conv.len() {
-            self.write(&mut h, &p.conv[n].block, &mut first);
-            n += 1;
-        }
-        let mut done = h.clone();
-        done.update(b"]");
-        self.state = Some((h, n));
-        hex(&done.finalize())
-    }
-
-    fn write(&mut self, h: &mut Sha256, b: &Block, first: &mut bool) {
-        if !*first {
-            h.update(b",");
-        }
-        *first = false;
-        self.buf.clear();
-        b.write_canonical(&mut self.buf);
-        h.update(&self.buf);
     }
 }
 
@@ -580,31 +524,6 @@ pub fn service_call_ok(call: &Call) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal::{parse_bytes, ReadOptions};
-
-    /// The incremental hash equals the projection's own hash at every turn, across decisions.
-    #[test]
-    fn incremental_request_hash_matches_the_projection() {
-        let j =
-            std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/valid/check-base/journal.jsonl")).unwrap();
-        let journal = parse_bytes(Path::new("j"), &j, ReadOptions::default()).unwrap();
-        let mut r = Replayer::new(&journal);
-        let mut h = RequestHash::default();
-        let mut turns = 0;
-        for rec in &journal.records {
-            if matches!(rec.body, Body::Assistant(_)) {
-                assert_eq!(h.sha256(r.projection()), r.projection().sha256(), "rev {}", rec.rev);
-                turns += 1;
-            }
-            if !matches!(rec.body, Body::Notice(_) | Body::User(_) | Body::Assistant(_) | Body::Result(_)) {
-                h.invalidate();
-            }
-            r.step();
-        }
-        assert_eq!(turns, 9);
-        let empty = Projection::default();
-        assert_eq!(RequestHash::default().sha256(&empty), empty.sha256());
-    }
 
     #[test]
     fn service_calls_are_mirror_file_edits_or_ctx() {

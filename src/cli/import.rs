@@ -8,6 +8,7 @@ use anyhow::{Context as _, Result};
 use ctxj::import::write::write_session;
 use ctxj::text::escape_line;
 
+use super::args::OutputArgs;
 use super::{Ctx, EXIT_OK};
 
 /// Import a Claude Code, Codex or pi transcript as a journal-v1 session.
@@ -33,9 +34,9 @@ pub struct Args {
     /// Overwrite an existing journal.jsonl in --out.
     #[arg(long)]
     pub force: bool,
-    /// Print the import report as JSON.
-    #[arg(long)]
-    pub json: bool,
+    // --json: the import report as JSON.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
@@ -44,7 +45,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let w = write_session(&args.out, &l.journal, &l.files, &l.session.journal_path, args.force)
         .with_context(|| format!("writing {}", args.out.display()))?;
     let mut out = super::stdout();
-    if args.json {
+    if args.output.json {
         let v = serde_json::json!({
             "format": l.format.name(),
             "written": w,

@@ -112,13 +112,6 @@ fn check_output(output: &Path, session_dir: &Path) -> Result<PathBuf> {
     let parent =
         parent.canonicalize().with_context(|| format!("--output {}: its folder does not exist", output.display()))?;
     let target = parent.join(name);
-    let sdir = session_dir.canonicalize().with_context(|| format!("resolving {}", session_dir.display()))?;
-    let resolved = target.canonicalize().unwrap_or_else(|_| target.clone());
-    anyhow::ensure!(
-        !target.starts_with(&sdir) && !resolved.starts_with(&sdir),
-        "--output {}: refusing to write inside the session directory {}",
-        output.display(),
-        sdir.display()
-    );
-    Ok(target)
+    ctxj::journal::session::guard_write(&target, session_dir, ctxj::journal::session::Keep::Below)
+        .with_context(|| format!("--output {}", output.display()))
 }

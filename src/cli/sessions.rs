@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use ctxj::import::scan::summarize_folder;
-use ctxj::render::format::thousands;
+use ctxj::render::sessions::sessions_table;
 use ctxj::text::escape_line;
+use ctxj::usage::summarize_folder;
 
+use super::args::OutputArgs;
 use super::{Ctx, EXIT_OK};
-use ctxj::render::style::table;
 
 /// List the sessions found in a folder (ctxj journals, Claude Code, Codex and pi transcripts).
 ///
@@ -28,56 +28,20 @@ use ctxj::render::style::table;
 pub struct Args {
     /// Folder to search (recursively).
     pub folder: PathBuf,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     anyhow::ensure!(args.folder.is_dir(), "{}: not a folder", escape_line(&args.folder.display().to_string()));
     let rows = summarize_folder(&args.folder, ctx.from);
     let mut out = super::stdout();
-    if args.json {
+    if args.output.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&serde_json::json!({ "sessions": rows }))?)?;
         out.flush()?;
         return Ok(EXIT_OK);
     }
-    let base = args.folder.display().to_string();
-    let short = |s: &str| s.strip_prefix(&base).map(|x| x.trim_start_matches('/')).unwrap_or(s).to_string();
-    let mut t = table(&["session", "format", "start", "model", "turns", "prompt tok", "cached", "compactions", "side"]);
-    for r in &rows {
-        let name = match &r.parent {
-            Some(_) => format!("  └ {} ({})", short(&r.spec), r.role),
-            None => short(&r.spec),
-        };
-        if let Some(e) = &r.error {
-            t.add_row(vec![
-                escape_line(&name),
-                r.format.to_string(),
-                format!("error: {}", escape_line(e)),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-            ]);
-            continue;
-        }
-        t.add_row(vec![
-            escape_line(&name),
-            r.format.to_string(),
-            escape_line(r.start.as_deref().unwrap_or("-")),
-            escape_line(r.model.as_deref().unwrap_or("-")),
-            thousands(r.turns as u64),
-            thousands(r.prompt_tokens),
-            r.cached_share.map_or("-".into(), |x| format!("{:.1}%", x * 100.0)),
-            r.compactions.to_string(),
-            r.side_sessions.to_string(),
-        ]);
-    }
-    writeln!(out, "{t}")?;
-    writeln!(out, "{} session(s)", rows.len())?;
+    write!(out, "{}", sessions_table(&rows, &args.folder.display().to_string()))?;
     out.flush()?;
     Ok(EXIT_OK)
 }

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::ValueEnum;
 
-use ctxj::import::usage::{claude_files, usage, By};
-use ctxj::render::format::thousands;
+use ctxj::render::usage::usage_table;
 use ctxj::text::escape_line;
+use ctxj::usage::{claude_files, usage, By};
 
+use super::args::OutputArgs;
 use super::{Ctx, EXIT_OK};
-use ctxj::render::style::table;
 
 /// Token and cost totals of Claude Code logs, with cache-hit rate and compactions.
 ///
@@ -35,9 +35,8 @@ pub struct Args {
     /// Group rows by session, day (UTC) or model.
     #[arg(long, value_enum, default_value_t = ByArg::Session)]
     pub by: ByArg,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -60,65 +59,12 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     anyhow::ensure!(!files.is_empty(), "no Claude Code transcript found in the given paths");
     let r = usage(&files, by);
     let mut out = super::stdout();
-    if args.json {
+    if args.output.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?;
         out.flush()?;
         return Ok(EXIT_OK);
     }
-    let first = match by {
-        By::Session => "session",
-        By::Day => "day (UTC)",
-        By::Model => "model",
-    };
-    let mut t = table(&[
-        first,
-        "calls",
-        "input",
-        "output",
-        "cache create",
-        "cache read",
-        "total",
-        "cost $",
-        "cache hit",
-        "compactions",
-    ]);
-    let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
-    let usd = |x: Option<f64>, unpriced: usize| match (x, unpriced) {
-        (None, _) => "?".to_string(),
-        (Some(v), 0) => format!("{v:.2}"),
-        (Some(v), _) => format!("{v:.2}*"),
-    };
-    for row in r.rows.iter().chain(std::iter::once(&r.totals)) {
-        t.add_row(vec![
-            escape_line(&row.key),
-            thousands(row.entries as u64),
-            thousands(row.tokens.input),
-            thousands(row.tokens.output),
-            thousands(row.tokens.cache_creation),
-            thousands(row.tokens.cache_read),
-            thousands(row.total_tokens),
-            usd(row.cost_usd, row.unpriced_calls),
-            pct(row.cache_hit_rate),
-            if by == By::Model { "-".into() } else { row.compactions.to_string() },
-        ]);
-    }
-    writeln!(out, "{t}")?;
-    writeln!(out, "{} file(s), {} duplicate line(s) counted once", r.files.len(), r.duplicates)?;
-    if !r.unpriced.is_empty() {
-        writeln!(
-            out,
-            "* leaves out {} call(s) of models without a price: {}",
-            r.totals.unpriced_calls,
-            escape_line(&r.unpriced.join(", "))
-        )?;
-    }
-    if !r.totals.not_counted_by_ccusage.is_zero() {
-        writeln!(
-            out,
-            "{} token(s) come from lines written with a space after the colon, which ccusage does not count",
-            thousands(r.totals.not_counted_by_ccusage.total())
-        )?;
-    }
+    write!(out, "{}", usage_table(&r, by))?;
     out.flush()?;
     Ok(EXIT_OK)
 }

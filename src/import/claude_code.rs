@@ -196,6 +196,43 @@ fn list_subagents(path: &Path, report: &mut ImportReport) {
 
 /// Chooses the lines of the current branch (indices into `lines`, file order) and the
 /// conversation lines left on other branches.
+/// Finds the newest conversation line (user or assistant, with a uuid) before a line that is not
+/// on the chain yet. Each conversation line points at the next older one; lines found on the
+/// chain are skipped and the pointers walked over are shortened to the answer (path
+/// compression), so every boundary of a long file costs amortised constant time instead of a
+/// scan back to the start.
+struct OlderConv {
+    /// `before[i]`: the newest conversation line before line `i`.
+    before: Vec<Option<usize>>,
+}
+
+impl OlderConv {
+    fn new(lines: &[Line]) -> Self {
+        let mut before = Vec::with_capacity(lines.len());
+        let mut last = None;
+        for l in lines {
+            before.push(last);
+            if is_conv(&l.obj) && s(&l.obj, "uuid").is_some() {
+                last = Some(before.len() - 1);
+            }
+        }
+        OlderConv { before }
+    }
+
+    fn newest_free(&mut self, i: usize, chain: &HashSet<usize>) -> Option<usize> {
+        let mut found = self.before[i];
+        let mut walked = Vec::new();
+        while let Some(j) = found.filter(|j| chain.contains(j)) {
+            walked.push(j);
+            found = self.before[j];
+        }
+        for j in walked {
+            self.before[j] = found;
+        }
+        found
+    }
+}
+
 fn linearize(lines: &[Line], report: &mut ImportReport) -> (Vec<usize>, Vec<usize>) {
     let mut by_uuid: HashMap<&str, usize> = HashMap::new();
     for (i, l) in lines.iter().enumerate() {
@@ -227,6 +264,7 @@ fn linearize(lines: &[Line], report: &mut ImportReport) -> (Vec<usize>, Vec<usiz
     };
     let Some(leaf) = (0..lines.len()).rev().find(|&i| conv_like(i)) else { return (all, Vec::new()) };
     let mut chain: HashSet<usize> = HashSet::new();
+    let mut older = OlderConv::new(lines);
     let mut cur = Some(leaf);
     while let Some(i) = cur {
         if !chain.insert(i) {
@@ -241,9 +279,7 @@ fn linearize(lines: &[Line], report: &mut ImportReport) -> (Vec<usize>, Vec<usiz
                 if logical.is_some() {
                     report.note("a compact_boundary's logicalParentUuid is absent from the file: continued from the newest earlier conversation line");
                 }
-                cur = (0..i)
-                    .rev()
-                    .find(|&j| is_conv(&lines[j].obj) && s(&lines[j].obj, "uuid").is_some() && !chain.contains(&j));
+                cur = older.newest_free(i, &chain);
             }
         }
     }
@@ -403,15 +439,24 @@ fn emit(
     // Compact summaries consumed by their boundary.
     let mut summary_of: HashMap<usize, usize> = HashMap::new();
     let mut consumed: HashSet<usize> = HashSet::new();
+    // A boundary's summary is the first compact-summary line after it (taken by the earliest
+    // boundary before it): one pass from the end notes the next summary after every position,
+    // since a scan forward per boundary is quadratic.
+    let is_summary = |i: usize| {
+        ty(&lines[i].obj) == Some("user") && lines[i].obj.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
+    };
+    let mut next_summary = vec![None; active.len()];
+    let mut after = None;
+    for (n, &i) in active.iter().enumerate().rev() {
+        next_summary[n] = after;
+        if is_summary(i) {
+            after = Some(i);
+        }
+    }
     for (n, &i) in active.iter().enumerate() {
-        if is_boundary(&lines[i].obj) {
-            if let Some(&j) = active[n + 1..].iter().find(|&&j| {
-                ty(&lines[j].obj) == Some("user")
-                    && lines[j].obj.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
-            }) {
-                if consumed.insert(j) {
-                    summary_of.insert(i, j);
-                }
+        if let Some(j) = next_summary[n].filter(|_| is_boundary(&lines[i].obj)) {
+            if consumed.insert(j) {
+                summary_of.insert(i, j);
             }
         }
     }
@@ -521,6 +566,7 @@ fn emit(
                     prompt_tokens: Some(us.prompt()),
                     cached_tokens: Some(us.cache_read),
                     completion_tokens: Some(us.output),
+                    ..Default::default()
                 });
                 let rec = AssistantRec {
                     id: aid.clone(),
@@ -723,7 +769,12 @@ mod tests {
         assert_eq!(&*a.text, "let me look");
         assert_eq!(
             a.usage,
-            Some(Usage { prompt_tokens: Some(113), cached_tokens: Some(100), completion_tokens: Some(50) })
+            Some(Usage {
+                prompt_tokens: Some(113),
+                cached_tokens: Some(100),
+                completion_tokens: Some(50),
+                ..Default::default()
+            })
         );
         assert_eq!(j.results.len(), 2, "the sibling tool_result (off the leaf chain) is kept");
         assert_eq!(j.result("t2").unwrap().is_error, Some(true));

@@ -229,6 +229,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
                                 prompt_tokens: Some(input),
                                 cached_tokens: Some(u(l, "cached_input_tokens").unwrap_or(0)),
                                 completion_tokens: Some(u(l, "output_tokens").unwrap_or(0)),
+                                ..Default::default()
                             });
                             if pending.started {
                                 flush(&mut pending, usage, &mut seen, &mut b, &mut report);
@@ -423,7 +424,12 @@ fn compacted(
     let mut kept = Vec::new();
     let mut added: Vec<(&'static str, String)> = Vec::new();
     let mut encrypted = None;
-    let mut used = vec![false; seen.len()];
+    // Earlier messages by (role, text), oldest first: an item takes the newest one not taken yet,
+    // popped off the end, so matching a whole history is linear.
+    let mut unused: HashMap<&str, HashMap<&str, Vec<usize>>> = HashMap::new();
+    for (k, e) in seen.iter().enumerate() {
+        unused.entry(e.key.0).or_default().entry(e.key.1.as_str()).or_default().push(k);
+    }
     for it in hist {
         let it = match it.as_object() {
             Some(o) => o,
@@ -437,12 +443,9 @@ fn compacted(
                     _ => "developer",
                 };
                 let (text, _) = message_text(it);
-                let hit = (0..seen.len()).rev().find(|&k| !used[k] && seen[k].key.0 == role && seen[k].key.1 == text);
+                let hit = unused.get_mut(role).and_then(|m| m.get_mut(text.as_str())).and_then(Vec::pop);
                 match hit {
-                    Some(k) => {
-                        used[k] = true;
-                        kept.push(seen[k].id.clone());
-                    }
+                    Some(k) => kept.push(seen[k].id.clone()),
                     None if role == "assistant" => {
                         report.note("a replacement_history assistant message matches no earlier response: left out")
                     }
@@ -545,7 +548,12 @@ mod tests {
         let Body::Assistant(a) = &j.records[j.turns[1]].body else { panic!() };
         assert_eq!(
             a.usage,
-            Some(Usage { prompt_tokens: Some(120), cached_tokens: Some(96), completion_tokens: Some(4) })
+            Some(Usage {
+                prompt_tokens: Some(120),
+                cached_tokens: Some(96),
+                completion_tokens: Some(4),
+                ..Default::default()
+            })
         );
         assert_eq!(j.call("c1").unwrap().args.to_string(), r#"{"cmd":"ls"}"#);
         assert_eq!(im.report.skipped["token_count with info: null"], 1);

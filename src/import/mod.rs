@@ -10,9 +10,9 @@
 //! * [`claude_code`], [`codex`], [`pi`] are the readers;
 //! * [`load`] is what the CLI's `Ctx::load` calls: a ctxj session, a transcript file, or a folder
 //!   holding exactly one session;
-//! * [`scan`] finds every session under a folder (for `ctxj sessions`); [`usage`] counts Claude
-//!   Code tokens with ccusage's rules (for `ctxj usage`); [`write`] serialises a journal as a
-//!   journal-v1 session (for `ctxj import`).
+//! * [`scan`] finds every session under a folder (for folder arguments and `ctxj sessions`);
+//!   [`write`] serialises a journal as a journal-v1 session (for `ctxj import`). Usage accounting
+//!   and session summaries live in [`crate::usage`].
 //!
 //! Readers never panic on odd lines: a line that is not JSON, not an object, or has no usable
 //! `type` is skipped and counted. Only a file with no usable line at all is an error, reported
@@ -22,9 +22,7 @@ pub mod claude_code;
 pub mod codex;
 pub mod detect;
 pub mod pi;
-pub mod prices;
 pub mod scan;
-pub mod usage;
 pub mod write;
 
 use std::collections::{BTreeMap, HashSet};
@@ -474,33 +472,27 @@ pub(crate) fn base64_len(data: &str) -> u64 {
     (n as u64 * 3) / 4
 }
 
-/// Decodes standard or URL-safe base64; `None` on any other character.
+/// Decodes standard or URL-safe base64, with or without padding, ignoring whitespace; `None` on
+/// any other character.
 pub fn base64_decode(data: &str) -> Option<Vec<u8>> {
-    fn val(b: u8) -> Option<u32> {
-        Some(match b {
-            b'A'..=b'Z' => (b - b'A') as u32,
-            b'a'..=b'z' => (b - b'a' + 26) as u32,
-            b'0'..=b'9' => (b - b'0' + 52) as u32,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
+    use base64::engine::{general_purpose::GeneralPurpose, DecodePaddingMode, GeneralPurposeConfig};
+    use base64::Engine as _;
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let standard: Vec<u8> = data
+        .bytes()
+        .filter(|b| *b != b'=' && !b.is_ascii_whitespace())
+        .map(|b| match b {
+            b'-' => b'+',
+            b'_' => b'/',
+            b => b,
         })
-    }
-    let mut out = Vec::with_capacity(data.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for b in data.bytes() {
-        if b == b'=' || b.is_ascii_whitespace() {
-            continue;
-        }
-        acc = (acc << 6) | val(b)?;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
+        .collect();
+    LENIENT.decode(standard).ok()
 }
 
 /// The file extension for an image media type.
@@ -691,7 +683,7 @@ mod props {
                 // The projection and the writer accept whatever was built, and the writer's
                 // incremental request hash is the projection's own.
                 let _ = crate::projection::state_at_rev(j, u64::MAX);
-                let mut h = write::RequestHasher::default();
+                let mut h = crate::projection::RequestHasher::new();
                 let mut same = true;
                 crate::projection::for_each_request(j, |_, _, p| same &= h.sha256(p) == p.sha256());
                 prop_assert!(same, "{:?}: incremental hash differs", fmt);

@@ -134,6 +134,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
                                 prompt_tokens: Some(i + cr + cw),
                                 cached_tokens: Some(cr),
                                 completion_tokens: Some(out),
+                                ..Default::default()
                             })
                         });
                         let this = match (s(m, "provider"), s(m, "model")) {
@@ -427,7 +428,12 @@ mod tests {
         let Body::Assistant(a) = &j.records[2].body else { panic!() };
         assert_eq!(
             a.usage,
-            Some(Usage { prompt_tokens: Some(17), cached_tokens: Some(10), completion_tokens: Some(3) })
+            Some(Usage {
+                prompt_tokens: Some(17),
+                cached_tokens: Some(10),
+                completion_tokens: Some(3),
+                ..Default::default()
+            })
         );
         assert_eq!(a.model, None);
         let Body::User(bash) = &j.records[6].body else { panic!() };

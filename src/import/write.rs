@@ -8,21 +8,17 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-
-use sha2::{Digest, Sha256};
-
-use crate::journal::{Body, CtxSettings, Journal, Record};
-use crate::projection::block::hex;
-use crate::projection::{for_each_request, Block, Projection};
+use crate::journal::session::{guard_write, Keep};
+use crate::journal::{AssistantRec, Body, Journal};
+use crate::projection::{for_each_request, RequestHasher};
 
 /// Why a session could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
     #[error("{0}: a session already exists there (journal.jsonl); pass --force to overwrite it")]
     Exists(String),
-    #[error("{0}: refusing to write into the transcript's own folder")]
-    SourceDir(String),
+    #[error(transparent)]
+    Refused(#[from] crate::journal::SessionError),
     #[error("{path}: {err}")]
     Io { path: String, err: std::io::Error },
 }
@@ -37,55 +33,24 @@ pub struct Written {
     pub bytes: u64,
 }
 
-/// Hashes successive requests, reusing the SHA-256 state of the prefix a request shares with
-/// the previous one (requests mostly grow by appending), so a long session costs one pass over
-/// its blocks instead of one full serialisation per turn. Same bytes as
-/// [`crate::projection::Projection::sha256`].
-#[derive(Default)]
-pub struct RequestHasher {
-    blocks: Vec<Block>,
-    /// `states[i]`: the state after `[` and the first `i` blocks (with their commas).
-    states: Vec<Sha256>,
-}
-
-impl RequestHasher {
-    pub fn sha256(&mut self, p: &Projection) -> String {
-        let cur: Vec<&Block> = p.blocks().collect();
-        let common = self.blocks.iter().zip(&cur).take_while(|(a, b)| a == *b).count();
-        self.blocks.truncate(common);
-        self.states.truncate(common + 1);
-        if self.states.is_empty() {
-            let mut h = Sha256::new();
-            h.update(b"[");
-            self.states.push(h);
-        }
-        let mut buf = Vec::new();
-        for (i, b) in cur[common..].iter().enumerate() {
-            let mut h = self.states.last().expect("at least the opening bracket").clone();
-            buf.clear();
-            if common + i > 0 {
-                buf.push(b',');
-            }
-            b.write_canonical(&mut buf);
-            h.update(&buf);
-            self.states.push(h);
-            self.blocks.push((*b).clone());
-        }
-        let mut h = self.states.last().expect("at least the opening bracket").clone();
-        h.update(b"]");
-        hex(&h.finalize())
-    }
-}
-
 /// The journal as JSONL text, with `prompt_sha256` set on every assistant record.
 pub fn to_jsonl(journal: &Journal) -> String {
     let mut sha = vec![None; journal.records.len()];
     let mut hasher = RequestHasher::default();
     for_each_request(journal, |_, idx, p| sha[idx] = Some(hasher.sha256(p)));
     let mut out = String::new();
-    for (i, r) in journal.records.iter().enumerate() {
-        let v = record_value(r, sha[i].as_deref());
-        out.push_str(&serde_json::to_string(&v).expect("a Value always serialises"));
+    for (r, sha) in journal.records.iter().zip(sha) {
+        // The recorded projection's hash replaces whatever the transcript carried.
+        let with_sha;
+        let body = match (&r.body, sha) {
+            (Body::Assistant(a), Some(sha)) => {
+                with_sha = Body::Assistant(AssistantRec { prompt_sha256: Some(sha), ..a.clone() });
+                &with_sha
+            }
+            (body, _) => body,
+        };
+        let line = Line { rev: r.rev, ts: &r.ts, kind: r.kind(), body };
+        out.push_str(&serde_json::to_string(&line).expect("records always serialise"));
         out.push('\n');
     }
     out
@@ -104,14 +69,11 @@ pub fn write_session(
         let path = p.display().to_string();
         move |err| WriteError::Io { path, err }
     };
-    if let (Ok(a), Some(Ok(b))) = (
-        dir.canonicalize(),
-        source.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }.canonicalize()),
-    ) {
-        if a == b {
-            return Err(WriteError::SourceDir(dir.display().to_string()));
-        }
-    }
+    let source_dir = match source.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    guard_write(dir, source_dir, Keep::Exactly)?;
     let jpath = dir.join(crate::journal::session::JOURNAL_FILE);
     if jpath.exists() && !force {
         return Err(WriteError::Exists(dir.display().to_string()));
@@ -142,187 +104,15 @@ pub fn write_session(
     })
 }
 
-fn num(f: f64) -> Value {
-    if f.fract() == 0.0 && (0.0..1e18).contains(&f) {
-        Value::from(f as u64)
-    } else {
-        serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
-    }
-}
-
-fn ctx_value(c: &CtxSettings) -> Value {
-    let mut m = Map::new();
-    for (k, v) in [
-        ("ctx_window", c.ctx_window),
-        ("context_budget", c.context_budget),
-        ("context_reserve", c.context_reserve),
-        ("context_target", c.context_target),
-        ("keep_results", c.keep_results),
-    ] {
-        if let Some(v) = v {
-            m.insert(k.into(), Value::from(v));
-        }
-    }
-    Value::Object(m)
-}
-
-/// One record as a JSON object in spec key order. `sha` overrides an assistant's `prompt_sha256`.
-pub fn record_value(r: &Record, sha: Option<&str>) -> Value {
-    let mut m = Map::new();
-    m.insert("rev".into(), Value::from(r.rev));
-    m.insert("ts".into(), Value::from(&*r.ts));
-    m.insert("kind".into(), Value::from(r.kind()));
-    let mut put = |k: &str, v: Value| {
-        m.insert(k.to_string(), v);
-    };
-    match &r.body {
-        Body::Session(s) => {
-            put("id", s.id.clone().into());
-            if let Some(x) = &s.model {
-                put("model", x.clone().into());
-            }
-            if let Some(x) = &s.harness {
-                put("harness", x.clone().into());
-            }
-            if let Some(x) = &s.encoding {
-                put("encoding", x.clone().into());
-            }
-            if let Some(c) = &s.ctx {
-                put("ctx", ctx_value(c));
-            }
-        }
-        Body::System(s) => {
-            put("text", Value::from(&*s.text));
-            if let Some(t) = &s.tools {
-                put("tools", (**t).clone());
-            }
-        }
-        Body::Notice(n) => {
-            put("id", n.id.clone().into());
-            put("text", Value::from(&*n.text));
-            if let Some(t) = &n.topic {
-                put("topic", t.clone().into());
-            }
-        }
-        Body::User(u) => {
-            put("id", u.id.clone().into());
-            put("text", Value::from(&*u.text));
-            if !u.attachments.is_empty() {
-                let a: Vec<Value> = u
-                    .attachments
-                    .iter()
-                    .map(|a| {
-                        let mut o = Map::new();
-                        o.insert("id".into(), a.id.clone().into());
-                        o.insert("path".into(), a.path.clone().into());
-                        o.insert("bytes".into(), Value::from(a.bytes));
-                        o.insert("preview".into(), Value::from(&*a.preview));
-                        Value::Object(o)
-                    })
-                    .collect();
-                put("attachments", Value::Array(a));
-            }
-        }
-        Body::Assistant(a) => {
-            put("id", a.id.clone().into());
-            put("text", Value::from(&*a.text));
-            if !a.calls.is_empty() {
-                let c: Vec<Value> = a
-                    .calls
-                    .iter()
-                    .map(|c| {
-                        let mut o = Map::new();
-                        o.insert("id".into(), c.id.clone().into());
-                        o.insert("tool".into(), c.tool.clone().into());
-                        o.insert("args".into(), (*c.args).clone());
-                        Value::Object(o)
-                    })
-                    .collect();
-                put("calls", Value::Array(c));
-            }
-            if let Some(x) = &a.model {
-                put("model", x.clone().into());
-            }
-            if let Some(us) = &a.usage {
-                let mut o = Map::new();
-                for (k, v) in [
-                    ("prompt_tokens", us.prompt_tokens),
-                    ("cached_tokens", us.cached_tokens),
-                    ("completion_tokens", us.completion_tokens),
-                ] {
-                    if let Some(v) = v {
-                        o.insert(k.into(), Value::from(v));
-                    }
-                }
-                put("usage", Value::Object(o));
-            }
-            if let Some(x) = sha.map(str::to_string).or_else(|| a.prompt_sha256.clone()) {
-                put("prompt_sha256", x.into());
-            }
-        }
-        Body::Result(res) => {
-            put("call", res.call.clone().into());
-            put("tool", res.tool.clone().into());
-            put("text", Value::from(&*res.text));
-            put("bytes", Value::from(res.bytes));
-            if let Some(e) = res.is_error {
-                put("is_error", e.into());
-            }
-            if let Some(s) = &res.spill {
-                put("spill", s.clone().into());
-            }
-        }
-        Body::Compact(c) => {
-            if let Some(t) = &c.trigger {
-                put("trigger", t.clone().into());
-            }
-            if let Some(t) = &c.instruction {
-                put("instruction", t.clone().into());
-            }
-            put("summary", Value::from(&*c.summary));
-            if let Some(k) = c.first_kept {
-                put("first_kept", Value::from(k));
-            }
-            if let Some(k) = &c.kept {
-                put("kept", k.iter().cloned().map(Value::from).collect::<Vec<_>>().into());
-            }
-            if let Some(x) = &c.mode {
-                put("mode", x.clone().into());
-            }
-            if let Some(x) = c.fallback {
-                put("fallback", x.into());
-            }
-            if let Some(x) = c.tokens_before {
-                put("tokens_before", num(x));
-            }
-            if let Some(x) = c.tokens_after {
-                put("tokens_after", num(x));
-            }
-        }
-        Body::Model(mr) => {
-            put("model", mr.model.clone().into());
-            if let Some(c) = &mr.ctx {
-                put("ctx", ctx_value(c));
-            }
-        }
-        // Importers never produce these; kept minimal for completeness.
-        Body::Elide(e) => {
-            put("by", e.by.clone().unwrap_or_else(|| "auto".into()).into());
-            put("calls", e.calls.iter().cloned().map(Value::from).collect::<Vec<_>>().into());
-        }
-        Body::Clear(c) => {
-            put("cleared", c.cleared.iter().cloned().map(Value::from).collect::<Vec<_>>().into());
-        }
-        Body::Mirror(mi) => {
-            put("mirror_rev", Value::from(mi.mirror_rev));
-            put("base_rev", Value::from(mi.base_rev));
-            put("status", mi.status.clone().into());
-            put("draft", mi.draft.clone());
-            put("service_calls", mi.service_calls.iter().cloned().map(Value::from).collect::<Vec<_>>().into());
-        }
-        Body::Unknown { .. } => {}
-    }
-    Value::Object(m)
+/// One journal line: `rev`, `ts`, `kind` first, then the kind's fields in spec order (the
+/// record types' own `Serialize`), absent optional fields left out.
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    rev: u64,
+    ts: &'a str,
+    kind: &'a str,
+    #[serde(flatten)]
+    body: &'a Body,
 }
 
 #[cfg(test)]
@@ -343,7 +133,7 @@ mod tests {
         let back = parse_bytes(Path::new("j"), text.as_bytes(), ReadOptions::default()).unwrap();
         assert_eq!(back.records.len(), im.journal.records.len());
         let mut n = 0;
-        let mut h = RequestHasher::default();
+        let mut h = RequestHasher::new();
         for_each_request(&back, |k, idx, p| {
             assert_eq!(h.sha256(p), p.sha256(), "incremental hash, turn {k}");
             let Body::Assistant(a) = &back.records[idx].body else { panic!() };

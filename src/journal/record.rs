@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Shared, immutable text.
@@ -141,48 +141,59 @@ impl Body {
 }
 
 /// Context settings in tokens (spec §6). Every field is optional in the journal.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(default)]
 pub struct CtxSettings {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ctx_window: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context_budget: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context_reserve: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context_target: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub keep_results: Option<u64>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct SessionRec {
     pub id: String,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub harness: Option<String>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub encoding: Option<String>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ctx: Option<CtxSettings>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct SystemRec {
     #[serde(deserialize_with = "text")]
     pub text: Text,
     /// Tool schemas, kept verbatim; `None` when the field is absent.
     #[serde(default, deserialize_with = "present")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tools: Option<Arc<Value>>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct NoticeRec {
     pub id: String,
     #[serde(deserialize_with = "text")]
     pub text: Text,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct AttachmentRef {
     pub id: String,
     pub path: String,
@@ -192,17 +203,18 @@ pub struct AttachmentRef {
     pub preview: Text,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct UserRec {
     pub id: String,
     #[serde(deserialize_with = "text")]
     pub text: Text,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<AttachmentRef>,
 }
 
 /// A tool call inside an `assistant` record.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 pub struct Call {
     pub id: String,
     pub tool: String,
@@ -210,30 +222,45 @@ pub struct Call {
 }
 
 /// Provider-reported usage of one LLM call.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(default)]
 pub struct Usage {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cached_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub completion_tokens: Option<u64>,
+    /// Extension (written by `ctxj import`, optional): the part of `prompt_tokens` this call
+    /// wrote to the prompt cache (Anthropic `cache_creation_input_tokens`, pi `cacheWrite`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens: Option<u64>,
+    /// Extension (optional): of `cache_write_tokens`, those written with the one-hour lifetime
+    /// (Anthropic `cache_creation.ephemeral_1h_input_tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h_tokens: Option<u64>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct AssistantRec {
     pub id: String,
     #[serde(default = "empty_text", deserialize_with = "text_or_null")]
     pub text: Text,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<Call>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_sha256: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct ResultRec {
     pub call: String,
     pub tool: String,
@@ -242,8 +269,10 @@ pub struct ResultRec {
     #[serde(default)]
     pub bytes: u64,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub spill: Option<String>,
 }
 
@@ -255,49 +284,61 @@ impl ResultRec {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct ElideRec {
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
     pub calls: Vec<String>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub estimate_before: Option<f64>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub estimate_after: Option<f64>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<u64>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<u64>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub keep_results: Option<u64>,
 }
 
 /// The arguments of a `ctx clear` action as sent by the model.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(default)]
 pub struct ClearRequest {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub call_ids: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub keep_last: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct ClearRec {
     #[serde(default)]
     pub request: ClearRequest,
     #[serde(default)]
     pub cleared: Vec<String>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct MirrorRec {
     pub mirror_rev: u64,
     pub base_rev: u64,
     pub status: String,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The draft, kept as JSON: it is parsed when applied or validated, so that a malformed
     /// draft is a finding rather than an unreadable journal.
@@ -313,25 +354,33 @@ impl MirrorRec {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct CompactRec {
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trigger: Option<String>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub instruction: Option<String>,
     #[serde(deserialize_with = "text")]
     pub summary: Text,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_kept: Option<u64>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kept: Option<Vec<String>>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<bool>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "integral_or_float")]
     pub tokens_before: Option<f64>,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "integral_or_float")]
     pub tokens_after: Option<f64>,
 }
 
@@ -342,11 +391,42 @@ impl CompactRec {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct ModelRec {
     pub model: String,
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ctx: Option<CtxSettings>,
+}
+
+/// Token estimates are written as integers when integral (`170`, not `170.0`).
+fn integral_or_float<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match *v {
+        Some(f) if f.fract() == 0.0 && (0.0..1e18).contains(&f) => s.serialize_u64(f as u64),
+        Some(f) => s.serialize_f64(f),
+        None => s.serialize_none(),
+    }
+}
+
+/// A body serialises as its record's fields (without `kind`, which [`Record`]'s writer puts
+/// first); an unknown kind has none.
+impl Serialize for Body {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Body::Session(r) => r.serialize(s),
+            Body::System(r) => r.serialize(s),
+            Body::Notice(r) => r.serialize(s),
+            Body::User(r) => r.serialize(s),
+            Body::Assistant(r) => r.serialize(s),
+            Body::Result(r) => r.serialize(s),
+            Body::Elide(r) => r.serialize(s),
+            Body::Clear(r) => r.serialize(s),
+            Body::Mirror(r) => r.serialize(s),
+            Body::Compact(r) => r.serialize(s),
+            Body::Model(r) => r.serialize(s),
+            Body::Unknown { .. } => serde::ser::SerializeMap::end(s.serialize_map(Some(0))?),
+        }
+    }
 }
 
 fn empty_text() -> Text {

@@ -25,6 +25,57 @@ pub enum SessionError {
     Confined { path: String, why: &'static str },
     #[error("{path}: {err}")]
     Io { path: String, err: std::io::Error },
+    #[error("{path}: refusing to write {into} {dir}")]
+    WriteRefused { path: String, into: &'static str, dir: String },
+}
+
+/// How far a folder ctxj reads from is kept free of its writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Nothing is written into the folder or anywhere below it (a session directory).
+    Below,
+    /// The folder itself is not written to (the folder of an imported transcript).
+    Exactly,
+}
+
+/// The write-confinement guard every writer uses (`import`, `report`): refuses `target` when it
+/// lands in `dir` (or below it, with [`Keep::Below`]), also through symlinks. Returns `target`
+/// with its folder resolved. A `dir` that cannot be resolved refuses nothing only when it does
+/// not exist.
+pub fn guard_write(target: &Path, dir: &Path, keep: Keep) -> Result<PathBuf, SessionError> {
+    let io = |p: &Path| {
+        let path = p.display().to_string();
+        move |err| SessionError::Io { path, err }
+    };
+    let dir = match dir.canonicalize() {
+        Ok(d) => d,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(target.to_path_buf()),
+        Err(e) => return Err(io(dir)(e)),
+    };
+    let lexical = match (target.parent(), target.file_name()) {
+        (Some(p), Some(name)) => {
+            let p = if p.as_os_str().is_empty() { Path::new(".") } else { p };
+            p.canonicalize().map_or_else(|_| target.to_path_buf(), |p| p.join(name))
+        }
+        _ => target.to_path_buf(),
+    };
+    let resolved = lexical.canonicalize().unwrap_or_else(|_| lexical.clone());
+    let hit = |p: &Path| match keep {
+        Keep::Below => p.starts_with(&dir),
+        Keep::Exactly => p == dir,
+    };
+    if hit(&lexical) || hit(&resolved) {
+        let into = match keep {
+            Keep::Below => "inside the session directory",
+            Keep::Exactly => "into the folder it reads from,",
+        };
+        return Err(SessionError::WriteRefused {
+            path: target.display().to_string(),
+            into,
+            dir: dir.display().to_string(),
+        });
+    }
+    Ok(lexical)
 }
 
 /// A located session: its directory and journal file.

@@ -211,17 +211,7 @@ pub fn canonical_of<'a>(blocks: impl IntoIterator<Item = &'a Block>) -> Vec<u8> 
 
 /// Lowercase hex SHA-256.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// Lowercase hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
+    hex::encode(Sha256::digest(bytes))
 }
 
 /// How a decision changed a block, for display (`show`, `log`).

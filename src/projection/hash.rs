@@ -15,7 +15,7 @@ use std::hash::{Hash, Hasher};
 
 use sha2::{Digest, Sha256};
 
-use super::block::{hex, Block};
+use super::block::{Block, Projection};
 
 /// A 128-bit key for memo maps (not cryptographic): two SipHash-1-3 passes over `value`, each
 /// started with its own domain byte. The token memo keys texts with it, the cache simulation
@@ -111,7 +111,12 @@ impl RequestHasher {
 
     /// [`hash`](Self::hash) as lowercase hex, the form of `prompt_sha256`.
     pub fn hash_hex<'a>(&mut self, blocks: impl IntoIterator<Item = &'a Block>) -> String {
-        hex(&self.hash(blocks))
+        hex::encode(self.hash(blocks))
+    }
+
+    /// The `prompt_sha256` of a whole request: the hasher every writer and checker uses.
+    pub fn sha256(&mut self, p: &Projection) -> String {
+        self.hash_hex(p.blocks())
     }
 
     /// What the last call reused and hashed.
@@ -166,6 +171,30 @@ mod tests {
         assert_eq!(h.hash_hex(&b), sha256_hex(&canonical_of(&b)));
         assert_eq!(h.last().shared_blocks, 2);
         assert_eq!(h.last().shared_bytes, canonical_of(&a).len() as u64 - 1);
+    }
+
+    /// The hasher gives the projection's own hash at every turn of a journal with decisions
+    /// (elide, clear, compact, mirror), where earlier blocks change between requests.
+    #[test]
+    fn every_turn_of_a_journal_with_decisions() {
+        use crate::journal::{parse_bytes, Body, ReadOptions};
+        use crate::projection::Replayer;
+        let j =
+            std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/valid/check-base/journal.jsonl")).unwrap();
+        let journal = parse_bytes(std::path::Path::new("j"), &j, ReadOptions::default()).unwrap();
+        let mut r = Replayer::new(&journal);
+        let mut h = RequestHasher::new();
+        let mut turns = 0;
+        for rec in &journal.records {
+            if matches!(rec.body, Body::Assistant(_)) {
+                assert_eq!(h.sha256(r.projection()), r.projection().sha256(), "rev {}", rec.rev);
+                turns += 1;
+            }
+            r.step();
+        }
+        assert_eq!(turns, 9);
+        let empty = Projection::default();
+        assert_eq!(RequestHasher::new().sha256(&empty), empty.sha256());
     }
 
     proptest::proptest! {

@@ -434,29 +434,36 @@ fn codex_usage_follows_the_documented_cache_model() {
     assert_eq!(breaks, 1, "only the compaction resets the cached prefix");
 }
 
+/// Codex: inputTokens = input − cached, cacheRead = cached, reasoning inside output; the
+/// compaction request counts, the repeats and the estimate do not.
+fn codex_matches_ccusage(path: &Path, file: &str) {
+    let (reqs, _) = codex_requests(path);
+    let sum = |k: &str| reqs.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
+    let stem = path.file_stem().unwrap().to_str().unwrap();
+    let reference = ccusage(file);
+    let row = reference["sessions"].as_array().unwrap().iter().find(|s| s["sessionFile"] == stem).unwrap().clone();
+    assert_eq!(
+        [sum("input_tokens") - sum("cached_input_tokens"), sum("output_tokens"), 0, sum("cached_input_tokens")],
+        ccusage_tokens(&row),
+        "{stem}"
+    );
+    assert_eq!(sum("reasoning_output_tokens"), row["reasoningOutputTokens"].as_u64().unwrap(), "{stem}");
+}
+
+#[test]
+#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+fn ccusage_reference_figures_match_the_shared_codex_rollouts() {
+    let shared = shared_samples();
+    let files = files_under(&shared.join("codex/sessions"));
+    assert!(!files.is_empty());
+    for p in files {
+        codex_matches_ccusage(&p, "codex-session.json");
+    }
+}
+
 #[test]
 fn ccusage_reference_figures_match_the_raw_lines() {
-    // Codex: inputTokens = input − cached, cacheRead = cached, reasoning inside output; the
-    // compaction request counts, the repeats and the estimate do not.
-    let mut paths = vec![(codex_rollout(), "bundled-codex-session.json")];
-    if let Some(shared) = shared_samples() {
-        for p in files_under(&shared.join("codex/sessions")) {
-            paths.push((p, "codex-session.json"));
-        }
-    }
-    for (path, file) in paths {
-        let (reqs, _) = codex_requests(&path);
-        let sum = |k: &str| reqs.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
-        let stem = path.file_stem().unwrap().to_str().unwrap();
-        let reference = ccusage(file);
-        let row = reference["sessions"].as_array().unwrap().iter().find(|s| s["sessionFile"] == stem).unwrap().clone();
-        assert_eq!(
-            [sum("input_tokens") - sum("cached_input_tokens"), sum("output_tokens"), 0, sum("cached_input_tokens")],
-            ccusage_tokens(&row),
-            "{stem}"
-        );
-        assert_eq!(sum("reasoning_output_tokens"), row["reasoningOutputTokens"].as_u64().unwrap(), "{stem}");
-    }
+    codex_matches_ccusage(&codex_rollout(), "bundled-codex-session.json");
     // pi: every assistant message in the file, abandoned branches included; cost = pi's own.
     let raw = lines(&pi_session());
     let assistants: Vec<&Value> =

@@ -567,3 +567,107 @@ fn cache_recorded_hit_rate_is_the_usage_ratio_of_the_distinct_calls() {
         assert_eq!(recorded["summary"]["recorded_turns"].as_u64().unwrap() as usize, best.len(), "{name}");
     }
 }
+
+/// Imports `text` (written as `name` in a tempdir) and returns the written journal's records.
+fn import_generated(name: &str, text: &str) -> Vec<Value> {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join(name);
+    std::fs::write(&t, text).unwrap();
+    let out = d.path().join("out");
+    ctxj().arg("import").arg(&t).arg("--out").arg(&out).assert().success();
+    let written = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    written.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn kinds(records: &[Value], kind: &str) -> Vec<Value> {
+    records.iter().filter(|r| r["kind"] == kind).cloned().collect()
+}
+
+/// Issue 21: thousands of `compact_boundary` lines without any parent used to cost a scan
+/// forward per boundary (for its summary) and a scan back per boundary (for the conversation line
+/// it continues); both are linear now. Checks the result, not the time.
+#[test]
+fn many_parentless_compact_boundaries_import_in_file_order() {
+    const N: usize = 20_000;
+    let mut t = String::from(
+        r#"{"type":"user","uuid":"u0","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}"#,
+    );
+    t.push('\n');
+    for k in 0..N {
+        t.push_str(&format!(
+            r#"{{"type":"system","subtype":"compact_boundary","uuid":"b{k}","timestamp":"2026-01-01T00:00:01Z","compactMetadata":{{"trigger":"auto","preTokens":{k}}}}}"#
+        ));
+        t.push('\n');
+    }
+    t.push_str(r#"{"type":"user","uuid":"s","isCompactSummary":true,"timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":"the summary"}}"#);
+    t.push('\n');
+    let records = import_generated("boundaries.jsonl", &t);
+    let compacts = kinds(&records, "compact");
+    assert_eq!(compacts.len(), N);
+    let summarised: Vec<usize> =
+        (0..N).filter(|&k| compacts[k]["summary"].as_str().is_some_and(|s| s.contains("the summary"))).collect();
+    assert_eq!(summarised, vec![0], "the first boundary takes the summary");
+}
+
+/// Issue 21, the linked variant: conversation lines each continuing from a parentless boundary
+/// that sits after all of them, so every boundary continues from the newest earlier conversation
+/// line not on the chain yet — found past the whole run of boundaries each time before.
+#[test]
+fn boundaries_continue_from_the_newest_free_conversation_line() {
+    const N: usize = 5_000;
+    let mut t = String::new();
+    for k in 0..N {
+        let parent = if k == 0 { "null".to_string() } else { format!("\"b{}\"", k - 1) };
+        t.push_str(&format!(
+            r#"{{"type":"user","uuid":"c{k}","parentUuid":{parent},"timestamp":"2026-01-01T00:00:00Z","message":{{"role":"user","content":"turn {k}"}}}}"#
+        ));
+        t.push('\n');
+    }
+    for k in 0..N {
+        t.push_str(&format!(
+            r#"{{"type":"system","subtype":"compact_boundary","uuid":"b{k}","timestamp":"2026-01-01T00:00:01Z","compactMetadata":{{"trigger":"auto"}}}}"#
+        ));
+        t.push('\n');
+    }
+    let records = import_generated("linked.jsonl", &t);
+    let users = kinds(&records, "user");
+    assert_eq!(users.len(), N, "every conversation line is on the chain");
+    assert_eq!(kinds(&records, "compact").len(), N);
+}
+
+/// Issue 21: a Codex `compacted` line whose replacement_history holds thousands of items that
+/// match no earlier message used to scan every earlier message per item. Matching is by
+/// (role, text), each earlier message used once, newest first.
+#[test]
+fn codex_replacement_history_matches_in_linear_time() {
+    const N: usize = 20_000;
+    let mut t = String::from(
+        r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"T","base_instructions":{"text":"sys"}}}"#,
+    );
+    t.push('\n');
+    let msg = |role: &str, text: &str| {
+        format!(r#"{{"type":"message","role":"{role}","content":[{{"type":"input_text","text":"{text}"}}]}}"#)
+    };
+    for k in 0..N {
+        t.push_str(&format!(
+            r#"{{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{}}}"#,
+            msg("user", &format!("m{}", k % (N / 2)))
+        ));
+        t.push('\n');
+    }
+    let mut hist: Vec<String> = (0..N).map(|k| msg("user", &format!("x{k}"))).collect();
+    hist.extend([msg("user", "m7"), msg("user", "m7"), msg("user", "m7")]);
+    t.push_str(&format!(
+        r#"{{"timestamp":"2026-01-01T00:00:02Z","type":"compacted","payload":{{"message":"sum","replacement_history":[{}]}}}}"#,
+        hist.join(",")
+    ));
+    t.push('\n');
+    let records = import_generated("rollout-x.jsonl", &t);
+    let users = kinds(&records, "user");
+    // N before the compaction, then the N unmatched items and the third `m7` (only two earlier).
+    assert_eq!(users.len(), 2 * N + 1);
+    let id_of = |k: usize| users[k]["id"].clone();
+    let compact = &kinds(&records, "compact")[0];
+    assert_eq!(compact["kept"], Value::Array(vec![id_of(N / 2 + 7), id_of(7)]), "newest first, each once");
+    assert_eq!(users[2 * N]["text"], "m7");
+}

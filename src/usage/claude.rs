@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use super::claude_code::{model_of, response_key, CcUsage};
-use super::{s, u};
+use crate::import::claude_code::{model_of, response_key, CcUsage};
+use crate::import::{s, u};
 use crate::journal::reader::parse_json;
 
 /// How rows are grouped.
@@ -132,8 +132,8 @@ pub fn claude_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            for f in super::scan::find_sessions(p, super::FromFormat::Auto) {
-                if f.format == super::Format::ClaudeCode {
+            for f in crate::import::scan::find_sessions(p, crate::import::FromFormat::Auto) {
+                if f.format == crate::import::Format::ClaudeCode {
                     out.push(f.path);
                 }
             }
@@ -162,7 +162,7 @@ pub fn session_of(path: &Path) -> (String, String) {
             return (project, session);
         }
     }
-    match super::scan::parent_of(path, super::Format::ClaudeCode) {
+    match crate::import::scan::parent_of(path, crate::import::Format::ClaudeCode) {
         Some(parent) => {
             let dir = if parent.is_file() { parent.with_extension("") } else { parent };
             (name(dir.parent()), name(Some(&dir)))
@@ -285,14 +285,14 @@ fn better(new: &Entry, old: &Entry) -> bool {
 
 /// Cost of one entry, `None` for an unknown model.
 fn cost(e: &Entry) -> Option<f64> {
-    let p = super::prices::price(e.model.as_deref()?)?;
+    let p = crate::cache::prices::builtin_price(e.model.as_deref()?)?;
     let cw5 = e.usage.cache_creation.saturating_sub(e.cache_1h);
     Some(
         (e.usage.input as f64 * p.input
             + e.usage.output as f64 * p.output
-            + cw5 as f64 * p.cache_write
-            + e.cache_1h as f64 * p.cache_write_1h
-            + e.usage.cache_read as f64 * p.cache_read)
+            + cw5 as f64 * p.write_rate()
+            + e.cache_1h as f64 * p.write_1h_rate()
+            + e.usage.cache_read as f64 * p.cached_rate())
             / 1e6,
     )
 }

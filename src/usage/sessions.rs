@@ -1,0 +1,123 @@
+//! `ctxj sessions`: one summary line per session found under a folder (any format, side
+//! sessions included), with what it cost in provider-reported tokens.
+
+use std::path::Path;
+
+use crate::import::scan::find_sessions;
+use crate::import::{import_file, Child, FromFormat};
+
+/// One line of `ctxj sessions`: what a session is and what it cost.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct SessionSummary {
+    /// What to pass to a read command to open it.
+    pub spec: String,
+    pub format: &'static str,
+    /// `main`, `sidechain`, `subagent` or `compaction call`.
+    pub role: String,
+    /// The parent transcript of a side session.
+    pub parent: Option<String>,
+    pub id: String,
+    pub start: Option<String>,
+    pub model: Option<String>,
+    pub turns: usize,
+    /// Σ provider-reported prompt tokens (cached included).
+    pub prompt_tokens: u64,
+    pub cached_tokens: u64,
+    /// cached / prompt, when any prompt tokens were reported.
+    pub cached_share: Option<f64>,
+    pub compactions: usize,
+    /// Side sessions listed with this one (sidechains, subagents).
+    pub side_sessions: usize,
+    /// Why the session could not be read (the other fields are then empty).
+    pub error: Option<String>,
+}
+
+/// Summarises a journal (any format once imported).
+pub fn summarize_journal(j: &crate::journal::Journal) -> SessionSummary {
+    use crate::journal::Body;
+    let mut s = SessionSummary::default();
+    if let Some(sess) = j.session() {
+        s.id = sess.id.clone();
+        s.model = sess.model.clone();
+    }
+    s.start = j.records.iter().map(|r| r.ts.to_string()).find(|t| !t.is_empty());
+    s.turns = j.turns.len();
+    for r in &j.records {
+        match &r.body {
+            Body::Assistant(a) => {
+                if let Some(u) = &a.usage {
+                    s.prompt_tokens += u.prompt_tokens.unwrap_or(0);
+                    s.cached_tokens += u.cached_tokens.unwrap_or(0);
+                }
+                if s.model.is_none() {
+                    s.model = a.model.clone();
+                }
+            }
+            Body::Compact(_) => s.compactions += 1,
+            _ => {}
+        }
+    }
+    s.cached_share = (s.prompt_tokens > 0).then(|| s.cached_tokens as f64 / s.prompt_tokens as f64);
+    s
+}
+
+/// Every session under `dir` (inline sidechains included), summarised, in path order.
+pub fn summarize_folder(dir: &Path, from: FromFormat) -> Vec<SessionSummary> {
+    use rayon::prelude::*;
+    let found = find_sessions(dir, from);
+    let per_file: Vec<Vec<SessionSummary>> = found
+        .par_iter()
+        .map(|f| {
+            let role = match (&f.parent, f.path.file_name().map(|n| n.to_string_lossy().starts_with("agent-acompact")))
+            {
+                (Some(_), Some(true)) => "compaction call",
+                (Some(_), _) => "subagent",
+                _ => "main",
+            };
+            let parent = f.parent.as_ref().map(|p| p.display().to_string());
+            let mut out = Vec::new();
+            match import_file(&f.path, f.format, None) {
+                Ok(im) => {
+                    let mut s = summarize_journal(&im.journal);
+                    s.side_sessions = im.report.children.len();
+                    let children: Vec<Child> =
+                        im.report.children.iter().filter(|c| c.role == "sidechain").cloned().collect();
+                    s.spec = f.path.display().to_string();
+                    s.format = f.format.name();
+                    s.role = role.into();
+                    s.parent = parent;
+                    out.push(s);
+                    for c in children {
+                        let part = c.spec.rsplit('#').next().unwrap_or("").to_string();
+                        let mut cs = match import_file(&f.path, f.format, Some(&part)) {
+                            Ok(ci) => summarize_journal(&ci.journal),
+                            Err(e) => SessionSummary { error: Some(e.to_string()), ..Default::default() },
+                        };
+                        cs.spec = c.spec.clone();
+                        cs.format = f.format.name();
+                        cs.role = "sidechain".into();
+                        cs.parent = Some(f.path.display().to_string());
+                        out.push(cs);
+                    }
+                }
+                Err(e) => out.push(SessionSummary {
+                    spec: f.path.display().to_string(),
+                    format: f.format.name(),
+                    role: role.into(),
+                    parent,
+                    error: Some(e.to_string()),
+                    ..Default::default()
+                }),
+            }
+            out
+        })
+        .collect();
+    let mut rows: Vec<SessionSummary> = per_file.into_iter().flatten().collect();
+    // Side sessions right after their parent.
+    rows.sort_by(|a, b| {
+        let ka = (a.parent.as_deref().unwrap_or(&a.spec).to_string(), a.parent.is_some(), a.spec.clone());
+        let kb = (b.parent.as_deref().unwrap_or(&b.spec).to_string(), b.parent.is_some(), b.spec.clone());
+        ka.cmp(&kb)
+    });
+    rows
+}
