@@ -37,6 +37,8 @@ pub struct CcUsage {
     pub output: u64,
     pub cache_creation: u64,
     pub cache_read: u64,
+    /// Of `cache_creation`, the tokens written with the one-hour lifetime.
+    pub cache_creation_1h: u64,
 }
 
 impl CcUsage {
@@ -49,6 +51,11 @@ impl CcUsage {
             output: u(us, "output_tokens").unwrap_or(0),
             cache_creation: u(us, "cache_creation_input_tokens").unwrap_or(0),
             cache_read: u(us, "cache_read_input_tokens").unwrap_or(0),
+            cache_creation_1h: us
+                .get("cache_creation")
+                .and_then(Value::as_object)
+                .and_then(|c| u(c, "ephemeral_1h_input_tokens"))
+                .unwrap_or(0),
         })
     }
     pub fn total(&self) -> u64 {
@@ -566,7 +573,8 @@ fn emit(
                     prompt_tokens: Some(us.prompt()),
                     cached_tokens: Some(us.cache_read),
                     completion_tokens: Some(us.output),
-                    ..Default::default()
+                    cache_write_tokens: Some(us.cache_creation),
+                    cache_write_1h_tokens: (us.cache_creation_1h > 0).then_some(us.cache_creation_1h),
                 });
                 let rec = AssistantRec {
                     id: aid.clone(),
@@ -773,6 +781,7 @@ mod tests {
                 prompt_tokens: Some(113),
                 cached_tokens: Some(100),
                 completion_tokens: Some(50),
+                cache_write_tokens: Some(10),
                 ..Default::default()
             })
         );

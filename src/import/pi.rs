@@ -134,6 +134,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
                                 prompt_tokens: Some(i + cr + cw),
                                 cached_tokens: Some(cr),
                                 completion_tokens: Some(out),
+                                cache_write_tokens: Some(cw),
                                 ..Default::default()
                             })
                         });
@@ -432,6 +433,7 @@ mod tests {
                 prompt_tokens: Some(17),
                 cached_tokens: Some(10),
                 completion_tokens: Some(3),
+                cache_write_tokens: Some(5),
                 ..Default::default()
             })
         );

@@ -279,7 +279,11 @@ fn import_refuses_to_overwrite_and_never_writes_beside_the_transcript() {
     ctxj().arg("log").arg(&t).assert().success().stderr(predicates::str::contains("system prompt"));
     assert_eq!(snapshot(&src_dir), before, "nothing is written beside the transcript");
     let written = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
-    assert!(written.contains(r#""usage":{"prompt_tokens":15,"cached_tokens":7,"completion_tokens":1}"#), "{written}");
+    assert!(
+        written
+            .contains(r#""usage":{"prompt_tokens":15,"cached_tokens":7,"completion_tokens":1,"cache_write_tokens":5}"#),
+        "{written}"
+    );
     assert!(!written.contains(r#""kind":"system""#), "no system prompt is invented");
 }
 
