@@ -79,6 +79,11 @@ pub struct TurnFigures {
     pub blocks: usize,
     /// Prompt tokens (raw estimate, framing included).
     pub prompt: u64,
+    /// Of `prompt`: the estimated unrecorded system prompt + tool schemas (the virtual first
+    /// block of an imported session, whose blocks are then counted in provider tokens, raw ×
+    /// the fit's slope; 0, and absent from JSON, when the journal records them).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unrecorded_prefix: u64,
     pub cached: u64,
     /// Uncached input tokens (prompt − cached); `write` of them are cache writes.
     pub new: u64,
@@ -247,6 +252,9 @@ fn explain(was: &BlockRef, cause: Cause, prev_len: usize, cur: &[Block], cur_ori
     }
 }
 
+/// The key of the virtual block that stands for an unrecorded system prompt + tool schemas.
+const PREFIX_KEY: Key = 0x7072_6566_6978_5f75_6e72_6563_6f72_6465;
+
 /// Replays `strategy` and simulates the cache; `progress(done, total)` is called after each turn.
 ///
 /// Linear in the journal: per turn, only the blocks after the ones the replay repeated unchanged
@@ -264,13 +272,25 @@ pub fn simulate(
     let mut tail = Tail::default();
     let mut turns = Vec::with_capacity(total);
     let mut breaks = Vec::new();
+    // The unrecorded system prompt + tool schemas of an imported session: a virtual first block
+    // with a fixed key and the inferred token count, cached like a real system block.
+    let prefix = strategy::unrecorded_prefix(journal, est);
+    let pre = usize::from(prefix.is_some());
     strategy::replay(journal, strat, est, |r| {
         let keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
-        let prev_len = tail.req.len();
-        let fresh = memo.get(&r.blocks[keep..], est);
-        let system_len = usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
+        let prev_len = tail.req.len() - if turns.is_empty() { 0 } else { pre };
+        let mut fresh = memo.get(&r.blocks[keep..], est);
+        if let Some(p) = prefix {
+            // Imported sessions count in provider tokens: × the fit's slope.
+            fresh.iter_mut().for_each(|f| f.1 = crate::tokens::calibrate::apply(f.1, p.slope));
+            if turns.is_empty() {
+                fresh.insert(0, (PREFIX_KEY, p.tokens));
+            }
+        }
+        let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
-        let gone = tail.req.replace_tail(keep, &fresh, system_len, time);
+        let keep_req = if turns.is_empty() { 0 } else { keep + pre };
+        let gone = tail.req.replace_tail(keep_req, &fresh, system_len, time);
         // A break (spec §4): the first block of the previous request not repeated in place.
         let same = gone.iter().zip(&fresh).take_while(|(a, (b, _))| *a == b).count();
         let is_break = !turns.is_empty() && keep + same < prev_len;
@@ -302,6 +322,7 @@ pub fn simulate(
             turn: r.turn,
             blocks: req.len(),
             prompt: o.prompt,
+            unrecorded_prefix: prefix.map_or(0, |p| p.tokens),
             cached: o.cached,
             new,
             write: o.write,
@@ -316,6 +337,10 @@ pub fn simulate(
     });
     let summary = summarize(&strat.name, opts, &turns, breaks.len());
     Simulation { summary, turns, breaks }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The summary row of per-turn figures (the totals are plain sums, so `--per-turn` adds up).

@@ -252,7 +252,7 @@ impl<'j> Auditor<'j> {
             lag: Replayer::new(journal),
             memo: Memo::new(est),
             tally: Tally::default(),
-            cal: Calibrator::new(),
+            cal: crate::strategy::new_calibrator(journal),
             turn: 0,
             memory: Memory { last_edit, ..Memory::default() },
             total: 0,

@@ -12,9 +12,9 @@ use ctxj::journal::Journal;
 use ctxj::projection::Replayer;
 use ctxj::render::style::Paint;
 use ctxj::render::tokens as render;
-use ctxj::strategy::{calibrator_for, Strategy};
+use ctxj::strategy::{calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, Strategy};
 use ctxj::tokens::breakdown::{RequestTokens, TurnEstimate};
-use ctxj::tokens::{estimator_for, Calibrator, TiktokenEstimator};
+use ctxj::tokens::{estimator_for, TiktokenEstimator};
 
 use super::args::{AtArgs, EncodingArgs, OutputArgs, SessionArgs};
 use super::{At, Ctx, EXIT_OK};
@@ -114,12 +114,17 @@ fn request(
 
 /// Every turn of `s`'s replay: raw estimate, calibrated estimate, provider figure.
 fn per_turn(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec<TurnEstimate> {
+    if prefix_unrecorded(journal) {
+        // The cache simulation of an imported session counts in provider tokens with the prefix
+        // included; the fit needs the raw counts: one recorded replay, then the strategy's.
+        return per_turn_raw(journal, s, est);
+    }
     let opts = cache::Options { cache: CacheModel::Ideal, price: None };
     let sim = super::progress::with_progress(|p| cache::simulate(journal, s, est, opts, p));
     // The recorded replay's prompts are the recorded turns' raw estimates: calibrate from them
     // rather than replaying the journal a second time.
     let cal = if s.is_recorded() {
-        let mut c = Calibrator::new();
+        let mut c = new_calibrator(journal);
         for t in &sim.turns {
             c.observe(t.turn, t.recorded_prompt, t.prompt);
         }
@@ -128,4 +133,21 @@ fn per_turn(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec<Tur
         calibrator_for(journal, est)
     };
     sim.turns.iter().map(|t| TurnEstimate::new(t.turn, t.prompt, t.recorded_prompt, &cal)).collect()
+}
+
+/// [`per_turn`] from raw counts: the recorded turns, or `s`'s replay counted request by request.
+fn per_turn_raw(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec<TurnEstimate> {
+    let rec = recorded_turns(journal, est);
+    let mut cal = new_calibrator(journal);
+    rec.iter().for_each(|t| cal.observe(t.turn, t.prompt_tokens, t.raw));
+    if s.is_recorded() {
+        return rec.iter().map(|t| TurnEstimate::new(t.turn, t.raw, t.prompt_tokens, &cal)).collect();
+    }
+    let mut rows = Vec::with_capacity(rec.len());
+    ctxj::strategy::replay(journal, s, est, |r| {
+        let raw = ctxj::tokens::request_tokens(est, r.blocks.iter());
+        let prompt = rec.get(r.turn - 1).and_then(|t| t.prompt_tokens);
+        rows.push(TurnEstimate::new(r.turn, raw, prompt, &cal));
+    });
+    rows
 }

@@ -21,6 +21,15 @@ fn pct(n: u64, total: u64) -> String {
     }
 }
 
+/// `21.5k` style (thousands with one decimal), plain below 1 000.
+fn approx(n: u64) -> String {
+    if n < 1000 {
+        n.to_string()
+    } else {
+        format!("{:.1}k", n as f64 / 1000.0)
+    }
+}
+
 fn opt_thousands(v: Option<u64>) -> String {
     v.map_or_else(|| "not recorded".to_string(), thousands)
 }
@@ -35,6 +44,7 @@ pub fn request_json(r: &RequestTokens) -> Value {
         "model": r.model,
         "raw": total,
         "multiplier": r.multiplier,
+        "unrecorded_prefix": r.unrecorded_prefix,
         "calibrated": r.calibrated,
         "parts": r.breakdown.parts.iter().map(|p| json!({
             "part": p.name, "tokens": p.tokens, "recorded": p.tokens.is_some(), "blocks": p.items,
@@ -101,7 +111,20 @@ pub fn request_text(r: &RequestTokens, paint: &Paint) -> String {
         r.model.as_deref().map(escape_line).unwrap_or_else(|| "model not recorded".into()),
         parts_table(r)
     );
-    let mult_note = if r.calibrated_from_usage {
+    if let Some(p) = r.unrecorded_prefix {
+        out += &format!(
+            "system prompt + tool schemas (not recorded) ≈ {}, inferred from usage (estimated; included in the calibrated figure)\n",
+            approx(p)
+        );
+    }
+    let mult_note = if r.calibrated_from_usage && r.unrecorded_prefix.is_some() {
+        format!(
+            "{:.3} × raw + {} before turn {}",
+            r.multiplier,
+            thousands(r.unrecorded_prefix.unwrap_or(0)),
+            r.next_turn
+        )
+    } else if r.calibrated_from_usage {
         format!("×{:.3} before turn {}", r.multiplier, r.next_turn)
     } else {
         "no turn records prompt_tokens: multiplier 1.0".to_string()
@@ -122,7 +145,8 @@ pub fn per_turn_json(rows: &[TurnEstimate]) -> Value {
         rows.iter()
             .map(|r| {
                 json!({
-                    "turn": r.turn, "raw": r.raw, "multiplier": r.multiplier, "calibrated": r.calibrated,
+                    "turn": r.turn, "raw": r.raw, "multiplier": r.multiplier, "prefix": r.prefix,
+                    "calibrated": r.calibrated,
                     "prompt_tokens": r.prompt_tokens,
                     "raw_error_pct": r.raw_error_pct(),
                     "calibrated_error_pct": r.calibrated_error_pct(),
@@ -135,10 +159,17 @@ pub fn per_turn_json(rows: &[TurnEstimate]) -> Value {
 /// `tokens --per-turn` as text: `strategy` is the replayed strategy's name.
 pub fn per_turn_text(strategy: &str, encoding: &str, rows: &[TurnEstimate], paint: &Paint) -> String {
     let mut out = format!("{} · {} · {} turns\n", paint.bold(&escape_line(strategy)), encoding, rows.len());
-    let mut t = table(&["turn", "raw", "×", "calibrated", "prompt_tokens", "raw err", "cal. err"]);
+    // Sessions with an inferred prefix (affine calibration) get its column and the error figures
+    // of the fit; journals that record their prefix keep the ratio table.
+    let affine = rows.iter().any(|r| r.prefix > 0);
+    let mut head = vec!["turn", "raw", "×", "calibrated", "prompt_tokens", "raw err", "cal. err"];
+    if affine {
+        head.insert(3, "+ prefix (est.)");
+    }
+    let mut t = table(&head);
     let e = |v: Option<f64>| v.map(|x| format!("{x:+.1}%")).unwrap_or_else(|| "–".into());
     for r in rows {
-        t.add_row(vec![
+        let mut row = vec![
             right(r.turn.to_string()),
             right(thousands(r.raw)),
             right(format!("{:.3}", r.multiplier)),
@@ -146,9 +177,26 @@ pub fn per_turn_text(strategy: &str, encoding: &str, rows: &[TurnEstimate], pain
             right(r.prompt_tokens.map_or_else(|| "not recorded".into(), thousands)),
             right(e(r.raw_error_pct())),
             right(e(r.calibrated_error_pct())),
-        ]);
+        ];
+        if affine {
+            row.insert(3, right(thousands(r.prefix)));
+        }
+        t.add_row(row);
     }
     out += &format!("{t}\n");
+    if affine {
+        let last = rows.iter().rev().find(|r| r.prompt_tokens.is_some()).map_or(0, |r| r.prefix);
+        out += &format!(
+            "system prompt + tool schemas (not recorded) ≈ {}, inferred from usage: calibrated = slope × raw + prefix\n",
+            approx(last)
+        );
+        if let Some(s) = TurnEstimate::stats(rows) {
+            out += &format!(
+                "calibrated |error| over {} turns after the first with prompt_tokens: median {:.2}%, p90 {:.2}%, worst {:.2}%\n",
+                s.turns, s.median, s.p90, s.worst
+            );
+        }
+    }
     let with: Vec<&TurnEstimate> = rows.iter().filter(|r| r.prompt_tokens.is_some()).collect();
     if !with.is_empty() {
         let mean = |f: &dyn Fn(&TurnEstimate) -> Option<f64>| {

@@ -63,7 +63,7 @@ impl<'j> Elide<'j> {
             results: Vec::new(),
             elided: Vec::new(),
             cursor: 0,
-            calibrator: Calibrator::new(),
+            calibrator: super::recorded::new_calibrator(journal),
             recorded: Replayer::new(journal),
             rec_blocks: Vec::new(),
             rec_tokens: Vec::new(),
@@ -89,8 +89,8 @@ impl Family for Elide<'_> {
         let n = out.blocks.len() - head;
         self.elided.resize(n, false);
         let (budget, target) = self.fixed.unwrap_or_else(|| budget_target(&cx.raw.ctx));
-        let m = self.calibrator.multiplier(cx.turn);
-        let estimate = |out: &Out| crate::tokens::calibrate::apply(FRAMING + out.total, m);
+        let cal = &self.calibrator;
+        let estimate = |out: &Out| cal.calibrate(cx.turn, FRAMING + out.total);
         if estimate(out) <= budget {
             return;
         }

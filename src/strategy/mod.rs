@@ -37,7 +37,10 @@ use crate::tokens::Estimator;
 
 pub use name::{parse, StrategyError, FAMILIES};
 pub use raw::Raw;
-pub use recorded::{calibrator_for, recorded_turns, RecordedTurn};
+pub use recorded::{
+    calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, unrecorded_prefix, RecordedTurn,
+    UnrecordedPrefix,
+};
 pub use view::{compare, recorded_view, strategy_view, View, ViewDiff, ViewError};
 
 /// A parsed strategy name.

@@ -57,12 +57,56 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
     out
 }
 
+/// The harness names the importers write into the `session` record.
+const IMPORTED_HARNESSES: [&str; 3] = ["claude-code", "codex", "pi"];
+
+/// Whether `journal` is an imported session whose format does not record the system prompt and
+/// tool schemas: its `session` names an importer's harness (`claude-code`, `codex`, `pi`) and no
+/// `system` record carries tools. Such sessions are calibrated with the affine fit and carry the
+/// inferred prefix; every other journal keeps the spec's ratio calibration, figures unchanged.
+pub fn prefix_unrecorded(journal: &Journal) -> bool {
+    let imported =
+        journal.session().and_then(|s| s.harness.as_deref()).is_some_and(|h| IMPORTED_HARNESSES.contains(&h));
+    imported && !journal.records.iter().any(|r| matches!(&r.body, Body::System(s) if s.tools.is_some()))
+}
+
+/// The calibrator for `journal`: [`Calibrator::affine`] when [`prefix_unrecorded`], else the
+/// spec's ratio calibrator.
+pub fn new_calibrator(journal: &Journal) -> Calibrator {
+    if prefix_unrecorded(journal) {
+        Calibrator::affine()
+    } else {
+        Calibrator::new()
+    }
+}
+
 /// A [`Calibrator`] fed with every recorded turn of `journal` (its multiplier before turn t only
 /// uses turns before t, so feeding all turns up front is safe).
 pub fn calibrator_for(journal: &Journal, est: &dyn Estimator) -> Calibrator {
-    let mut c = Calibrator::new();
+    let mut c = new_calibrator(journal);
     for t in recorded_turns(journal, est) {
         c.observe(t.turn, t.prompt_tokens, t.raw);
     }
     c
+}
+
+/// The unrecorded system prompt + tool schemas of an imported session, as the affine fit over
+/// all its turns knows them.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct UnrecordedPrefix {
+    /// The prefix, in provider tokens (the fit's final offset).
+    pub tokens: u64,
+    /// The fit's final slope: provider tokens per counted token.
+    pub slope: f64,
+}
+
+/// The unrecorded prefix of `journal` when [`prefix_unrecorded`] and some turn records
+/// `prompt_tokens`; else `None`. Every strategy's replay carries this same fixed prefix (the real
+/// requests carried it too) and counts its blocks in provider tokens (× slope).
+pub fn unrecorded_prefix(journal: &Journal, est: &dyn Estimator) -> Option<UnrecordedPrefix> {
+    if !prefix_unrecorded(journal) {
+        return None;
+    }
+    let cal = calibrator_for(journal, est);
+    (!cal.is_empty()).then(|| UnrecordedPrefix { tokens: cal.last_offset(), slope: cal.last_multiplier() })
 }

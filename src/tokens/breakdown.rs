@@ -97,6 +97,10 @@ pub struct RequestTokens {
     /// The turn the request would be sent on (the calibration's "before turn").
     pub next_turn: usize,
     pub multiplier: f64,
+    /// The system prompt and tool schemas the format does not record, inferred from usage (the
+    /// affine calibration's offset, in provider tokens): an *estimate*, included in
+    /// `calibrated`, not in the raw breakdown. `None` for journals that record them.
+    pub unrecorded_prefix: Option<u64>,
     /// Whether any earlier turn recorded `prompt_tokens` (else the multiplier is 1.0).
     pub calibrated_from_usage: bool,
     pub calibrated: u64,
@@ -119,8 +123,10 @@ impl RequestTokens {
     ) -> RequestTokens {
         let breakdown = breakdown(blocks, est);
         let multiplier = cal.multiplier(next_turn);
-        let calibrated = super::calibrate::apply(breakdown.total, multiplier);
+        let calibrated = cal.calibrate(next_turn, breakdown.total);
+        let unrecorded_prefix = cal.is_affine().then(|| cal.offset(next_turn));
         RequestTokens {
+            unrecorded_prefix,
             view,
             encoding,
             model,
@@ -162,6 +168,9 @@ pub struct TurnEstimate {
     pub turn: usize,
     pub raw: u64,
     pub multiplier: f64,
+    /// The inferred unrecorded prefix (system prompt + tool schemas) in force, in provider
+    /// tokens; 0 for journals that record them.
+    pub prefix: u64,
     pub calibrated: u64,
     pub prompt_tokens: Option<u64>,
 }
@@ -169,8 +178,21 @@ pub struct TurnEstimate {
 impl TurnEstimate {
     /// Calibrates turn `turn`'s raw estimate with `cal`.
     pub fn new(turn: usize, raw: u64, prompt_tokens: Option<u64>, cal: &Calibrator) -> TurnEstimate {
-        let multiplier = cal.multiplier(turn);
-        TurnEstimate { turn, raw, multiplier, calibrated: super::calibrate::apply(raw, multiplier), prompt_tokens }
+        TurnEstimate {
+            turn,
+            raw,
+            multiplier: cal.multiplier(turn),
+            prefix: cal.offset(turn),
+            calibrated: cal.calibrate(turn, raw),
+            prompt_tokens,
+        }
+    }
+
+    /// The calibrated error's median, p90 and worst over the turns after the first one that
+    /// records `prompt_tokens` (before it nothing is known to calibrate with).
+    pub fn stats(rows: &[TurnEstimate]) -> Option<super::calibrate::ErrorStats> {
+        let first = rows.iter().position(|r| r.prompt_tokens.is_some())?;
+        super::calibrate::ErrorStats::of(rows[first + 1..].iter().filter_map(TurnEstimate::calibrated_error_pct))
     }
 
     /// Signed error of the raw estimate against `prompt_tokens`, in percent.

@@ -11,12 +11,50 @@
 //! Σ wᵢ·promptᵢ and Σ wᵢ·estᵢ with weights relative to that turn (older sums age by
 //! 0.5^(Δturns/4)), and remembers the ratio then in force. Asking for the multiplier before any
 //! turn is a look-up, so a replay stays linear and callers may feed every turn up front.
+//!
+//! **Affine mode** ([`Calibrator::affine`], for imported sessions whose format does not record the
+//! system prompt and tool schemas): the provider's figure is `slope × counted + offset`, where the
+//! offset is the unrecorded prefix and the slope the tokenizer difference. A multiplier cannot
+//! absorb an additive prefix (turn 2 of a Claude Code session would get ×579). The slope is a
+//! recency-weighted least-squares fit (half-life [`SLOPE_HALF_LIFE_TURNS`]) shrunk towards 1 by a
+//! ridge term and clamped to [[`MIN_SLOPE`], [`MAX_SLOPE`]]; the offset is the weighted mean
+//! residual `prompt − slope × counted` with a short half-life ([`OFFSET_HALF_LIFE_TURNS`]); the
+//! prefix it reports is never negative. A compaction changes the conversation, not the prefix: the slope learnt across the
+//! whole session carries the estimate over the drop.
 
-/// The ratio in force after an observed turn.
+/// The fit in force after an observed turn.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Point {
     turn: usize,
     multiplier: f64,
+    /// The additive part (0 in ratio mode).
+    offset: f64,
+}
+
+/// Recency-weighted sums of the affine fit (weights relative to the last observed turn).
+#[derive(Debug, Clone, Copy, Default)]
+struct Sums {
+    w: f64,
+    c: f64,
+    p: f64,
+    cc: f64,
+    cp: f64,
+}
+
+impl Sums {
+    fn age(&mut self, k: f64) {
+        for x in [&mut self.w, &mut self.c, &mut self.p, &mut self.cc, &mut self.cp] {
+            *x *= k;
+        }
+    }
+
+    fn add(&mut self, c: f64, p: f64) {
+        self.w += 1.0;
+        self.c += c;
+        self.p += p;
+        self.cc += c * c;
+        self.cp += c * p;
+    }
 }
 
 /// Accumulates (turn, `prompt_tokens`, raw estimate) observations and answers multipliers.
@@ -26,6 +64,8 @@ pub struct Calibrator {
     sum_prompt: f64,
     /// Σ wᵢ·estᵢ, likewise.
     sum_est: f64,
+    /// Affine mode: the slope's and the offset's sums (`None`: the spec's ratio).
+    affine: Option<(Sums, Sums)>,
     /// One point per observed turn, in turn order.
     points: Vec<Point>,
 }
@@ -33,10 +73,35 @@ pub struct Calibrator {
 /// The half-life of the recency weights, in turns.
 pub const HALF_LIFE_TURNS: f64 = 4.0;
 
+/// Affine mode: half-life of the slope's weights, in turns (the tokenizer difference is a
+/// property of the session, so it is learnt over many turns).
+pub const SLOPE_HALF_LIFE_TURNS: f64 = 32.0;
+
+/// Affine mode: half-life of the offset's weights, in turns (the last turns say most about
+/// what the provider counts that the journal does not hold).
+pub const OFFSET_HALF_LIFE_TURNS: f64 = 1.0;
+
+/// Affine mode: strength of the pull of the slope towards 1, relative to Σw·(mean counted)².
+pub const SLOPE_RIDGE: f64 = 0.003;
+
+/// Affine mode: the slope's bounds (tokenizers differ by far less than ×2).
+pub const MIN_SLOPE: f64 = 0.5;
+pub const MAX_SLOPE: f64 = 2.0;
+
 impl Calibrator {
     /// No observations: the multiplier is 1.0.
     pub fn new() -> Calibrator {
         Calibrator::default()
+    }
+
+    /// The affine calibrator of imported sessions (module doc); no observation: slope 1, offset 0.
+    pub fn affine() -> Calibrator {
+        Calibrator { affine: Some(Default::default()), ..Calibrator::default() }
+    }
+
+    /// Whether this is the affine calibrator.
+    pub fn is_affine(&self) -> bool {
+        self.affine.is_some()
     }
 
     /// Records turn `turn`'s provider figure and the raw estimate of its recorded request. Turns
@@ -48,31 +113,84 @@ impl Calibrator {
             if turn <= last.turn {
                 return;
             }
-            let age = 0.5f64.powf((turn - last.turn) as f64 / HALF_LIFE_TURNS);
+            let dt = (turn - last.turn) as f64;
+            let age = 0.5f64.powf(dt / HALF_LIFE_TURNS);
             self.sum_prompt *= age;
             self.sum_est *= age;
+            if let Some((slope, offset)) = &mut self.affine {
+                slope.age(0.5f64.powf(dt / SLOPE_HALF_LIFE_TURNS));
+                offset.age(0.5f64.powf(dt / OFFSET_HALF_LIFE_TURNS));
+            }
         }
         self.sum_prompt += prompt as f64;
         self.sum_est += raw_recorded_estimate as f64;
-        let multiplier = if self.sum_est > 0.0 { self.sum_prompt / self.sum_est } else { 1.0 };
-        self.points.push(Point { turn, multiplier });
+        let point = match &mut self.affine {
+            Some((slope, offset)) => {
+                slope.add(raw_recorded_estimate as f64, prompt as f64);
+                offset.add(raw_recorded_estimate as f64, prompt as f64);
+                let (multiplier, offset) = fit(slope, offset);
+                Point { turn, multiplier, offset }
+            }
+            None => {
+                let multiplier = if self.sum_est > 0.0 { self.sum_prompt / self.sum_est } else { 1.0 };
+                Point { turn, multiplier, offset: 0.0 }
+            }
+        };
+        self.points.push(point);
     }
 
-    /// The multiplier in force before turn `t` (uses only observations of turns i < t).
-    pub fn multiplier(&self, t: usize) -> f64 {
+    /// The point in force before turn `t` (uses only observations of turns i < t).
+    fn before(&self, t: usize) -> Option<&Point> {
         let n = self.points.partition_point(|p| p.turn < t);
-        n.checked_sub(1).map_or(1.0, |i| self.points[i].multiplier)
+        n.checked_sub(1).map(|i| &self.points[i])
     }
 
-    /// round-half-up(raw × multiplier before turn `t`).
+    /// The multiplier (affine mode: the slope) in force before turn `t`.
+    pub fn multiplier(&self, t: usize) -> f64 {
+        self.before(t).map_or(1.0, |p| p.multiplier)
+    }
+
+    /// The additive part in force before turn `t`, in provider tokens: the inferred unrecorded
+    /// prefix in affine mode, 0 in ratio mode or before any observation.
+    pub fn offset(&self, t: usize) -> u64 {
+        self.before(t).map_or(0, |p| apply(1, p.offset))
+    }
+
+    /// The offset after every observation: the session's unrecorded prefix as best known.
+    pub fn last_offset(&self) -> u64 {
+        self.points.last().map_or(0, |p| apply(1, p.offset))
+    }
+
+    /// The slope after every observation.
+    pub fn last_multiplier(&self) -> f64 {
+        self.points.last().map_or(1.0, |p| p.multiplier)
+    }
+
+    /// round-half-up(raw × multiplier + offset before turn `t`).
     pub fn calibrate(&self, t: usize, raw: u64) -> u64 {
-        apply(raw, self.multiplier(t))
+        match self.before(t) {
+            Some(p) => apply(1, raw as f64 * p.multiplier + p.offset),
+            None => raw,
+        }
     }
 
     /// Whether any observation was recorded.
     pub fn is_empty(&self) -> bool {
         self.points.is_empty()
     }
+}
+
+/// The affine fit of the slope's and the offset's sums: (slope, offset ≥ 0).
+fn fit(s: &Sums, o: &Sums) -> (f64, f64) {
+    let scc = s.cc - s.c * s.c / s.w;
+    let scp = s.cp - s.c * s.p / s.w;
+    let ridge = SLOPE_RIDGE * s.w * (s.c / s.w).powi(2);
+    let slope = if scc + ridge > 0.0 { (scp + ridge) / (scc + ridge) } else { 1.0 };
+    let slope = if slope.is_finite() { slope.clamp(MIN_SLOPE, MAX_SLOPE) } else { 1.0 };
+    // Not clamped here: a slightly negative residual mean keeps the fit unbiased; the prefix
+    // reported ([`Calibrator::offset`]) is never negative.
+    let offset = (o.p - slope * o.c) / o.w;
+    (slope, if offset.is_finite() { offset } else { 0.0 })
 }
 
 /// round-half-up(raw × multiplier), never negative.
@@ -91,9 +209,70 @@ pub fn error_pct(estimate: u64, actual: u64) -> Option<f64> {
     (actual > 0).then(|| (estimate as f64 - actual as f64) / actual as f64 * 100.0)
 }
 
+/// Median, 90th percentile and worst of absolute errors (in percent), over the turns measured.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ErrorStats {
+    pub turns: usize,
+    pub median: f64,
+    pub p90: f64,
+    pub worst: f64,
+}
+
+impl ErrorStats {
+    /// Of the absolute values of `errors` (nearest-rank percentiles); `None` when empty.
+    pub fn of(errors: impl IntoIterator<Item = f64>) -> Option<ErrorStats> {
+        let mut e: Vec<f64> = errors.into_iter().map(f64::abs).filter(|x| x.is_finite()).collect();
+        e.sort_by(f64::total_cmp);
+        let n = e.len();
+        let rank = |q: f64| e[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        (n > 0).then(|| ErrorStats { turns: n, median: rank(0.5), p90: rank(0.9), worst: e[n - 1] })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn affine_learns_an_additive_prefix_and_keeps_it_across_a_compaction() {
+        // prompt = 1.2 × counted + 20 000 (an unrecorded prefix of 20k, a 20 % tokenizer gap).
+        let truth = |c: u64| (1.2 * c as f64 + 20_000.0).round() as u64;
+        let mut c = Calibrator::affine();
+        assert!(c.is_affine());
+        assert_eq!(c.calibrate(1, 500), 500, "no observation: the raw estimate");
+        let counts = [50u64, 3_000, 6_000, 9_500, 14_000, 20_000, 27_000, 35_000, 4_000, 6_000];
+        for (i, &n) in counts.iter().enumerate() {
+            let t = i + 1;
+            if t >= 3 {
+                let err = error_pct(c.calibrate(t, n), truth(n)).unwrap();
+                assert!(err.abs() < 3.0, "turn {t}: {err:.2} %");
+            }
+            c.observe(t, Some(truth(n)), n);
+        }
+        assert!((c.last_multiplier() - 1.2).abs() < 0.02, "{}", c.last_multiplier());
+        assert!((c.last_offset() as f64 - 20_000.0).abs() < 500.0, "{}", c.last_offset());
+        // The ratio calibrator cannot absorb the prefix: turn 2 is off by far more.
+        let mut r = Calibrator::new();
+        r.observe(1, Some(truth(50)), 50);
+        assert!(error_pct(r.calibrate(2, 3_000), truth(3_000)).unwrap() > 1000.0);
+    }
+
+    #[test]
+    fn affine_after_one_turn_is_the_first_turn_difference() {
+        let mut c = Calibrator::affine();
+        c.observe(1, Some(26_061), 45);
+        assert_eq!(c.multiplier(2), 1.0);
+        assert_eq!(c.offset(2), 26_016);
+        assert_eq!(c.calibrate(2, 1_045), 27_061);
+        assert_eq!(c.offset(1), 0, "turn 1 itself is not earlier than turn 1");
+    }
+
+    #[test]
+    fn error_stats_use_nearest_ranks() {
+        let s = ErrorStats::of((1..=10).map(|x| -(x as f64))).unwrap();
+        assert_eq!((s.turns, s.median, s.p90, s.worst), (10, 5.0, 9.0, 10.0));
+        assert_eq!(ErrorStats::of([]), None);
+    }
 
     #[test]
     fn no_observation_means_one() {

@@ -13,6 +13,7 @@ mod import;
 mod layering;
 #[cfg(feature = "synth")]
 mod perf;
+mod prefix;
 mod report;
 mod samples;
 mod strategy;
