@@ -75,17 +75,9 @@ fn ctxj_journals_keep_the_ratio_calibration_and_no_prefix() {
 fn every_replay_of_an_imported_session_carries_the_same_prefix() {
     let f = bundled_claude_code();
     let cache = json(
-        &[
-            "cache",
-            "--per-turn",
-            "--json",
-            "--strategy",
-            "recorded",
-            "--strategy",
-            "baseline",
-            "--strategy",
-            "sliding-4",
-        ],
+        &"cache --per-turn --json --strategy recorded --strategy baseline --strategy sliding-4"
+            .split(' ')
+            .collect::<Vec<_>>(),
         &f,
     );
     let strategies = cache["strategies"].as_array().expect("strategies");
