@@ -1,5 +1,6 @@
 //! Several strategies simulated through one cache model and price: what `ctxj cache` shows.
 
+use super::billed::{billed, Billed};
 use super::pricing::{cost_ratio, Pricing};
 use super::replay::{simulate, Simulation};
 use crate::journal::Journal;
@@ -18,6 +19,8 @@ pub struct Comparison {
     pub sims: Vec<Simulation>,
     /// The cost of `baseline` (replayed for it when it was not asked for and prices are known).
     pub base_cost: Option<f64>,
+    /// The session as the provider billed it (from `usage`), with its recorded cache breaks.
+    pub billed: Billed,
 }
 
 impl Comparison {
@@ -60,5 +63,6 @@ pub fn compare(
         }
         None => None,
     };
-    Comparison { pricing, encoding: est.encoding(), memo: est.stats(), sims, base_cost }
+    let billed = billed(journal, est, &pricing.table, pricing.slug.as_deref());
+    Comparison { pricing, encoding: est.encoding(), memo: est.stats(), sims, base_cost, billed }
 }

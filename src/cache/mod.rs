@@ -2,17 +2,20 @@
 //!
 //! * [`model`]: the four cache models (`ideal`, `openai`, `anthropic`, `gemini`) over block keys
 //!   and token counts, and cache-break detection;
+//! * [`billed`]: the session as the provider billed it, and its recorded cache breaks;
 //! * [`prices`]: the built-in dated price table and LiteLLM's JSON format;
 //! * [`pricing`]: the one choice of cache model and price for a session;
 //! * [`replay`]: a strategy replayed turn by turn through a cache model, priced, with its cache
 //!   breaks explained.
 
+pub mod billed;
 pub mod compare;
 pub mod model;
 pub mod prices;
 pub mod pricing;
 pub mod replay;
 
+pub use billed::{billed, Billed, BreakCause, RecordedBreak};
 pub use compare::{compare, Comparison};
 pub use model::{CacheModel, Simulator};
 pub use prices::{Price, PriceTable};

@@ -42,6 +42,18 @@ impl Price {
         self.input * 2.0
     }
 
+    /// Cost in $ of one call as the provider bills it: plain `input`, cache writes with the
+    /// five-minute and the one-hour lifetime, cache `read` and `output` tokens. The one formula
+    /// `ctxj usage` and the billed session of `ctxj cache` share, so their costs agree to the cent.
+    pub fn billed(&self, input: u64, write_5m: u64, write_1h: u64, read: u64, output: u64) -> f64 {
+        (input as f64 * self.input
+            + output as f64 * self.output
+            + write_5m as f64 * self.write_rate()
+            + write_1h as f64 * self.write_1h_rate()
+            + read as f64 * self.cached_rate())
+            / 1e6
+    }
+
     /// Cost in $ of one request: `uncached` tokens of which `write` are cache writes, `cached`
     /// reads and `output` output tokens.
     pub fn cost(&self, uncached: u64, write: u64, cached: u64, output: u64) -> f64 {

@@ -38,7 +38,7 @@ pub struct BlockRef {
 }
 
 impl BlockRef {
-    fn of(b: &Block, o: Option<&Origin>) -> BlockRef {
+    pub(crate) fn of(b: &Block, o: Option<&Origin>) -> BlockRef {
         BlockRef {
             kind: b.type_name(),
             id: b.id().map(str::to_string),
@@ -227,7 +227,14 @@ fn assistant_block(journal: &Journal, record: usize) -> Option<Written> {
 
 /// Explains why the current request does not start with the whole previous one, at block `i`
 /// (`was`: the previous request's block there; `prev_len`: its length).
-fn explain(was: &BlockRef, cause: Cause, prev_len: usize, cur: &[Block], cur_origins: &[Origin], i: usize) -> String {
+pub(crate) fn explain(
+    was: &BlockRef,
+    cause: Cause,
+    prev_len: usize,
+    cur: &[Block],
+    cur_origins: &[Origin],
+    i: usize,
+) -> String {
     // The origin says something only when the strategy changed the block and its type does not
     // already say it ("summary (summary)").
     let tagged = |b: &BlockRef| {

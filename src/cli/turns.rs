@@ -18,6 +18,9 @@ use super::{Ctx, EXIT_OK};
 /// serve that prefix); "rewritten at block i (id)" means the prefix changed there, with what the
 /// strategy did to that block ("truncated", "elided (turn 5)", "summary (turn 9)", …) or
 /// "dropped" when the block left the request. Block numbers count from 1, as in `ctxj show`.
+/// On the recorded replay, turns where the provider's own usage shows a cache break (the read
+/// fell short of what the previous call left) are marked "recorded cache break: CAUSE"; `ctxj
+/// cache` explains them.
 ///
 /// Examples:
 ///   ctxj turns sample-journals/bugfix-todo --strategy sliding-8
@@ -43,7 +46,15 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     if args.output.json {
         writeln!(out, "{}", ctxj::render::turns::json(&rows)?)?;
     } else {
-        out.write_all(ctxj::render::turns::text(&s.name, &rows, &Paint::new(ctx.color)).as_bytes())?;
+        // The recorded replay is the journal's own requests: mark where the provider's cache broke.
+        let billed = if s.is_recorded() {
+            let est = ctxj::tokens::estimator_for(&journal, None)?;
+            Some(ctxj::cache::billed(&journal, &est, &ctxj::cache::PriceTable::builtin(), None))
+        } else {
+            None
+        };
+        let text = ctxj::render::turns::text(&s.name, &rows, billed.as_ref(), &Paint::new(ctx.color));
+        out.write_all(text.as_bytes())?;
     }
     out.flush()?;
     Ok(EXIT_OK)

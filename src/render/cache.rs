@@ -32,6 +32,7 @@ pub fn json(c: &Comparison, shown: Shown) -> serde_json::Value {
         "encoding": c.encoding.name(),
         "memo": { "hits": c.memo.hits, "misses": c.memo.misses, "hit_rate": c.memo.hit_rate(),
                   "bytes_tokenized": c.memo.bytes_tokenized },
+        "recorded": c.billed,
         "prices": { "source": p.table.source, "model": p.priced.as_ref().map(|(n, _)| n), "price": p.priced.as_ref().map(|(_, p)| p) },
         "strategies": c.sims.iter().map(|s| json!({
             "summary": s.summary,
@@ -48,9 +49,11 @@ pub fn text(c: &Comparison, journal: &Journal, shown: Shown, paint: &Paint) -> S
     out.push_str(&prices_line(c));
     let _ = writeln!(out, "{}", summary_table(c));
     out.push_str(&recorded_rate(c));
+    out.push_str(&super::cache_billed::line(&c.billed));
     for s in &c.sims {
         out.push_str(&breaks(s, shown.breaks, paint));
     }
+    out.push_str(&super::cache_billed::breaks(&c.billed, shown.breaks, paint));
     if shown.per_turn {
         for s in &c.sims {
             let _ = writeln!(out, "\n{} — per turn:", paint.bold(&escape_line(&s.summary.strategy)));
@@ -129,6 +132,9 @@ fn summary_table(c: &Comparison) -> Table {
             right(thousands(m.breaks as u64)),
         ];
         t.add_row(with_write(row, 5, anth.then(|| right(thousands(m.write)))));
+    }
+    if let Some(row) = super::cache_billed::row(c, anth) {
+        t.add_row(row);
     }
     t
 }

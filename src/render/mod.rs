@@ -3,6 +3,7 @@
 //! Terminal-safe escaping lives below every layer, in [`crate::text`].
 
 pub mod cache;
+pub mod cache_billed;
 pub mod check;
 pub mod diff;
 pub mod format;

@@ -2,6 +2,7 @@
 
 use comfy_table::{Cell, CellAlignment};
 
+use crate::cache::Billed;
 use crate::render::format::thousands;
 use crate::render::style::{table, Paint};
 use crate::report::turns::{Change, TurnRow};
@@ -12,8 +13,9 @@ pub fn json(rows: &[TurnRow]) -> serde_json::Result<String> {
     serde_json::to_string(rows)
 }
 
-/// The table with its title and the count of rewrites.
-pub fn text(strategy: &str, rows: &[TurnRow], paint: &Paint) -> String {
+/// The table with its title and the count of rewrites; `billed` (the recorded replay of a
+/// journal with usage) marks the turns where the provider's cache read fell short.
+pub fn text(strategy: &str, rows: &[TurnRow], billed: Option<&Billed>, paint: &Paint) -> String {
     let mut t = table(&["turn", "rev", "blocks", "chars", "change against the previous request"]);
     let mut rewrites = 0;
     let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
@@ -27,6 +29,17 @@ pub fn text(strategy: &str, rows: &[TurnRow], paint: &Paint) -> String {
                 paint.yellow(&format!("prefix rewritten at block {block} ({}): {}", escape_line(id), escape_line(why)))
             }
         };
+        let change = match billed.and_then(|b| b.break_at(r.turn)) {
+            Some(x) => format!(
+                "{change} · {}",
+                paint.yellow(&format!(
+                    "recorded cache break: {} ({} tokens written again)",
+                    x.cause.name(),
+                    thousands(x.rewritten_tokens)
+                ))
+            ),
+            None => change,
+        };
         t.add_row(vec![
             right(r.turn.to_string()),
             right(r.rev.to_string()),
@@ -35,8 +48,11 @@ pub fn text(strategy: &str, rows: &[TurnRow], paint: &Paint) -> String {
             Cell::new(change),
         ]);
     }
+    let recorded = billed
+        .filter(|b| !b.breaks.is_empty())
+        .map_or(String::new(), |b| format!(" · {} recorded cache break(s) (ctxj cache explains them)", b.breaks.len()));
     format!(
-        "{}\n{t}\n{} prefix rewrite(s) in {} turns\n",
+        "{}\n{t}\n{} prefix rewrite(s) in {} turns{recorded}\n",
         paint.bold(&format!("strategy {} · {} turns", escape_line(strategy), rows.len())),
         rewrites,
         rows.len()

@@ -287,14 +287,7 @@ fn better(new: &Entry, old: &Entry) -> bool {
 fn cost(e: &Entry) -> Option<f64> {
     let p = crate::cache::prices::builtin_price(e.model.as_deref()?)?;
     let cw5 = e.usage.cache_creation.saturating_sub(e.cache_1h);
-    Some(
-        (e.usage.input as f64 * p.input
-            + e.usage.output as f64 * p.output
-            + cw5 as f64 * p.write_rate()
-            + e.cache_1h as f64 * p.write_1h_rate()
-            + e.usage.cache_read as f64 * p.cached_rate())
-            / 1e6,
-    )
+    Some(p.billed(e.usage.input, cw5, e.cache_1h, e.usage.cache_read, e.usage.output))
 }
 
 fn utc_day(ts: &str) -> String {

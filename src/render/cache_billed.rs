@@ -1,0 +1,101 @@
+//! The session as billed in `ctxj cache`: its row in the strategies table, its one-line
+//! summary and its recorded cache breaks with their causes.
+
+use std::fmt::Write as _;
+
+use comfy_table::{Cell, CellAlignment};
+
+use crate::cache::{Billed, Comparison};
+use crate::render::format::{money_or_na as money, percent, thousands};
+use crate::render::style::Paint;
+use crate::text::escape_line;
+
+fn right(s: String) -> Cell {
+    Cell::new(s).set_alignment(CellAlignment::Right)
+}
+
+fn count(v: Option<u64>) -> String {
+    v.map_or_else(|| "n/a".into(), thousands)
+}
+
+/// The `as billed` row of the strategies table (same columns); `None` when no turn carries usage.
+pub fn row(c: &Comparison, anth: bool) -> Option<Vec<Cell>> {
+    let b = &c.billed;
+    if b.turns == 0 {
+        return None;
+    }
+    let new = b.input.map(|i| i + b.cache_write.unwrap_or(0));
+    let mut row = vec![
+        Cell::new("as billed"),
+        right(thousands(b.turns as u64)),
+        right(count(b.peak_prompt)),
+        right(count(new)),
+        right(count(b.cache_read)),
+        right(b.hit_rate.map_or_else(|| "n/a".into(), percent)),
+        right(money(b.cost)),
+        right(crate::cache::cost_ratio(b.cost, c.base_cost).map_or_else(|| "n/a".into(), |r| format!("{r:.2}×"))),
+        right(thousands(b.breaks.len() as u64)),
+    ];
+    if anth {
+        row.insert(5, right(count(b.cache_write)));
+    }
+    Some(row)
+}
+
+/// One line: the billed figures, what is unknown, and how breaks are found.
+pub fn line(b: &Billed) -> String {
+    if b.turns == 0 {
+        return String::new();
+    }
+    let w1h = match b.cache_write_1h {
+        Some(h) if h > 0 => format!(" (1h {})", thousands(h)),
+        _ => String::new(),
+    };
+    let mut out = format!(
+        "as billed (usage, each call at its own model): input {} · cache read {} · cache write {}{} · output {} · cost {}",
+        count(b.input),
+        count(b.cache_read),
+        count(b.cache_write),
+        w1h,
+        count(b.output),
+        money(b.cost)
+    );
+    if b.unpriced_turns > 0 {
+        let _ = write!(out, " ({} call(s) without a price left out)", b.unpriced_turns);
+    }
+    if !b.unknown.is_empty() {
+        let _ = write!(out, " · not recorded: {}", b.unknown.join(", "));
+    }
+    out.push('\n');
+    out
+}
+
+/// The recorded cache breaks, `n` of them explained.
+pub fn breaks(b: &Billed, n: usize, paint: &Paint) -> String {
+    if b.breaks.is_empty() || n == 0 {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n{} — recorded cache breaks ({}, tolerance {}):\n",
+        paint.bold("as billed"),
+        b.breaks.len(),
+        b.tolerance
+    );
+    for x in b.breaks.iter().take(n) {
+        let _ = writeln!(
+            out,
+            "  turn {}: {} — read {} of {} expected; {} tokens written again, {}: {}",
+            x.turn,
+            x.cause.name(),
+            thousands(x.cache_read),
+            thousands(x.expected_read),
+            thousands(x.rewritten_tokens),
+            money(x.cost),
+            escape_line(&x.detail)
+        );
+    }
+    if b.breaks.len() > n {
+        let _ = writeln!(out, "  … {} more (--breaks N)", b.breaks.len() - n);
+    }
+    out
+}
