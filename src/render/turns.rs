@@ -2,7 +2,7 @@
 
 use comfy_table::{Cell, CellAlignment};
 
-use crate::render::format::thousands;
+use crate::render::format::{count, thousands};
 use crate::render::style::{table, Paint};
 use crate::report::turns::{Change, TurnRow};
 use crate::text::escape_line;
@@ -36,9 +36,9 @@ pub fn text(strategy: &str, rows: &[TurnRow], paint: &Paint) -> String {
         ]);
     }
     format!(
-        "{}\n{t}\n{} prefix rewrite(s) in {} turns\n",
-        paint.bold(&format!("strategy {} · {} turns", escape_line(strategy), rows.len())),
-        rewrites,
-        rows.len()
+        "{}\n{t}\n{} in {}\n",
+        paint.bold(&format!("strategy {} · {}", escape_line(strategy), count(rows.len(), "turn", "turns"))),
+        count(rewrites, "prefix rewrite", "prefix rewrites"),
+        count(rows.len(), "turn", "turns")
     )
 }

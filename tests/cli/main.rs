@@ -8,6 +8,7 @@ mod check;
 mod common;
 mod conformance;
 mod foundation;
+mod help;
 mod hostile;
 mod import;
 mod layering;
