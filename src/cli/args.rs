@@ -1,9 +1,11 @@
 //! Flags shared by several subcommands, declared once and flattened into each command's `Args`
 //! (`#[command(flatten)]`), the way jj and ripgrep share theirs.
 
+use std::path::PathBuf;
+
 use anyhow::Result;
 
-use super::At;
+use super::{At, FromArg};
 
 /// The session a command reads.
 #[derive(Debug, Clone, clap::Args)]
@@ -11,13 +13,36 @@ pub struct SessionArgs {
     /// Session directory, journal.jsonl path, Claude Code / Codex / pi transcript, or a session id
     /// under --root.
     pub session: String,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// How a session is found and read: only on the commands that read one.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ReadArgs {
+    /// Treat a torn last line as an error instead of a warning.
+    #[arg(long)]
+    pub strict: bool,
+    /// Folder where bare session ids are looked up.
+    #[arg(long, env = "CTXJ_ROOT", value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+/// `--from`: the input format.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct FormatArgs {
+    /// Input format: auto (detected from the content), claude-code, codex, pi or ctxj.
+    #[arg(long, value_enum, default_value_t = FromArg::Auto, value_name = "FORMAT")]
+    pub from: FromArg,
 }
 
 /// `--at rev N | turn K`: which state of the journal a command looks at.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct AtArgs {
     /// Position: `rev N` (after records 1..N) or `turn K` (the request of the K-th turn).
-    #[arg(long, num_args = 2, value_names = ["rev|turn", "N"], allow_negative_numbers = true)]
+    #[arg(long, num_args = 2, value_names = ["rev|turn", "N"], allow_hyphen_values = true)]
     pub at: Vec<String>,
 }
 

@@ -22,8 +22,8 @@ use super::Ctx;
 ///
 /// Examples:
 ///   ctxj audit sample-journals/long-elision
-///   ctxj audit my-session --root ~/.harness/sessions --deny warnings
-///   ctxj audit journal.jsonl --json | jq '.decisions[] | {rev, kind, saved}'
+///   ctxj audit long-elision --root sample-journals --deny warnings
+///   ctxj audit sample-journals/compaction/journal.jsonl --json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {

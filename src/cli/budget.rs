@@ -12,20 +12,21 @@ use ctxj::tokens::budget::{resolve, Config};
 use super::args::OutputArgs;
 use super::{Ctx, EXIT_OK};
 
-/// Resolve ctx_window, context_budget, context_reserve, context_target and keep_results for a
-/// model from a harness config, and say which rule gave each value.
+/// Resolve the context settings of a model from a harness config, with the rule behind each.
+///
+/// The settings: ctx_window, context_budget, context_reserve, context_target and keep_results.
 ///
 /// Rules (journal-v1 §6): the [models."<prefix>"] profile with the longest prefix of the slug
 /// applies; a profile value overrides the top-level one, except that a non-zero top-level
-/// context_budget beats the profile's; then 0 means auto (budget: 100000 when ctx_window <=
-/// 300000, else 200000; target: 70% of the budget, rounded down). A target at or above the budget
-/// is reported and replaced by the auto rule. Keys set nowhere take the seed's defaults
-/// (ctx_window 1000000, context_reserve 8192, keep_results 5). Without --config: no file, the
+/// context_budget beats the profile's; then 0 means auto (budget: 100,000 when ctx_window <=
+/// 300,000, else 200,000; target: 70% of the budget, rounded down). A target at or above the budget
+/// is reported and replaced by the auto rule. Keys set nowhere take the defaults
+/// (ctx_window 1,000,000, context_reserve 8,192, keep_results 5). Without --config: no file, the
 /// defaults and auto rules alone.
 ///
 /// Examples:
-///   ctxj budget --config harness.toml --model anthropic/claude-sonnet-4-5
-///   ctxj budget --config harness.toml --model vendor/model --json
+///   ctxj budget --config docs/harness.toml --model anthropic/claude-sonnet-4-5
+///   ctxj budget --config docs/harness.toml --model anthropic/claude-haiku-4-5 --json
 ///   ctxj budget --model openai/gpt-5
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]

@@ -32,19 +32,19 @@ use super::{Ctx, EXIT_OK};
 ///
 /// Examples:
 ///   ctxj cache sample-journals/bugfix-todo
-///   ctxj cache sample-journals/bugfix-todo --strategy baseline --strategy sliding-8 --cache ideal
-///   ctxj cache sample-journals/long-elision --strategy recorded --per-turn --model openai/gpt-4.1
-///   ctxj cache my-session --prices model_prices_and_context_window.json --json
+///   ctxj cache sample-journals/bugfix-todo -s baseline -s sliding-8 --cache ideal
+///   ctxj cache sample-journals/long-elision -s recorded --per-turn --model openai/gpt-4.1
+///   ctxj cache sample-journals/transcripts/pi --json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
     /// A strategy to compare (repeatable; default: recorded and baseline).
-    #[arg(long = "strategy", value_name = "NAME")]
+    #[arg(short = 's', long = "strategy", value_name = "NAME")]
     pub strategies: Vec<String>,
-    /// Cache model: ideal, openai, anthropic or gemini (default: from the model slug).
-    #[arg(long, value_name = "MODEL")]
+    /// Prompt-cache model (default: from the model slug).
+    #[arg(long, value_name = "MODEL", value_parser = ["ideal", "openai", "anthropic", "gemini"])]
     pub cache: Option<String>,
     /// Price (and default cache model) as this model slug instead of the session's.
     #[arg(long, value_name = "SLUG")]

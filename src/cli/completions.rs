@@ -7,9 +7,14 @@ use super::{Ctx, EXIT_OK};
 
 /// Print a completion script for a shell.
 ///
+/// Write it where the shell looks for completions; on a fresh HOME create that folder first
+/// (the examples do). bash-completion loads ~/.local/share/bash-completion/completions/ctxj in new
+/// shells; zsh needs `fpath=(~/.zfunc $fpath)` before `compinit` in ~/.zshrc.
+///
 /// Examples:
+///   mkdir -p ~/.local/share/bash-completion/completions
 ///   ctxj completions bash > ~/.local/share/bash-completion/completions/ctxj
-///   ctxj completions zsh > ~/.zfunc/_ctxj
+///   mkdir -p ~/.zfunc && ctxj completions zsh > ~/.zfunc/_ctxj
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {

@@ -32,7 +32,7 @@ use super::{At, Ctx, EXIT_FINDINGS, EXIT_OK};
 /// compact-at-N[t][-structured][-repeat|-chain], tiered, tiered-fast.
 ///
 /// Examples:
-///   ctxj diff sample-journals/bugfix-todo --strategy baseline --strategy truncate-500 --at turn 9
+///   ctxj diff sample-journals/bugfix-todo -s baseline -s truncate-500 --at turn 9
 ///   ctxj diff sample-journals/long-elision --at rev 40 --at rev 41
 ///   ctxj diff sample-journals/bugfix-todo --strategy truncate-500 --stat
 ///   ctxj diff sample-journals/bugfix-todo --strategy compact-at-12000-structured --json
@@ -42,7 +42,7 @@ pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
     /// A side replayed with this strategy (give it twice for two strategies).
-    #[arg(long, value_name = "NAME")]
+    #[arg(short = 's', long, value_name = "NAME")]
     pub strategy: Vec<String>,
     /// A side's position (give it twice for two positions).
     #[command(flatten)]

@@ -8,35 +8,37 @@ use anyhow::{Context as _, Result};
 use ctxj::import::write::write_session;
 use ctxj::text::escape_line;
 
-use super::args::OutputArgs;
+use super::args::{OutputArgs, ReadArgs};
 use super::{Ctx, EXIT_OK};
 
 /// Import a Claude Code, Codex or pi transcript as a journal-v1 session.
 ///
-/// The transcript's format is detected from its content (force it with the global --from).
+/// The transcript's format is detected from its content (force it with --from).
 /// Every assistant record gets the prompt_sha256 of its recorded request, so the result passes
 /// `ctxj validate`. What the format does not record (system prompt, tool schemas) stays absent
 /// and is listed in the report. An existing session is never overwritten without --force, and
 /// nothing is ever written into the transcript's own folder.
 ///
 /// Examples:
-///   ctxj import ~/.claude/projects/-home-me-app/4d5611e5.jsonl --out sessions/4d5611e5
-///   ctxj import rollout-2026-02-23T20-34-25-019c8bfe.jsonl --out /tmp/codex-run --json
-///   ctxj import session.jsonl --out /tmp/pi --force --from pi
+///   ctxj import sample-journals/transcripts/codex -o /tmp/ctxj-codex
+///   ctxj import sample-journals/transcripts/pi -o /tmp/ctxj-pi --json
+///   ctxj import sample-journals/transcripts/pi -o /tmp/ctxj-pi --force --from pi
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
     /// Transcript file (`file.jsonl#agentId` for an inline sidechain).
     pub transcript: String,
     /// Session directory to write (created when absent).
-    #[arg(long, value_name = "DIR")]
+    #[arg(short = 'o', long = "output", alias = "out", value_name = "DIR")]
     pub out: PathBuf,
-    /// Overwrite an existing journal.jsonl in --out.
+    /// Overwrite an existing journal.jsonl in --output.
     #[arg(long)]
     pub force: bool,
     // --json: the import report as JSON.
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {

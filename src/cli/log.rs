@@ -14,7 +14,8 @@ use super::{Ctx, EXIT_OK};
 ///
 /// Examples:
 ///   ctxj log sample-journals/long-elision
-///   ctxj log sample-journals/compaction --json | jq '.[] | select(.kind=="compact")'
+///   ctxj log sample-journals/compaction --json
+///   ctxj log sample-journals/transcripts/pi
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {

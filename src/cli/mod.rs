@@ -46,7 +46,7 @@ pub const EXIT_USAGE: u8 = 2;
 #[derive(Debug, Parser)]
 #[command(name = "ctxj", version, about, long_about, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  ctxj show sample-journals/bugfix-todo --at turn 5\n  ctxj log sample-journals/long-elision\n  ctxj show my-session-id --root ~/.harness/sessions --json | sha256sum"
+    after_help = "Examples:\n  ctxj show sample-journals/bugfix-todo --at turn 5\n  ctxj log sample-journals/long-elision\n  ctxj show bugfix-todo --root sample-journals --at turn 3 --json | tr -d '\\n' | sha256sum"
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -61,26 +61,19 @@ impl Cli {
     }
 }
 
-/// Options every subcommand accepts.
+/// Options every subcommand accepts. The options of reading a session (`--strict`, `--root`,
+/// `--from`) are not here: they live in [`args::ReadArgs`], flattened into the commands that read one.
 #[derive(Debug, clap::Args)]
 pub struct GlobalArgs {
     /// When to colour output: auto (a terminal without NO_COLOR), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// Treat a torn last line as an error instead of a warning.
-    #[arg(long, global = true)]
-    pub strict: bool,
-    /// Folder where bare session ids are looked up.
-    #[arg(long, global = true, env = "CTXJ_ROOT", value_name = "DIR")]
-    pub root: Option<PathBuf>,
-    /// Input format: auto (detected from the content), claude-code, codex, pi or ctxj.
-    #[arg(long, global = true, value_enum, default_value_t = FromArg::Auto, value_name = "FORMAT")]
-    pub from: FromArg,
 }
 
 /// The `--from` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum FromArg {
+    #[default]
     Auto,
     ClaudeCode,
     Codex,
@@ -129,7 +122,8 @@ pub enum Command {
     Synth(synth::Args),
 }
 
-/// Settings resolved once from the global options.
+/// Settings resolved from the global options, then from the command's [`args::ReadArgs`].
+#[derive(Clone)]
 pub struct Ctx {
     pub color: bool,
     pub read: ReadOptions,
@@ -147,7 +141,17 @@ impl Ctx {
                 io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             }
         };
-        Ctx { color, read: ReadOptions { strict: g.strict }, root: g.root.clone(), from: g.from.format() }
+        Ctx { color, read: ReadOptions::default(), root: None, from: FromArg::Auto.format() }
+    }
+
+    /// This context with a command's reading options (`--strict`, `--root`, `--from`).
+    pub fn reading(&self, r: &args::ReadArgs) -> Ctx {
+        Ctx {
+            read: ReadOptions { strict: r.strict },
+            root: r.root.clone(),
+            from: r.format.from.format(),
+            ..self.clone()
+        }
     }
 
     /// Resolves and parses a session — a ctxj journal, or a Claude Code, Codex or pi transcript
@@ -181,20 +185,55 @@ impl Ctx {
 }
 
 pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
+    // The reading options come with the command that reads a session.
+    let c = |r: &args::ReadArgs| ctx.reading(r);
     match cmd {
-        Command::Show(a) => show::run(a, ctx),
-        Command::Log(a) => log::run(a, ctx),
-        Command::Diff(a) => diff::run(a, ctx),
-        Command::Turns(a) => turns::run(a, ctx),
-        Command::Tokens(a) => tokens::run(a, ctx),
-        Command::Cache(a) => cache::run(a, ctx),
+        Command::Show(a) => {
+            let c = c(&a.session.read);
+            show::run(a, &c)
+        }
+        Command::Log(a) => {
+            let c = c(&a.session.read);
+            log::run(a, &c)
+        }
+        Command::Diff(a) => {
+            let c = c(&a.session.read);
+            diff::run(a, &c)
+        }
+        Command::Turns(a) => {
+            let c = c(&a.session.read);
+            turns::run(a, &c)
+        }
+        Command::Tokens(a) => {
+            let c = c(&a.session.read);
+            tokens::run(a, &c)
+        }
+        Command::Cache(a) => {
+            let c = c(&a.session.read);
+            cache::run(a, &c)
+        }
         Command::Budget(a) => budget::run(a, ctx),
-        Command::Validate(a) => validate::run(a, ctx),
-        Command::Audit(a) => audit::run(a, ctx),
-        Command::Import(a) => import::run(a, ctx),
-        Command::Sessions(a) => sessions::run(a, ctx),
+        Command::Validate(a) => {
+            let c = c(&a.session.read);
+            validate::run(a, &c)
+        }
+        Command::Audit(a) => {
+            let c = c(&a.session.read);
+            audit::run(a, &c)
+        }
+        Command::Import(a) => {
+            let c = c(&a.read);
+            import::run(a, &c)
+        }
+        Command::Sessions(a) => {
+            let c = c(&args::ReadArgs { format: a.format.clone(), ..Default::default() });
+            sessions::run(a, &c)
+        }
         Command::Usage(a) => usage::run(a, ctx),
-        Command::Report(a) => report::run(a, ctx),
+        Command::Report(a) => {
+            let c = c(&a.session.read);
+            report::run(a, &c)
+        }
         Command::Completions(a) => completions::run(a, ctx),
         #[cfg(feature = "synth")]
         Command::Synth(a) => synth::run(a, ctx),

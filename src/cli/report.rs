@@ -29,10 +29,10 @@ const DEFAULT_STRATEGIES: [&str; 2] = ["recorded", "baseline"];
 /// The report is never written inside the session directory.
 ///
 /// Examples:
-///   ctxj report sample-journals/bugfix-todo -o report.html
-///   ctxj report sample-journals/bugfix-todo -s baseline -s truncate-500 -s age-truncate-500-keep-3 -o r.html
-///   ctxj report my-session --root ~/.harness/sessions --cache anthropic -o /tmp/my-session.html
-///   ctxj report sample-journals/long-elision --prices model_prices_and_context_window.json -o r.html
+///   ctxj report sample-journals/bugfix-todo -o /tmp/report.html
+///   ctxj report sample-journals/bugfix-todo -s baseline -s truncate-500 -o /tmp/report.html
+///   ctxj report long-elision --root sample-journals --cache anthropic -o /tmp/long-elision.html
+///   ctxj report sample-journals/transcripts/pi -s recorded -s sliding-8 -o /tmp/pi.html
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -41,7 +41,7 @@ pub struct Args {
     /// A strategy to replay (repeatable; default: recorded and baseline).
     #[arg(short = 's', long = "strategy", value_name = "NAME")]
     pub strategies: Vec<String>,
-    /// Prompt-cache model: ideal, openai, anthropic or gemini (default: from the session's model).
+    /// Prompt-cache model (default: from the session's model).
     #[arg(long, value_name = "MODEL", value_parser = ["ideal", "openai", "anthropic", "gemini"])]
     pub cache: Option<String>,
     /// LiteLLM model_prices_and_context_window.json to price with (default: the built-in table).

@@ -9,7 +9,7 @@ use ctxj::render::sessions::sessions_table;
 use ctxj::text::escape_line;
 use ctxj::usage::summarize_folder;
 
-use super::args::OutputArgs;
+use super::args::{FormatArgs, OutputArgs};
 use super::{Ctx, EXIT_OK};
 
 /// List the sessions found in a folder (ctxj journals, Claude Code, Codex and pi transcripts).
@@ -17,12 +17,13 @@ use super::{Ctx, EXIT_OK};
 /// One row per session: start time, model, turns, provider-reported prompt tokens, the cached
 /// share of them, compactions, and side sessions (Claude Code sidechains and subagent files are
 /// rows of their own, listed under their parent). Any path shown can be given to every read
-/// command (show, log, tokens, cache, …).
+/// command (show, log, tokens, cache, …). Your own sessions: ~/.claude/projects, ~/.codex/sessions,
+/// ~/.pi/agent/sessions.
 ///
 /// Examples:
-///   ctxj sessions ~/.claude/projects
-///   ctxj sessions ~/.codex/sessions --json
-///   ctxj sessions ~/.pi/agent/sessions --from pi
+///   ctxj sessions sample-journals/transcripts
+///   ctxj sessions sample-journals/transcripts/codex --json
+///   ctxj sessions sample-journals/transcripts/pi --from pi
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -30,6 +31,8 @@ pub struct Args {
     pub folder: PathBuf,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub format: FormatArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {

@@ -23,12 +23,16 @@ use super::{At, Ctx, EXIT_OK};
 /// turn), replayed over the raw conversation; blocks it changed are tagged ([truncated],
 /// [elided (turn 5)], [summary (turn 9)], …). `ctxj diff --help` lists the strategy names.
 ///
+/// --json prints the canonical bytes followed by one newline; without that newline their SHA-256
+/// is the turn's prompt_sha256 (the last example; on macOS use `shasum -a 256`).
+///
 /// Examples:
 ///   ctxj show sample-journals/bugfix-todo --at turn 9
-///   ctxj show sample-journals/bugfix-todo --strategy age-truncate-500-keep-3 --at turn 9
+///   ctxj show sample-journals/bugfix-todo -s age-truncate-500-keep-3 --at turn 9
 ///   ctxj show sample-journals/long-elision --at rev 12
 ///   ctxj show sample-journals/spill-attach --expand
-///   ctxj show sample-journals/bugfix-todo --at turn 3 --json | head -c -1 | sha256sum
+///   ctxj show sample-journals/transcripts/codex --at turn 2
+///   ctxj show sample-journals/bugfix-todo --at turn 3 --json | tr -d '\n' | sha256sum
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -43,7 +47,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "json")]
     pub expand: bool,
     /// Replay this strategy (e.g. truncate-500, age-truncate-500-keep-3, compact-at-12000-structured).
-    #[arg(long, value_name = "NAME")]
+    #[arg(short = 's', long, value_name = "NAME")]
     pub strategy: Option<String>,
 }
 

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 
+use ctxj::render::format::thousands;
 use ctxj::synth::{generate, SynthOptions};
 
 use super::{progress, Ctx, EXIT_OK};
@@ -17,8 +18,8 @@ use super::{progress, Ctx, EXIT_OK};
 /// correct `prompt_sha256`. DIR must not exist or be empty.
 ///
 /// Examples:
-///   ctxj synth --turns 10000 --seed 1 --out bench-out/synth-10k
-///   ctxj synth --turns 10000 --seed 3 --size-mb 1024 --out bench-out/synth-1g
+///   ctxj synth --turns 300 --seed 1 -o /tmp/synth-300
+///   ctxj synth --turns 100 --seed 3 --size-mb 4 -o /tmp/synth-4m
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -32,7 +33,7 @@ pub struct Args {
     #[arg(long, value_name = "MIB")]
     pub size_mb: Option<f64>,
     /// Output directory (created; must not exist or be empty).
-    #[arg(long, value_name = "DIR")]
+    #[arg(short = 'o', long = "output", alias = "out", value_name = "DIR")]
     pub out: PathBuf,
     /// Print the statistics as JSON.
     #[arg(long)]
@@ -54,25 +55,26 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
         serde_json::to_writer(&mut out, &stats)?;
         writeln!(out)?;
     } else {
+        let n = thousands;
         writeln!(
             out,
             "{}: {} turns, {} records, {} bytes; {} results ({} of 5 MB, {} spilled), {} attachments, {} elides, {} clears, {} mirrors accepted, {} rejected, {} compactions, {} notices; hashed {} request bytes of {}",
             ctxj::text::escape_line(&args.out.join("journal.jsonl").display().to_string()),
-            stats.turns,
-            stats.records,
-            stats.journal_bytes,
-            stats.results,
-            stats.big_outputs,
-            stats.spills,
-            stats.attachments,
-            stats.elides,
-            stats.clears,
-            stats.mirrors_accepted,
-            stats.mirrors_rejected,
-            stats.compactions,
-            stats.notices,
-            stats.hashed_bytes,
-            stats.request_bytes
+            n(stats.turns as u64),
+            n(stats.records),
+            thousands(stats.journal_bytes),
+            n(stats.results),
+            n(stats.big_outputs),
+            n(stats.spills),
+            n(stats.attachments),
+            n(stats.elides),
+            n(stats.clears),
+            n(stats.mirrors_accepted),
+            n(stats.mirrors_rejected),
+            n(stats.compactions),
+            n(stats.notices),
+            thousands(stats.hashed_bytes),
+            thousands(stats.request_bytes)
         )?;
     }
     out.flush()?;

@@ -34,7 +34,7 @@ use ctxj::strategy::{parse as parse_strategy, recorded_view, strategy_view};
 /// Examples:
 ///   ctxj tokens sample-journals/bugfix-todo
 ///   ctxj tokens sample-journals/long-elision --at turn 12
-///   ctxj tokens sample-journals/bugfix-todo --strategy sliding-8 --encoding cl100k_base
+///   ctxj tokens sample-journals/bugfix-todo -s sliding-8 --encoding cl100k_base
 ///   ctxj tokens sample-journals/long-elision --per-turn --json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
@@ -44,7 +44,7 @@ pub struct Args {
     #[command(flatten)]
     pub at: AtArgs,
     /// Replay this strategy instead of the recorded projection.
-    #[arg(long, value_name = "NAME")]
+    #[arg(short = 's', long, value_name = "NAME")]
     pub strategy: Option<String>,
     /// One row per turn: raw and calibrated estimates against the provider's prompt_tokens.
     #[arg(long)]

@@ -9,8 +9,8 @@ use anyhow::Result;
 use ctxj::render::style::Paint;
 use ctxj::strategy;
 
-use super::args::{OutputArgs, SessionArgs};
-use super::{Ctx, EXIT_OK};
+use super::args::{AtArgs, OutputArgs, SessionArgs};
+use super::{At, Ctx, EXIT_OK};
 
 /// One row per turn: the request's blocks and characters, and how it relates to the previous one.
 ///
@@ -22,26 +22,39 @@ use super::{Ctx, EXIT_OK};
 /// fell short of what the previous call left) are marked "recorded cache break: CAUSE"; `ctxj
 /// cache` explains them.
 ///
+/// `--at turn K` prints the row of turn K only; `--at rev N` the rows of the turns sent within
+/// records 1..N.
+///
 /// Examples:
 ///   ctxj turns sample-journals/bugfix-todo --strategy sliding-8
-///   ctxj turns sample-journals/bugfix-todo --strategy age-truncate-500-keep-3 --json
-///   ctxj turns sample-journals/long-elision
+///   ctxj turns sample-journals/bugfix-todo -s age-truncate-500-keep-3 --json
+///   ctxj turns sample-journals/long-elision --at turn 12
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
     /// The strategy to replay (default: recorded, the journal's own projection).
-    #[arg(long, value_name = "NAME", default_value = "recorded")]
+    #[arg(short = 's', long, value_name = "NAME", default_value = "recorded")]
     pub strategy: String,
+    #[command(flatten)]
+    pub at: AtArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let s = strategy::parse(&args.strategy)?;
+    let at = args.at.one()?;
     let (_, journal) = ctx.load(&args.session.session)?;
-    let rows = ctxj::report::turns::rows(&journal, &s)?;
+    let mut rows = ctxj::report::turns::rows(&journal, &s)?;
+    if let Some(at) = at {
+        at.check(&journal)?;
+        rows.retain(|r| match at {
+            At::Turn(k) => r.turn == k,
+            At::Rev(n) => r.rev <= n,
+        });
+    }
     let mut out = super::stdout();
     if args.output.json {
         writeln!(out, "{}", ctxj::render::turns::json(&rows)?)?;

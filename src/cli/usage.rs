@@ -22,10 +22,12 @@ use super::{Ctx, EXIT_OK};
 /// not_counted_by_ccusage. Costs come from the built-in price table (1-hour cache writes at 2x
 /// input, no long-context tiers); calls of a model it does not know are left out and marked *.
 ///
+/// Your own: ctxj usage ~/.claude/projects.
+///
 /// Examples:
-///   ctxj usage ~/.claude/projects
-///   ctxj usage ~/.claude/projects --by day
-///   ctxj usage ~/.claude/projects/-home-me-app/4d5611e5.jsonl --by model --json
+///   ctxj usage sample-journals/transcripts/claude-code
+///   ctxj usage sample-journals/transcripts --by day
+///   ctxj usage sample-journals/transcripts/claude-code --by model --json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {

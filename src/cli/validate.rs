@@ -20,8 +20,8 @@ use super::{Ctx, EXIT_FINDINGS, EXIT_OK};
 ///
 /// Examples:
 ///   ctxj validate sample-journals/long-elision
-///   ctxj validate my-session --root ~/.harness/sessions --deny warnings
-///   ctxj validate journal.jsonl --json | jq '.findings[] | select(.severity=="error")'
+///   ctxj validate long-elision --root sample-journals --deny warnings
+///   ctxj validate sample-journals/compaction/journal.jsonl --json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {

@@ -24,6 +24,8 @@ pub enum AtError {
         #[source]
         source: std::num::ParseIntError,
     },
+    #[error("--at {what} {n}: positions are whole numbers from 1 (`ctxj log` lists the revs and turns)")]
+    Negative { what: String, n: String },
     #[error("--at turn {0}: turns count from 1")]
     TurnZero(u64),
     #[error("--at takes `rev N` or `turn K`, not {0:?}")]
@@ -42,6 +44,9 @@ impl At {
         v.chunks(2)
             .map(|p| match p {
                 [what, n] => {
+                    if n.starts_with('-') && n[1..].parse::<u64>().is_ok() {
+                        return Err(AtError::Negative { what: what.clone(), n: n.clone() });
+                    }
                     let n: u64 =
                         n.parse().map_err(|source| AtError::NotANumber { what: what.clone(), n: n.clone(), source })?;
                     match what.as_str() {

@@ -59,7 +59,10 @@ pub fn text(c: &Comparison, journal: &Journal, shown: Shown, paint: &Paint) -> S
             let _ = writeln!(out, "\n{} — per turn:", paint.bold(&escape_line(&s.summary.strategy)));
             let _ = writeln!(out, "{}", per_turn_table(s, anthropic(c)));
         }
-        out.push_str("(~ = output estimated from the assistant block; no completion_tokens recorded)\n");
+        // The footnote explains the "~" mark, so only when a row carries one.
+        if c.sims.iter().any(|s| s.turns.iter().any(|t| !t.output_recorded)) {
+            out.push_str("(~ = output estimated from the assistant block; no completion_tokens recorded)\n");
+        }
     }
     out
 }
@@ -74,9 +77,9 @@ fn right(s: String) -> Cell {
 
 fn heading(c: &Comparison, journal: &Journal, paint: &Paint) -> String {
     format!(
-        "{} · {} turns · cache {}{} · {}\n",
+        "{} · {} · cache {}{} · {}\n",
         paint.bold(&escape_line(&journal.session().map(|s| s.id.clone()).unwrap_or_default())),
-        journal.turns.len(),
+        super::format::count(journal.turns.len(), "turn", "turns"),
         c.pricing.cache,
         if c.pricing.cache_from_slug { " (from the model slug)" } else { "" },
         c.encoding

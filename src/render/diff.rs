@@ -54,12 +54,12 @@ pub fn json(d: &ViewDiff, text_diff: Option<&str>) -> serde_json::Result<String>
 fn headline(d: &ViewDiff) -> String {
     let (l, r) = (&d.left, &d.right);
     format!(
-        "{} ({} blocks, {} chars) → {} ({} blocks, {} chars): {} only left, {} only right, {} changed, {} chars",
+        "{} ({}, {} chars) → {} ({}, {} chars): {} only left, {} only right, {} changed, {} chars",
         escape_line(&l.label),
-        l.blocks,
+        crate::render::format::count(l.blocks, "block", "blocks"),
         thousands(l.chars as u64),
         escape_line(&r.label),
-        r.blocks,
+        crate::render::format::count(r.blocks, "block", "blocks"),
         thousands(r.chars as u64),
         d.only_left.len(),
         d.only_right.len(),
@@ -72,10 +72,10 @@ fn headline(d: &ViewDiff) -> String {
 pub fn text(d: &ViewDiff, text_diff: Option<&str>, paint: &Paint) -> String {
     if d.equal {
         return format!(
-            "identical: {} = {} · {} blocks · {} chars\n",
+            "identical: {} = {} · {} · {} chars\n",
             escape_line(&d.left.label),
             escape_line(&d.right.label),
-            d.left.blocks,
+            crate::render::format::count(d.left.blocks, "block", "blocks"),
             thousands(d.left.chars as u64)
         );
     }

@@ -13,6 +13,12 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// A count and its noun, the number grouped and the noun plural unless the count is one:
+/// `count(1, "turn", "turns")` → "1 turn", `count(22190, "block", "blocks")` → "22,190 blocks".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n as u64), if n == 1 { one } else { many })
+}
+
 /// Signed thousands: "+1,200" / "−41,220" / "0".
 pub fn signed_thousands(n: i64) -> String {
     match n.cmp(&0) {
@@ -46,6 +52,13 @@ pub fn percent(r: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn count_is_grouped_and_singular_only_for_one() {
+        assert_eq!(count(1, "strategy", "strategies"), "1 strategy");
+        assert_eq!(count(0, "turn", "turns"), "0 turns");
+        assert_eq!(count(22190, "block", "blocks"), "22,190 blocks");
+    }
 
     #[test]
     fn groups_thousands() {

@@ -201,7 +201,7 @@ fn header(h: &mut String, d: &ReportData) {
     h.push_str(
         "<p class=\"callout\" id=\"pass-rate-note\"><strong>What this is not.</strong> Every strategy here is a \
 replay of one recorded trajectory: the same turns, with each strategy's rule applied to what would have been sent. \
-A replay cannot show pass rates like the seed's experiment (k runs per strategy): under another strategy the agent \
+A replay cannot show pass rates like an experiment that runs the agent k times per strategy: under another strategy the agent \
 might have acted differently, and whether it would still have finished the task is unknown. The curves show prompt \
 size, cost and cache behaviour for these turns only.</p>\n",
     );
@@ -948,11 +948,11 @@ impl Written {
     /// "wrote PATH (N bytes): S strategies, T turns", the path escaped.
     pub fn text(&self) -> String {
         format!(
-            "wrote {} ({} bytes): {} strategies, {} turns",
+            "wrote {} ({} bytes): {}, {}",
             crate::text::escape_line(&self.output),
             thousands(self.bytes as u64),
-            self.strategies.len(),
-            self.turns
+            super::format::count(self.strategies.len(), "strategy", "strategies"),
+            super::format::count(self.turns, "turn", "turns")
         )
     }
 }

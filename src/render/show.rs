@@ -23,11 +23,11 @@ pub fn projection(
 ) -> String {
     let model = journal.session().and_then(|s| s.model.as_deref()).unwrap_or("?");
     let mut s = paint.bold(&format!(
-        "session {} · {} · {} · {} blocks · {} chars · sha256 {}",
+        "session {} · {} · {} · {} · {} chars · sha256 {}",
         escape_line(session_id(journal)),
         escape_line(model),
         At::label(at, journal),
-        p.len(),
+        crate::render::format::count(p.len(), "block", "blocks"),
         thousands(p.chars() as u64),
         &p.sha256()[..16]
     ));
@@ -43,10 +43,10 @@ pub fn projection(
 pub fn view(journal: &Journal, v: &View, canonical: &[u8], paint: &Paint, extra: Option<Extra<'_>>) -> String {
     let changed = v.origins.iter().filter(|o| o.is_changed()).count();
     let mut s = paint.bold(&format!(
-        "session {} · strategy {} · {} blocks · {} chars · {} changed by the strategy · sha256 {}",
+        "session {} · strategy {} · {} · {} chars · {} changed by the strategy · sha256 {}",
         escape_line(session_id(journal)),
         escape_line(&v.label),
-        v.blocks.len(),
+        crate::render::format::count(v.blocks.len(), "block", "blocks"),
         thousands(v.chars() as u64),
         changed,
         &sha256_hex(canonical)[..16]

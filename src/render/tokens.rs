@@ -104,10 +104,10 @@ fn settings_table(r: &RequestTokens) -> Table {
 /// `tokens` as text.
 pub fn request_text(r: &RequestTokens, paint: &Paint) -> String {
     let mut out = format!(
-        "{} · {} · {} blocks · {}\n{}\n",
+        "{} · {} · {} · {}\n{}\n",
         paint.bold(&escape_line(&r.view)),
         r.encoding,
-        r.blocks,
+        crate::render::format::count(r.blocks, "block", "blocks"),
         r.model.as_deref().map(escape_line).unwrap_or_else(|| "model not recorded".into()),
         parts_table(r)
     );

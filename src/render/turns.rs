@@ -3,7 +3,7 @@
 use comfy_table::{Cell, CellAlignment};
 
 use crate::cache::Billed;
-use crate::render::format::thousands;
+use crate::render::format::{count, thousands};
 use crate::render::style::{table, Paint};
 use crate::report::turns::{Change, TurnRow};
 use crate::text::escape_line;
@@ -48,13 +48,16 @@ pub fn text(strategy: &str, rows: &[TurnRow], billed: Option<&Billed>, paint: &P
             Cell::new(change),
         ]);
     }
-    let recorded = billed
-        .filter(|b| !b.breaks.is_empty())
-        .map_or(String::new(), |b| format!(" · {} recorded cache break(s) (ctxj cache explains them)", b.breaks.len()));
+    let recorded = billed.filter(|b| !b.breaks.is_empty()).map_or(String::new(), |b| {
+        format!(
+            " · {} (ctxj cache explains them)",
+            count(b.breaks.len(), "recorded cache break", "recorded cache breaks")
+        )
+    });
     format!(
-        "{}\n{t}\n{} prefix rewrite(s) in {} turns{recorded}\n",
-        paint.bold(&format!("strategy {} · {} turns", escape_line(strategy), rows.len())),
-        rewrites,
-        rows.len()
+        "{}\n{t}\n{} in {}{recorded}\n",
+        paint.bold(&format!("strategy {} · {}", escape_line(strategy), count(rows.len(), "turn", "turns"))),
+        count(rewrites, "prefix rewrite", "prefix rewrites"),
+        count(rows.len(), "turn", "turns")
     )
 }

@@ -203,7 +203,7 @@ pub fn resolve(c: &Config, slug: &str) -> Resolved {
                 },
             ),
             (Some(t), None) => (t, "top-level".to_string()),
-            (None, None) => (default_of(key), "not set: the seed's default".to_string()),
+            (None, None) => (default_of(key), "not set: the default".to_string()),
         };
         out.push(Setting { key, value, rule });
     }

@@ -349,7 +349,7 @@ fn every_case_times_every_command() {
 fn strict_turns_a_torn_last_line_into_an_error_with_its_position() {
     let d = materialize("torn-last-line");
     for sub in ["show", "log"] {
-        let out = run(&["--strict".into(), sub.into(), d.path().display().to_string()]).unwrap();
+        let out = run(&[sub.into(), "--strict".into(), d.path().display().to_string()]).unwrap();
         let mut failures = Vec::new();
         let (_, stderr) = universal(sub, &out, false, &mut failures);
         let c = case("torn-last-line", Read::Unusable { line: 7, offset: 863 }, false);

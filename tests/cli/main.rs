@@ -9,6 +9,7 @@ mod check;
 mod common;
 mod conformance;
 mod foundation;
+mod help;
 mod hostile;
 mod import;
 mod layering;

@@ -121,7 +121,7 @@ fn torn_last_line_is_a_warning_and_an_error_with_strict() {
         .stderr(predicates::str::contains("warning"))
         .stderr(predicates::str::contains(format!("line {}", lines + 1)));
     ctxj()
-        .args(["--strict", "show"])
+        .args(["show", "--strict"])
         .arg(d.path())
         .assert()
         .code(2)
@@ -300,7 +300,7 @@ fn no_command_changes_the_session_directories() {
             vec!["show", "--at", "turn", "2", "--json"],
             vec!["log"],
             vec!["log", "--json"],
-            vec!["--strict", "show"],
+            vec!["show", "--strict"],
         ];
         for args in runs {
             let _ = ctxj().args(&args).arg(&dir).output().unwrap();
