@@ -15,6 +15,7 @@ mod layering;
 mod perf;
 mod report;
 mod samples;
+mod scale;
 mod strategy;
 mod tokens;
 
