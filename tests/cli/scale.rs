@@ -45,15 +45,7 @@ fn report_of_many_tiny_turns_is_linear_in_size() {
 /// A session whose one result has `lines` short lines, then a final turn.
 fn huge_result(lines: usize) -> tempfile::TempDir {
     let text: String = (0..lines).map(|i| format!("line {i}\n")).collect();
-    let recs = [
-        serde_json::json!({"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"openai/gpt-4.1"}),
-        serde_json::json!({"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"system","text":"sys"}),
-        serde_json::json!({"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"user","id":"u1","text":"go"}),
-        serde_json::json!({"rev":4,"ts":"2026-11-29T10:00:03Z","kind":"assistant","id":"a1","text":"","calls":[{"id":"c1","tool":"run","args":{"command":"cat big"}}]}),
-        serde_json::json!({"rev":5,"ts":"2026-11-29T10:00:04Z","kind":"result","call":"c1","tool":"run","text":text,"bytes":text.len()}),
-        serde_json::json!({"rev":6,"ts":"2026-11-29T10:00:05Z","kind":"assistant","id":"a2","text":"done"}),
-    ];
-    session_with(&recs.iter().map(|v| format!("{v}\n")).collect::<String>())
+    super::report::session_with_result(&text)
 }
 
 /// Regression (issue 21, "`diff` without a deadline"): a result of 250,000 short lines against
