@@ -190,16 +190,30 @@ impl Tally {
 /// ([`crate::tokens::estimator_for`], the session's `encoding`): an unknown encoding is an error,
 /// as it is for `show` and `tokens`.
 pub fn audit(journal: &Journal) -> Result<AuditReport, EncodingError> {
+    audit_progress(journal, &mut |_, _| {})
+}
+
+/// [`audit`], calling `progress(done, total)` as records are judged (`total`: the records).
+pub fn audit_progress(journal: &Journal, progress: &mut dyn FnMut(usize, usize)) -> Result<AuditReport, EncodingError> {
     let est = estimator_for(journal, None)?;
-    Ok(audit_with(journal, &est))
+    Ok(audit_run(journal, &est, progress))
 }
 
 /// Audits every decision of `journal` with `est`.
 pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
+    audit_run(journal, est, &mut |_, _| {})
+}
+
+fn audit_run(journal: &Journal, est: &dyn Estimator, progress: &mut dyn FnMut(usize, usize)) -> AuditReport {
     let mut a = Auditor::new(journal, est);
+    let n = journal.records.len();
     for (index, rec) in journal.records.iter().enumerate() {
         a.record(index, rec);
+        if index % 64 == 63 {
+            progress(index + 1, n);
+        }
     }
+    progress(n, n);
     a.finish()
 }
 

@@ -11,7 +11,7 @@ pub mod audit;
 pub mod rules;
 pub mod validate;
 
-pub use audit::{audit, AuditReport, Decision};
+pub use audit::{audit, audit_progress, AuditReport, Decision};
 pub use rules::{rule, Rule, RULES};
 pub use validate::validate;
 

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use ctxj::check::{audit, Counts};
+use ctxj::check::{audit_progress, Counts};
 use ctxj::render::check::{audit_json, audit_text};
 use ctxj::render::style::Paint;
 
@@ -38,7 +38,7 @@ pub struct Args {
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let (_, journal) = ctx.load(&args.session.session)?;
-    let report = audit(&journal)?;
+    let report = super::progress::with_progress_of("auditing record", |p| audit_progress(&journal, p))?;
     let path = journal.path.display().to_string();
     let text = match args.output.json {
         true => format!("{}\n", audit_json(&path, &report)),

@@ -50,6 +50,10 @@ pub struct Args {
     /// The block-level summary only, no text diff.
     #[arg(long)]
     pub stat: bool,
+    /// Diff the whole rendered requests even when they are long (by default, past 20,000 lines
+    /// only the blocks that differ are diffed, each cut at 2,000 lines, with a note saying so).
+    #[arg(long, conflicts_with = "stat")]
+    pub full: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -94,12 +98,12 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let l = resolve(&journal, ls)?;
     let r = resolve(&journal, rs)?;
     let d = strategy::compare(&l, &r);
-    let text_diff = (!d.equal && !args.stat).then(|| ctxj::render::diff::text_diff(&l, &r));
+    let text_diff = (!d.equal && !args.stat).then(|| ctxj::render::diff::text_diff(&l, &r, args.full));
     let mut out = super::stdout();
     if args.output.json {
-        writeln!(out, "{}", ctxj::render::diff::json(&d, text_diff.as_deref())?)?;
+        writeln!(out, "{}", ctxj::render::diff::json(&d, text_diff.as_ref())?)?;
     } else {
-        out.write_all(ctxj::render::diff::text(&d, text_diff.as_deref(), &Paint::new(ctx.color)).as_bytes())?;
+        out.write_all(ctxj::render::diff::text(&d, text_diff.as_ref(), &Paint::new(ctx.color)).as_bytes())?;
     }
     out.flush()?;
     Ok(if d.equal { EXIT_OK } else { EXIT_FINDINGS })

@@ -28,6 +28,11 @@ pub fn bar(len: u64, msg: &str) -> ProgressBar {
 /// Runs `f` with a progress callback `(done, total)` that draws a bar of replayed turns on stderr
 /// once the work has taken more than about a second, and only when stderr is a terminal.
 pub fn with_progress<T>(f: impl FnOnce(&mut dyn FnMut(usize, usize)) -> T) -> T {
+    with_progress_of("replaying turn", f)
+}
+
+/// [`with_progress`] with another label for what is counted (e.g. "auditing record").
+pub fn with_progress_of<T>(what: &str, f: impl FnOnce(&mut dyn FnMut(usize, usize)) -> T) -> T {
     let tty = std::io::stderr().is_terminal();
     let start = Instant::now();
     let mut bar: Option<ProgressBar> = None;
@@ -36,14 +41,19 @@ pub fn with_progress<T>(f: impl FnOnce(&mut dyn FnMut(usize, usize)) -> T) -> T 
             return;
         }
         if bar.is_none() && start.elapsed() > Duration::from_secs(1) && done < total {
-            let b = ProgressBar::new(total as u64);
-            if let Ok(style) = ProgressStyle::with_template("{spinner} replaying turn {pos}/{len} {wide_bar} {eta}") {
+            let b = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr_with_hz(8));
+            if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {pos}/{len} {wide_bar} {eta}") {
                 b.set_style(style);
             }
+            b.set_message(what.to_string());
             bar = Some(b);
         }
         if let Some(b) = &bar {
-            b.set_position(done as u64);
+            // A total that changes (or a count past it) must not leave a bar that ends early.
+            if b.length() != Some(total as u64) {
+                b.set_length(total as u64);
+            }
+            b.set_position(done.min(total) as u64);
         }
     };
     let r = f(&mut cb);

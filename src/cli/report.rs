@@ -87,7 +87,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
     let prices = args.prices.as_deref().map(|p| cache::load_table(Some(p))).transpose()?;
     let opts = Options { text_cap: args.text_cap, cache, prices, encoding: args.encoding.encoding.clone(), notes };
-    let data = report::build(&journal, &strategies, &opts)?;
+    let data = super::progress::with_progress(|p| report::build_with_progress(&journal, &strategies, &opts, p))?;
     let html = ctxj::render::html::render(&data);
     std::fs::write(&output, html.as_bytes()).with_context(|| format!("writing {}", output.display()))?;
 

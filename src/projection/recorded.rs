@@ -44,6 +44,10 @@ pub struct Replayer<'j> {
     /// and kept up to date by appends; dropped when blocks move (compaction, mirror, removal).
     /// `Projection::position` is a linear scan, which made elide/clear O(blocks) per id.
     positions: Option<HashMap<String, usize>>,
+    /// Leading blocks of [`Projection::blocks`] untouched since the last
+    /// [`Replayer::take_unchanged`] (`usize::MAX`: none touched): records that only append keep
+    /// it, every other record resets it to 0.
+    unchanged: usize,
     /// Settings in force.
     pub model: Option<String>,
     pub ctx: CtxSettings,
@@ -59,6 +63,7 @@ impl<'j> Replayer<'j> {
             src: HashMap::new(),
             summary_history: Vec::new(),
             positions: None,
+            unchanged: 0,
             model: None,
             ctx: CtxSettings::default(),
         }
@@ -67,6 +72,12 @@ impl<'j> Replayer<'j> {
     /// The projection after the records applied so far.
     pub fn projection(&self) -> &Projection {
         &self.state
+    }
+
+    /// How many leading blocks of the projection are as they were at the previous call (at least;
+    /// 0 on the first call), so a consumer comparing successive projections skips them.
+    pub fn take_unchanged(&mut self) -> usize {
+        std::mem::replace(&mut self.unchanged, usize::MAX)
     }
 
     /// Index of the next record to apply.
@@ -92,6 +103,12 @@ impl<'j> Replayer<'j> {
     }
 
     fn apply(&mut self, rec: &Record, notes: &mut Vec<String>) {
+        let appends = matches!(
+            rec.body,
+            Body::Session(_) | Body::Model(_) | Body::Notice(_) | Body::User(_) | Body::Assistant(_) | Body::Result(_)
+        );
+        let len = usize::from(self.state.system.is_some()) + self.state.summaries.len() + self.state.conv.len();
+        self.unchanged = if appends { self.unchanged.min(len) } else { 0 };
         match &rec.body {
             Body::Session(_) | Body::Model(_) => rec.body.update_settings(&mut self.model, &mut self.ctx),
             Body::System(s) => self.state.system = Some(Block::system(s)),

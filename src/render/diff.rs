@@ -2,6 +2,8 @@
 //! then a unified diff of the rendered views; or all of it as JSON.
 
 use serde::Serialize;
+use std::time::{Duration, Instant};
+
 use similar::TextDiff;
 
 use crate::render::format::{signed_thousands, thousands};
@@ -11,20 +13,90 @@ use crate::strategy::view::{Entry, Side};
 use crate::strategy::{View, ViewDiff};
 use crate::text::escape_line;
 
-/// The unified diff of the two views rendered as text (block numbers left out, so a dropped block
-/// does not renumber the rest).
-pub fn text_diff(l: &View, r: &View) -> String {
-    let render = |v: &View| {
-        let mut s = String::new();
-        write_view(&mut s, v, &Plain, false, None);
-        s
-    };
-    let (a, b) = (render(l), render(r));
-    TextDiff::from_lines(&a, &b)
+/// Rendered lines (both sides together) above which `diff` compares only the blocks that differ,
+/// unless `--full` is given.
+pub const TEXT_DIFF_LINES: usize = 20_000;
+/// Lines of one block's rendered text that the bounded diff compares at most.
+pub const BLOCK_DIFF_LINES: usize = 2_000;
+/// How long the line diff searches for a minimal diff; past it the diff is still correct, only
+/// longer than it could be. `--full` does not lift it.
+pub const DIFF_DEADLINE: Duration = Duration::from_secs(5);
+
+/// A unified diff of two views, and what was left out of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextDiffOut {
+    pub diff: String,
+    /// Set when the diff covers only the differing blocks (the size cap): what it covers and how
+    /// to get everything.
+    pub note: Option<String>,
+}
+
+fn render(v: &View) -> String {
+    let mut s = String::new();
+    write_view(&mut s, v, &Plain, false, None);
+    s
+}
+
+/// The blocks of `v` at `idx` (in order) rendered, each cut at [`BLOCK_DIFF_LINES`] lines;
+/// whether any was cut.
+fn render_blocks(v: &View, idx: &[usize]) -> (String, bool) {
+    let mut out = String::new();
+    let mut cut = false;
+    for &i in idx {
+        let one = View { label: String::new(), blocks: vec![v.blocks[i].clone()], origins: vec![v.origins[i]] };
+        let text = render(&one);
+        let mut lines = text.split_inclusive('\n');
+        for line in lines.by_ref().take(BLOCK_DIFF_LINES) {
+            out.push_str(line);
+        }
+        let more = lines.count();
+        if more > 0 {
+            cut = true;
+            out.push_str(&format!("… {} more lines of this block not diffed (--full)\n", thousands(more as u64)));
+        }
+    }
+    (out, cut)
+}
+
+fn unified(a: &str, b: &str, l: &View, r: &View) -> String {
+    TextDiff::configure()
+        .deadline(Instant::now() + DIFF_DEADLINE)
+        .diff_lines(a, b)
         .unified_diff()
         .context_radius(3)
         .header(&escape_line(&l.label), &escape_line(&r.label))
         .to_string()
+}
+
+/// The unified diff of the two views rendered as text (block numbers left out, so a dropped block
+/// does not renumber the rest).
+///
+/// Bounded unless `full`: when the two renderings hold more than [`TEXT_DIFF_LINES`] lines, only
+/// the blocks that differ (matched by identity, [`crate::projection::diff::match_blocks`]) are
+/// diffed, each cut at [`BLOCK_DIFF_LINES`] lines, and the note says so. The line diff always
+/// stops searching for a minimal diff after [`DIFF_DEADLINE`].
+pub fn text_diff(l: &View, r: &View, full: bool) -> TextDiffOut {
+    let (a, b) = (render(l), render(r));
+    let lines = a.lines().count() + b.lines().count();
+    if full || lines <= TEXT_DIFF_LINES {
+        return TextDiffOut { diff: unified(&a, &b, l, r), note: None };
+    }
+    drop((a, b));
+    let m = crate::projection::diff::match_blocks(&l.blocks, &r.blocks);
+    let changed = m.changed();
+    let mut left: Vec<usize> = m.removed.iter().copied().chain(changed.iter().map(|c| c.0)).collect();
+    let mut right: Vec<usize> = m.added().chain(changed.iter().map(|c| c.1)).collect();
+    left.sort_unstable();
+    right.sort_unstable();
+    let ((a, cut_a), (b, cut_b)) = (render_blocks(l, &left), render_blocks(r, &right));
+    let note = format!(
+        "the two requests render to {} lines (more than {}): the text diff shows only the {} blocks that differ{}; --full diffs the whole requests",
+        thousands(lines as u64),
+        thousands(TEXT_DIFF_LINES as u64),
+        thousands((left.len() + right.len() - changed.len()) as u64),
+        if cut_a || cut_b { format!(", each cut at {} lines", thousands(BLOCK_DIFF_LINES as u64)) } else { String::new() }
+    );
+    TextDiffOut { diff: unified(&a, &b, l, r), note: Some(note) }
 }
 
 #[derive(Serialize)]
@@ -36,10 +108,12 @@ struct Json<'a> {
     only_right: &'a [Entry],
     changed: &'a [Entry],
     diff: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_note: Option<&'a str>,
 }
 
 /// The JSON object of `ctxj diff --json` (one line, no newline).
-pub fn json(d: &ViewDiff, text_diff: Option<&str>) -> serde_json::Result<String> {
+pub fn json(d: &ViewDiff, text_diff: Option<&TextDiffOut>) -> serde_json::Result<String> {
     serde_json::to_string(&Json {
         left: &d.left,
         right: &d.right,
@@ -47,7 +121,8 @@ pub fn json(d: &ViewDiff, text_diff: Option<&str>) -> serde_json::Result<String>
         only_left: &d.only_left,
         only_right: &d.only_right,
         changed: &d.changed,
-        diff: text_diff,
+        diff: text_diff.map(|t| t.diff.as_str()),
+        diff_note: text_diff.and_then(|t| t.note.as_deref()),
     })
 }
 
@@ -69,7 +144,7 @@ fn headline(d: &ViewDiff) -> String {
 }
 
 /// The human output of `ctxj diff`.
-pub fn text(d: &ViewDiff, text_diff: Option<&str>, paint: &Paint) -> String {
+pub fn text(d: &ViewDiff, text_diff: Option<&TextDiffOut>, paint: &Paint) -> String {
     if d.equal {
         return format!(
             "identical: {} = {} · {} · {} chars\n",
@@ -102,9 +177,13 @@ pub fn text(d: &ViewDiff, text_diff: Option<&str>, paint: &Paint) -> String {
         );
         s.push_str(&format!("  {}\n", paint.yellow(&line)));
     }
-    if let Some(diff) = text_diff {
+    if let Some(t) = text_diff {
         s.push('\n');
-        for line in diff.split_inclusive('\n') {
+        if let Some(note) = &t.note {
+            s.push_str(&paint.bold(&format!("note: {note}")));
+            s.push('\n');
+        }
+        for line in t.diff.split_inclusive('\n') {
             let line = line.trim_end_matches('\n');
             let styled = if line.starts_with("+++") || line.starts_with("---") {
                 paint.bold(line)

@@ -822,7 +822,7 @@ fn turn_view(h: &mut String, s: &StrategyData, v: &TurnView) {
         escape(&s.name),
         escape(&s.name),
         v.turn,
-        v.blocks.len(),
+        v.block_count,
         df.same,
         df.changed,
         df.added,
@@ -851,26 +851,27 @@ fn turn_view(h: &mut String, s: &StrategyData, v: &TurnView) {
         "<table class=\"blocks\"><thead><tr><th class=\"num\">#</th><th>type</th><th>id</th><th>tool</th>\
 <th class=\"num\">chars</th><th class=\"num\">tokens</th><th>vs previous</th></tr></thead><tbody>\n",
     );
-    // Runs of unchanged blocks fold into one row, so a long session's page grows with what
-    // changes per turn, not with the whole request every turn.
-    let mut i = 0;
+    // The leading run the request repeats from the previous one, and any later run of unchanged
+    // blocks, fold into one row each, so a long session's page grows with what changes per
+    // turn, not with the whole request every turn.
+    let k = &v.kept;
+    let lead = v.blocks.iter().take_while(|b| b.change == Change::Same).count();
+    let (mut i, run) = if k.blocks > 0 { (lead, k.blocks + lead) } else { (0, 0) };
+    if run > 0 {
+        let same = &v.blocks[..lead];
+        let chars = k.chars + same.iter().map(|b| b.chars as u64).sum::<u64>();
+        let tokens = k.tokens + same.iter().map(|b| b.tokens).sum::<u64>();
+        same_run(h, 0, run, chars, tokens);
+    }
     while i < v.blocks.len() {
         let run = v.blocks[i..].iter().take_while(|b| b.change == Change::Same).count();
         if run >= 2 {
             let blocks = &v.blocks[i..i + run];
-            let _ = writeln!(
-                h,
-                "<tr class=\"same run\"><td class=\"num\">{}–{}</td><td colspan=\"3\">{} blocks as in the previous request</td>\
-<td class=\"num\">{}</td><td class=\"num\">{}</td><td>same</td></tr>",
-                i + 1,
-                i + run,
-                run,
-                thousands(blocks.iter().map(|b| b.chars as u64).sum()),
-                thousands(blocks.iter().map(|b| b.tokens).sum())
-            );
+            let chars = blocks.iter().map(|b| b.chars as u64).sum();
+            same_run(h, k.blocks + i, run, chars, blocks.iter().map(|b| b.tokens).sum());
             i += run;
         } else {
-            block_row(h, i, &v.blocks[i]);
+            block_row(h, k.blocks + i, &v.blocks[i]);
             i += 1;
         }
     }
@@ -880,7 +881,7 @@ fn turn_view(h: &mut String, s: &StrategyData, v: &TurnView) {
             let _ = write!(
                 h,
                 "<details><summary>#{} {} {} — {} chars</summary><pre class=\"text\">{}</pre>",
-                i + 1,
+                k.blocks + i + 1,
                 escape(&b.kind),
                 escape(b.id.as_deref().unwrap_or("")),
                 thousands(b.chars as u64),
@@ -898,6 +899,19 @@ fn turn_view(h: &mut String, s: &StrategyData, v: &TurnView) {
         }
     }
     h.push_str("</section>\n");
+}
+
+/// One row for `n` blocks from index `from` that repeat the previous request.
+fn same_run(h: &mut String, from: usize, n: usize, chars: u64, tokens: u64) {
+    let range = if n == 1 { (from + 1).to_string() } else { format!("{}–{}", from + 1, from + n) };
+    let _ = writeln!(
+        h,
+        "<tr class=\"same run\"><td class=\"num\">{range}</td><td colspan=\"3\">{n} block{} as in the previous request</td>\
+<td class=\"num\">{}</td><td class=\"num\">{}</td><td>same</td></tr>",
+        if n == 1 { "" } else { "s" },
+        thousands(chars),
+        thousands(tokens)
+    );
 }
 
 fn block_row(h: &mut String, i: usize, b: &BlockView) {

@@ -14,16 +14,14 @@ use std::collections::HashMap;
 use crate::cache::{self, cost_ratio, CacheModel, PriceTable, Pricing};
 use crate::check::{self, Finding, Severity};
 use crate::journal::{Body, Journal};
-use crate::projection::diff::{first_break, match_blocks, Matched};
-use crate::projection::Block;
-use crate::strategy::{self, Origin, Strategy};
-use crate::text::chars;
+use crate::strategy::{self, Strategy};
 use crate::tokens::estimator::EncodingError;
 use crate::tokens::{estimator_for, Estimator};
 
+use super::browser::Browser;
 use super::{
-    Availability, BlockView, BreakView, Change, ComparisonRow, Decision, DiffSummary, FindingView, Header,
-    RecordedTotals, ReportData, StrategyData, TurnFigures, TurnUsage, TurnView, Verdict, DEFAULT_TEXT_CAP,
+    Availability, BreakView, ComparisonRow, Decision, FindingView, Header, RecordedTotals, ReportData, StrategyData,
+    TurnFigures, TurnUsage, Verdict, DEFAULT_TEXT_CAP,
 };
 
 /// What to build.
@@ -61,6 +59,17 @@ pub const BREAKS_SHOWN: usize = 5;
 
 /// Replays `strategies` over `journal` and gathers everything the report shows.
 pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Result<ReportData, BuildError> {
+    build_with_progress(journal, strategies, opts, &mut |_, _| {})
+}
+
+/// [`build`], calling `progress(done, total)` as turns are replayed: each strategy is replayed
+/// twice (the cache simulation, then the turn browser), so `total` is turns × strategies × 2.
+pub fn build_with_progress(
+    journal: &Journal,
+    strategies: &[Strategy],
+    opts: &Options,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<ReportData, BuildError> {
     if strategies.is_empty() {
         return Err(BuildError::NoStrategies);
     }
@@ -90,7 +99,13 @@ pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Resu
     }
     let copts = pricing.options();
 
-    let mut data: Vec<StrategyData> = strategies.iter().map(|s| replay_one(journal, s, &est, cap, copts)).collect();
+    let n = journal.turns.len();
+    let total = n * strategies.len() * 2;
+    let mut data = Vec::with_capacity(strategies.len());
+    for (i, s) in strategies.iter().enumerate() {
+        let base = i * n * 2;
+        data.push(replay_one(journal, s, &est, cap, copts, &mut |d| progress(base + d, total)));
+    }
     let base_cost = data.iter().find(|s| s.name == "baseline").and_then(|s| s.row.cost);
     for s in &mut data {
         s.row.cost_vs_baseline = cost_ratio(s.row.cost, base_cost);
@@ -164,107 +179,23 @@ fn header(journal: &Journal) -> Header {
     h
 }
 
-fn tool_of(b: &Block) -> Option<String> {
-    match b {
-        Block::Result { tool, .. } => Some(tool.clone()),
-        Block::Assistant { calls, .. } if !calls.is_empty() => {
-            Some(calls.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>().join(", "))
-        }
-        _ => None,
-    }
-}
-
-/// The text a block shows in the browser: its text, plus its calls for an assistant block.
-fn display_text(b: &Block) -> String {
-    match b {
-        Block::Assistant { text, calls, .. } if !calls.is_empty() => {
-            let mut s = text.to_string();
-            for c in calls {
-                if !s.is_empty() {
-                    s.push('\n');
-                }
-                s.push_str(&format!("→ {} {} {}", c.tool, c.id, crate::projection::block::canonical_value(&c.args)));
-            }
-            s
-        }
-        _ => b.text().to_string(),
-    }
-}
-
-/// The first `cap` characters of `s`, and the full length when it was cut.
-pub fn cap_text(s: &str, cap: usize) -> (String, Option<usize>) {
-    match s.char_indices().nth(cap) {
-        None => (s.to_string(), None),
-        Some((i, _)) => (s[..i].to_string(), Some(chars(s))),
-    }
-}
-
-/// One block as the turn browser shows it, counted into `diff`.
-fn block_view(
-    b: &Block,
-    change: Change,
-    tokens: u64,
-    previous_chars: Option<usize>,
-    origin: Option<&Origin>,
+fn replay_one(
+    journal: &Journal,
+    s: &Strategy,
+    est: &dyn Estimator,
     cap: usize,
-    diff: &mut DiffSummary,
-) -> BlockView {
-    match change {
-        Change::Same => diff.same += 1,
-        Change::Changed => diff.changed += 1,
-        Change::Added => diff.added += 1,
-    }
-    let (text, capped_from) = if change == Change::Same {
-        (None, None)
-    } else {
-        let (t, c) = cap_text(&display_text(b), cap);
-        (Some(t), c)
-    };
-    BlockView {
-        kind: b.type_name().to_string(),
-        id: b.id().map(str::to_string),
-        tool: tool_of(b),
-        chars: b.chars(),
-        tokens,
-        change,
-        previous_chars,
-        origin: origin.filter(|o| o.is_changed()).map(|o| o.describe()),
-        text,
-        capped_from,
-    }
-}
-
-fn replay_one(journal: &Journal, s: &Strategy, est: &dyn Estimator, cap: usize, copts: cache::Options) -> StrategyData {
+    copts: cache::Options,
+    progress: &mut dyn FnMut(usize),
+) -> StrategyData {
     // The figures are the cache simulation's (the same as `ctxj cache`); the replay below only
     // gathers the turn browser's blocks.
-    let sim = cache::simulate(journal, s, est, copts, |_, _| {});
+    let sim = cache::simulate(journal, s, est, copts, |d, _| progress(d));
+    let n = journal.turns.len();
     let mut views = Vec::new();
-    let mut prev: Vec<Block> = Vec::new();
-    let mut prev_tokens: Vec<u64> = Vec::new();
+    let mut browser = Browser::default();
     strategy::replay(journal, s, est, |req| {
-        let m = match_blocks(&prev, req.blocks);
-        let mut diff = DiffSummary::default();
-        let mut tokens_now = Vec::with_capacity(req.blocks.len());
-        let blocks = (req.blocks.iter().zip(&m.new).enumerate())
-            .map(|(bi, (b, matched))| {
-                let (change, tokens, previous_chars) = match *matched {
-                    Matched::Same(i) => (Change::Same, prev_tokens[i], None),
-                    Matched::Changed(i) => (Change::Changed, est.block(b), Some(prev[i].chars())),
-                    Matched::Added => (Change::Added, est.block(b), None),
-                };
-                tokens_now.push(tokens);
-                block_view(b, change, tokens, previous_chars, req.origins.get(bi), cap, &mut diff)
-            })
-            .collect();
-        diff.removed = m
-            .removed
-            .iter()
-            .map(|&i| (prev[i].type_name().to_string(), prev[i].id().map(str::to_string), prev[i].chars()))
-            .collect();
-        diff.extends_previous = first_break(&prev, req.blocks, 0).is_none();
-        views.push(TurnView { turn: req.turn, blocks, diff });
-        prev = req.blocks.to_vec();
-        prev_tokens = tokens_now;
+        views.push(browser.step(req, est, cap));
+        progress(n + views.len());
     });
     let mut cumulative = Some(0.0);
     let turns: Vec<TurnFigures> = sim
@@ -319,7 +250,11 @@ fn audited(journal: &Journal) -> Result<(Vec<Decision>, Vec<FindingView>), Encod
         .decisions
         .iter()
         .map(|d| {
-            let turn = index_of.get(&d.rev).and_then(|&i| journal.turns.iter().position(|&t| t > i)).map(|k| k + 1);
+            let turn = index_of
+                .get(&d.rev)
+                .map(|&i| journal.turns.partition_point(|&t| t <= i))
+                .filter(|&k| k < journal.turns.len())
+                .map(|k| k + 1);
             let fs: Vec<&Finding> = d.findings.iter().filter_map(|&i| report.findings.get(i)).collect();
             for &i in &d.findings {
                 if let Some(a) = attached.get_mut(i) {
@@ -366,16 +301,4 @@ fn verdict(fs: &[&Finding]) -> Verdict {
         fs.iter().map(|f| format!("{}: {}", f.rule, f.message)).collect::<Vec<_>>().join("; ")
     };
     Verdict { level: level.to_string(), text }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cap_text_counts_characters_not_bytes() {
-        assert_eq!(cap_text("héllo", 10), ("héllo".to_string(), None));
-        assert_eq!(cap_text("héllo", 2), ("hé".to_string(), Some(5)));
-        assert_eq!(cap_text("ab", 2), ("ab".to_string(), None));
-    }
 }

@@ -7,12 +7,14 @@
 //! data this build cannot compute carry an explicit [`Availability::Missing`] reason instead of
 //! silently disappearing.
 
+mod browser;
 pub mod build;
 pub mod turns;
 
 use serde::Serialize;
 
-pub use build::{build, BuildError, Options};
+pub use browser::cap_text;
+pub use build::{build, build_with_progress, BuildError, Options};
 
 /// Default number of characters of a block's text inlined in the turn browser.
 pub const DEFAULT_TEXT_CAP: usize = 2_000;
@@ -203,9 +205,23 @@ pub struct Verdict {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TurnView {
     pub turn: usize,
+    /// Blocks in the whole request.
+    pub block_count: usize,
+    /// The leading blocks repeated unchanged from the previous request, as one run.
+    pub kept: Kept,
+    /// The blocks after `kept` (block `kept.blocks + 1` first): a turn holds what changed, not
+    /// the whole history again.
     pub blocks: Vec<BlockView>,
     /// The request's blocks compared with the previous turn's request of the same strategy.
     pub diff: DiffSummary,
+}
+
+/// The leading run of a request that repeats the previous request of the same strategy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Kept {
+    pub blocks: usize,
+    pub chars: u64,
+    pub tokens: u64,
 }
 
 /// How a block relates to the previous request of the same strategy.

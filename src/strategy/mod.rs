@@ -212,12 +212,15 @@ pub fn replay_to(
         let mut origins = Vec::new();
         for (k, &idx) in journal.turns[..turns].iter().enumerate() {
             r.advance_to(idx);
+            // Blocks the replayer did not touch since the previous turn are not compared again,
+            // so a turn that only appended costs its new blocks.
+            let from = r.take_unchanged().min(blocks.len()).min(origins.len());
             let p = r.projection();
             // Update in place: unchanged blocks share their texts, so this costs pointer
             // comparisons, not a copy of the history, per turn.
-            let mut n = 0;
+            let mut n = from;
             let mut unchanged = if k == 0 { 0 } else { usize::MAX };
-            for b in p.blocks() {
+            for b in p.blocks().skip(from) {
                 match blocks.get_mut(n) {
                     Some(old) if same_block(old, b) => {}
                     Some(old) => {
@@ -230,8 +233,8 @@ pub fn replay_to(
             }
             blocks.truncate(n);
             // Origins too: a block repeated with another mark counts as changed.
-            let mut m = 0;
-            for o in recorded_origins(p) {
+            let mut m = from;
+            for o in recorded_origins(p).skip(from) {
                 match origins.get_mut(m) {
                     Some(old) if *old == o => {}
                     Some(old) => {

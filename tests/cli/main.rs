@@ -18,6 +18,7 @@ mod perf;
 mod prefix;
 mod report;
 mod samples;
+mod scale;
 mod strategy;
 mod tokens;
 

@@ -29,7 +29,7 @@ fn journal_line(v: serde_json::Value) -> String {
 }
 
 /// A session whose one result holds `text`.
-fn session_with_result(text: &str) -> tempfile::TempDir {
+pub(crate) fn session_with_result(text: &str) -> tempfile::TempDir {
     let recs = [
         serde_json::json!({"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"openai/gpt-4.1"}),
         serde_json::json!({"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"system","text":"sys"}),
