@@ -53,11 +53,10 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     let path_idx: Vec<usize> = if tree { tree_path(&lines, &entries, &mut report) } else { entries.clone() };
 
     let mut b = Builder::new();
-    let model0 = header.and_then(|h| match (s(h, "provider"), s(h, "modelId")) {
-        (Some(p), Some(m)) => Some(format!("{p}/{m}")),
-        (None, Some(m)) => Some(m.to_string()),
-        _ => None,
-    });
+    // v3 headers carry no model: the session model is then the first one the path names.
+    let model0 = header
+        .and_then(|h| slug(s(h, "provider"), s(h, "modelId")))
+        .or_else(|| path_idx.iter().find_map(|&i| first_model(&lines[i].obj)));
     let id = header
         .and_then(|h| s(h, "id"))
         .map(str::to_string)
@@ -138,11 +137,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
                                 ..Default::default()
                             })
                         });
-                        let this = match (s(m, "provider"), s(m, "model")) {
-                            (Some(p), Some(md)) => Some(format!("{p}/{md}")),
-                            (None, Some(md)) => Some(md.to_string()),
-                            _ => None,
-                        };
+                        let this = slug(s(m, "provider"), s(m, "model"));
                         let aid = b.unique_id(&eid.clone().unwrap_or_else(|| format!("a{}", line.no)));
                         b.push(
                             ts,
@@ -237,14 +232,15 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
                 );
             }
             "model_change" => {
-                let m = match (s(o, "provider"), s(o, "modelId")) {
-                    (Some(p), Some(m)) => format!("{p}/{m}"),
-                    (None, Some(m)) => m.to_string(),
-                    _ => {
-                        report.skip("model_change without modelId");
-                        continue;
-                    }
+                let Some(m) = slug(s(o, "provider"), s(o, "modelId")) else {
+                    report.skip("model_change without modelId");
+                    continue;
                 };
+                if model.as_deref() == Some(m.as_str()) {
+                    // The first model_change of a v3 file names the session model itself.
+                    report.skip("model_change to the current model");
+                    continue;
+                }
                 model = Some(m.clone());
                 b.push(ts, line.no, line.offset, Body::Model(ModelRec { model: m, ctx: None }));
             }
@@ -265,6 +261,27 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     }
     report.ts_clamped = b.clamped;
     Ok(Imported { journal: b.finish(path), report, files })
+}
+
+/// `provider/model`, or the bare model when the provider is not recorded.
+fn slug(provider: Option<&str>, model: Option<&str>) -> Option<String> {
+    match (provider, model) {
+        (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+        (None, Some(m)) => Some(m.to_string()),
+        _ => None,
+    }
+}
+
+/// The model an entry names: a `model_change`, or the model that answered an assistant message.
+fn first_model(o: &Map<String, Value>) -> Option<String> {
+    match s(o, "type") {
+        Some("model_change") => slug(s(o, "provider"), s(o, "modelId")),
+        Some("message") => {
+            let m = o.get("message").and_then(Value::as_object)?;
+            (s(m, "role") == Some("assistant")).then(|| slug(s(m, "provider"), s(m, "model"))).flatten()
+        }
+        _ => None,
+    }
 }
 
 /// The v2/v3 tree path from the last entry to its root, in order; off-path entries are counted.
@@ -443,6 +460,30 @@ mod tests {
         let p = crate::projection::state_at_rev(j, u64::MAX);
         assert_eq!(p.conv.len(), 2);
         assert_eq!(im.report.skipped["thinking_level_change"], 1);
+    }
+
+    #[test]
+    fn v3_model_comes_from_the_first_model_change_and_each_answer_keeps_its_own() {
+        let s = r#"{"type":"session","version":3,"id":"P","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}
+{"type":"model_change","id":"m","parentId":null,"timestamp":"2026-01-01T00:00:00Z","provider":"anthropic","modelId":"claude-a"}
+{"type":"message","id":"a","parentId":"m","timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"q"}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","provider":"anthropic","model":"claude-a","content":[]}}
+{"type":"model_change","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03Z","provider":"openai","modelId":"gpt-b"}
+{"type":"message","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04Z","message":{"role":"assistant","provider":"openai","model":"gpt-b","content":[]}}
+{"type":"message","id":"e","parentId":"d","timestamp":"2026-01-01T00:00:05Z","message":{"role":"assistant","provider":"google","model":"gem-c","content":[]}}
+"#;
+        let im = read(Path::new("p.jsonl"), s.as_bytes()).unwrap();
+        let j = &im.journal;
+        assert_eq!(j.session().unwrap().model.as_deref(), Some("anthropic/claude-a"));
+        let kinds: Vec<&str> = j.records.iter().map(|r| r.kind()).collect();
+        assert_eq!(kinds, vec!["session", "user", "assistant", "model", "assistant", "assistant"]);
+        let model = |n: usize| match &j.records[n].body {
+            Body::Assistant(a) => a.model.clone(),
+            _ => panic!(),
+        };
+        assert_eq!((model(2), model(4)), (None, None), "answered by the current model");
+        assert_eq!(model(5).as_deref(), Some("google/gem-c"), "answered by another model: priced at its own");
+        assert_eq!(im.report.skipped["model_change to the current model"], 1);
     }
 
     #[test]
