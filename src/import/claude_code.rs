@@ -446,7 +446,7 @@ fn compact(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal::Body;
+    use crate::journal::{Body, Usage};
 
     fn import(s: &str) -> Imported {
         read(Path::new("t.jsonl"), s.as_bytes(), None).unwrap()

@@ -754,8 +754,8 @@ fn a_subagent_file_without_its_parent_is_an_orphan_listed_on_its_own() {
     // Not drawn under the unrelated session that sorts next to it.
     let out = ctxj().arg("sessions").arg(&dir).output().unwrap();
     let table = String::from_utf8_lossy(&out.stdout);
-    assert!(!table.contains('└'), "{table}");
-    assert!(table.contains("(orphan subagent)") || table.contains("agent-a1b2c3d.jsonl"), "{table}");
+    assert!(!table.contains("  └ "), "{table}");
+    assert!(table.contains("│ -home-me-app/0a0a0a0a-orphan/subagents/agent-a1b2c3d.jsonl"), "{table}");
     // Readable on its own, as a file and as its session folder.
     for spec in [sub.clone(), dir.join("-home-me-app/0a0a0a0a-orphan")] {
         let out = ctxj().arg("show").arg(&spec).output().unwrap();
