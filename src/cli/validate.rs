@@ -50,8 +50,12 @@ pub fn exit_code(counts: Counts, deny: Option<Deny>) -> u8 {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let (session, journal) = ctx.load(&args.session.session)?;
-    let findings = validate(&journal, Some(&session.dir));
+    let loaded = ctx.load_full(&args.session.session)?;
+    // An imported transcript holds its attachments inline (written only by `import`): there is
+    // no file beside it to check.
+    let dir = loaded.report.is_none().then_some(loaded.session.dir.as_path());
+    let journal = loaded.journal;
+    let findings = validate(&journal, dir);
     let code = exit_code(Counts::of(&findings), args.deny);
     let path = journal.path.display().to_string();
     let text = match args.output.json {

@@ -27,8 +27,12 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{base64_len, f, parse_lines, s, u, Builder, Child, Format, ImportError, ImportReport, Imported, Line};
-use crate::journal::{AssistantRec, Body, Call, CompactRec, ResultRec, SessionRec, Usage, UserRec};
+mod emit;
+
+use emit::emit;
+
+use super::{f, parse_lines, s, u, Builder, Child, Format, ImportError, ImportReport, Imported, Line};
+use crate::journal::CompactRec;
 
 /// Token usage of one Claude Code `assistant` line.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -138,19 +142,10 @@ pub fn read(path: &Path, bytes: &[u8], part: Option<&str>) -> Result<Imported, I
     }
 
     // Main conversation vs inline sidechains.
-    let any_main = lines.iter().any(|l| is_conv(&l.obj) && !is_sidechain(&l.obj));
-    let group_of = |o: &Map<String, Value>| -> Option<String> {
-        if any_main && is_sidechain(o) {
-            Some(s(o, "agentId").unwrap_or("sidechain").to_string())
-        } else {
-            None
-        }
-    };
+    let group: Vec<Option<String>> = side_groups(&lines);
     let mut groups: BTreeMap<String, usize> = BTreeMap::new();
-    for l in &lines {
-        if let Some(g) = group_of(&l.obj) {
-            *groups.entry(g).or_default() += 1;
-        }
+    for g in group.iter().flatten() {
+        *groups.entry(g.clone()).or_default() += 1;
     }
     if let Some(p) = part {
         if !groups.contains_key(p) {
@@ -165,7 +160,8 @@ pub fn read(path: &Path, bytes: &[u8], part: Option<&str>) -> Result<Imported, I
             });
         }
     }
-    let selected: Vec<Line> = lines.into_iter().filter(|l| group_of(&l.obj).as_deref() == part).collect();
+    let selected: Vec<Line> =
+        lines.into_iter().zip(group).filter(|(_, g)| g.as_deref() == part).map(|(l, _)| l).collect();
     if part.is_none() {
         for (g, n) in &groups {
             report.children.push(Child {
@@ -183,6 +179,44 @@ pub fn read(path: &Path, bytes: &[u8], part: Option<&str>) -> Result<Imported, I
     emit(path, &selected, &active, part, &mut b, &mut report, &mut files);
     report.ts_clamped = b.clamped;
     Ok(Imported { journal: b.finish(path), report, files })
+}
+
+/// The side session of each line: `None` for the main conversation; for an `isSidechain` line of
+/// a file that also has a main conversation, its `agentId`, or — Claude Code 1.0.x wrote no
+/// `agentId` — `sidechain-N`, N counting the sidechain roots (one per Task run) in file order.
+fn side_groups(lines: &[Line]) -> Vec<Option<String>> {
+    let any_main = lines.iter().any(|l| is_conv(&l.obj) && !is_sidechain(&l.obj));
+    if !any_main {
+        return vec![None; lines.len()];
+    }
+    let side_uuid: HashMap<&str, usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| is_sidechain(&l.obj))
+        .filter_map(|(i, l)| s(&l.obj, "uuid").map(|u| (u, i)))
+        .collect();
+    let mut out: Vec<Option<String>> = vec![None; lines.len()];
+    let mut runs = 0usize;
+    for (i, l) in lines.iter().enumerate() {
+        if !is_sidechain(&l.obj) {
+            continue;
+        }
+        if let Some(a) = s(&l.obj, "agentId") {
+            out[i] = Some(a.to_string());
+            continue;
+        }
+        // A parent earlier in the file already has its run; a line without one is a root.
+        let parent = s(&l.obj, "parentUuid").and_then(|p| side_uuid.get(p)).filter(|&&p| p < i);
+        out[i] = match parent.and_then(|&p| out[p].clone()) {
+            Some(g) => Some(g),
+            None if s(&l.obj, "uuid").is_none() && runs > 0 => Some(format!("sidechain-{runs}")),
+            None => {
+                runs += 1;
+                Some(format!("sidechain-{runs}"))
+            }
+        };
+    }
+    out
 }
 
 /// `<dir>/<stem>/subagents/*.jsonl` beside `<dir>/<stem>.jsonl`.
@@ -388,345 +422,6 @@ fn collect(
     }
 }
 
-/// Text of a user message or tool result content (string or blocks).
-fn content_text(v: Option<&Value>, report: &mut ImportReport) -> String {
-    match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(a)) => {
-            let mut parts = Vec::new();
-            for b in a {
-                match b.get("type").and_then(Value::as_str) {
-                    Some("text") => parts.push(b.get("text").and_then(Value::as_str).unwrap_or("").to_string()),
-                    Some("image") => {
-                        let (media, n) = image_info(b);
-                        parts.push(format!("[image: {media}, {n} bytes]"));
-                        report.lose("image inside a tool result (kept as a placeholder line)");
-                    }
-                    Some(t) => {
-                        parts.push(format!("[{t}]"));
-                        report.lose(format!("tool-result block {t}"));
-                    }
-                    None => {}
-                }
-            }
-            parts.join("\n")
-        }
-        Some(other) => other.to_string(),
-    }
-}
-
-fn image_info(b: &Value) -> (String, u64) {
-    let src = b.get("source");
-    let media = src.and_then(|s| s.get("media_type")).and_then(Value::as_str).unwrap_or("image").to_string();
-    let n = src.and_then(|s| s.get("data")).and_then(Value::as_str).map_or(0, base64_len);
-    (media, n)
-}
-
-fn emit(
-    path: &Path,
-    lines: &[Line],
-    active: &[usize],
-    part: Option<&str>,
-    b: &mut Builder,
-    report: &mut ImportReport,
-    files: &mut Vec<(String, crate::journal::Text)>,
-) {
-    let ts = |i: usize| s(&lines[i].obj, "timestamp");
-    // Responses: key → lines, in file order.
-    let mut groups: HashMap<(String, Option<String>), Vec<usize>> = HashMap::new();
-    for &i in active {
-        let o = &lines[i].obj;
-        if ty(o) == Some("assistant") && !is_synthetic(o) {
-            if let Some(k) = response_key(o) {
-                groups.entry(k).or_default().push(i);
-            }
-        }
-    }
-    // Compact summaries consumed by their boundary.
-    let mut summary_of: HashMap<usize, usize> = HashMap::new();
-    let mut consumed: HashSet<usize> = HashSet::new();
-    // A boundary's summary is the first compact-summary line after it (taken by the earliest
-    // boundary before it): one pass from the end notes the next summary after every position,
-    // since a scan forward per boundary is quadratic.
-    let is_summary = |i: usize| {
-        ty(&lines[i].obj) == Some("user") && lines[i].obj.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
-    };
-    let mut next_summary = vec![None; active.len()];
-    let mut after = None;
-    for (n, &i) in active.iter().enumerate().rev() {
-        next_summary[n] = after;
-        if is_summary(i) {
-            after = Some(i);
-        }
-    }
-    for (n, &i) in active.iter().enumerate() {
-        if let Some(j) = next_summary[n].filter(|_| is_boundary(&lines[i].obj)) {
-            if consumed.insert(j) {
-                summary_of.insert(i, j);
-            }
-        }
-    }
-
-    let first = active.first().copied();
-    let session_id =
-        active.iter().find_map(|&i| s(&lines[i].obj, "sessionId")).map(str::to_string).unwrap_or_else(|| {
-            path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "claude-code".into())
-        });
-    let agent = active.iter().find_map(|&i| s(&lines[i].obj, "agentId"));
-    let id = match (agent, part) {
-        (Some(a), _) if lines.iter().all(|l| !is_conv(&l.obj) || is_sidechain(&l.obj)) => {
-            format!("{session_id}/agent-{a}")
-        }
-        (_, Some(p)) => format!("{session_id}#{p}"),
-        _ => session_id,
-    };
-    let model = active
-        .iter()
-        .filter(|&&i| ty(&lines[i].obj) == Some("assistant") && !is_synthetic(&lines[i].obj))
-        .find_map(|&i| model_of(&lines[i].obj))
-        .map(str::to_string);
-    let (l0, o0) = first.map_or((0, 0), |i| (lines[i].no, lines[i].offset));
-    b.push(
-        first.and_then(ts),
-        l0,
-        o0,
-        Body::Session(SessionRec {
-            id,
-            model: model.clone(),
-            harness: Some("claude-code".into()),
-            encoding: None,
-            ctx: None,
-        }),
-    );
-
-    let mut call_tool: HashMap<String, String> = HashMap::new();
-    let mut answered: HashSet<String> = HashSet::new();
-    // Block ids made from each line (for preservedSegment).
-    let mut made: HashMap<usize, Vec<String>> = HashMap::new();
-    let by_uuid: HashMap<&str, usize> =
-        lines.iter().enumerate().filter_map(|(i, l)| s(&l.obj, "uuid").map(|u| (u, i))).collect();
-
-    for &i in active {
-        let line = &lines[i];
-        let o = &line.obj;
-        let t = ty(o).unwrap_or("");
-        match t {
-            "assistant" => {
-                if is_synthetic(o) {
-                    report.skip("assistant <synthetic> (not an API call)");
-                    continue;
-                }
-                let members: Vec<usize> = match response_key(o) {
-                    Some(k) => {
-                        let g = &groups[&k];
-                        if g[0] != i {
-                            continue; // merged into the first line of its response
-                        }
-                        g.clone()
-                    }
-                    None => vec![i],
-                };
-                let mut texts = Vec::new();
-                let mut calls = Vec::new();
-                let mut best: Option<CcUsage> = None;
-                for &m in &members {
-                    let mo = &lines[m].obj;
-                    if let Some(us) = CcUsage::of(mo) {
-                        if best.is_none_or(|b| us.total() > b.total()) {
-                            best = Some(us);
-                        }
-                    }
-                    match content(mo) {
-                        Some(Value::String(t)) => texts.push(t.clone()),
-                        Some(Value::Array(a)) => {
-                            for blk in a {
-                                match blk.get("type").and_then(Value::as_str) {
-                                    Some("text") => {
-                                        texts.push(blk.get("text").and_then(Value::as_str).unwrap_or("").to_string())
-                                    }
-                                    Some("tool_use") => {
-                                        let cid = blk.get("id").and_then(Value::as_str).unwrap_or("").to_string();
-                                        let name = blk.get("name").and_then(Value::as_str).unwrap_or("?").to_string();
-                                        if cid.is_empty() || call_tool.contains_key(&cid) {
-                                            report.skip("duplicate or id-less tool_use");
-                                            continue;
-                                        }
-                                        b.reserve(&cid);
-                                        call_tool.insert(cid.clone(), name.clone());
-                                        let args = blk.get("input").cloned().unwrap_or(Value::Null);
-                                        calls.push(Call { id: cid, tool: name, args: Arc::new(args) });
-                                    }
-                                    Some("thinking" | "redacted_thinking") => report.lose("thinking block"),
-                                    Some(other) => report.lose(format!("assistant block {other}")),
-                                    None => {}
-                                }
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                let base = message_id(o).or_else(|| s(o, "uuid")).unwrap_or("assistant");
-                let aid = b.unique_id(base);
-                let this_model = model_of(o).map(str::to_string);
-                let usage = best.map(|us| Usage {
-                    prompt_tokens: Some(us.prompt()),
-                    cached_tokens: Some(us.cache_read),
-                    completion_tokens: Some(us.output),
-                    cache_write_tokens: Some(us.cache_creation),
-                    cache_write_1h_tokens: (us.cache_creation_1h > 0).then_some(us.cache_creation_1h),
-                });
-                let rec = AssistantRec {
-                    id: aid.clone(),
-                    text: Arc::from(texts.join("\n\n")),
-                    calls,
-                    model: if this_model != model { this_model } else { None },
-                    usage,
-                    prompt_sha256: None,
-                };
-                made.entry(i).or_default().push(aid);
-                b.push(ts(i), line.no, line.offset, Body::Assistant(rec));
-            }
-            "user" => {
-                if consumed.contains(&i) {
-                    continue;
-                }
-                if o.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
-                    let text = content_text(content(o), report);
-                    let rev = b.next_rev();
-                    b.push(ts(i), line.no, line.offset, Body::Compact(compact(None, text, rev, None, None, None)));
-                    report.note(
-                        "an isCompactSummary line without a compact_boundary became a compact record with no trigger",
-                    );
-                    continue;
-                }
-                let uid_base = s(o, "uuid").map(str::to_string).unwrap_or_else(|| format!("user-l{}", line.no));
-                let mut texts = Vec::new();
-                let mut atts = Vec::new();
-                let mut results = Vec::new();
-                match content(o) {
-                    Some(Value::String(t)) => texts.push(t.clone()),
-                    Some(Value::Array(a)) => {
-                        for blk in a {
-                            match blk.get("type").and_then(Value::as_str) {
-                                Some("text") => {
-                                    texts.push(blk.get("text").and_then(Value::as_str).unwrap_or("").to_string())
-                                }
-                                Some("tool_result") => results.push(blk),
-                                Some(k @ ("image" | "document")) => atts.push((k, blk)),
-                                Some(other) => report.lose(format!("user block {other}")),
-                                None => {}
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-                for r in results {
-                    let call = r.get("tool_use_id").and_then(Value::as_str).unwrap_or("").to_string();
-                    let Some(tool) = call_tool.get(&call).cloned() else {
-                        report.skip("tool_result without its call on this branch");
-                        report.dropped.results += 1;
-                        continue;
-                    };
-                    if !answered.insert(call.clone()) {
-                        report.skip("second tool_result for one call");
-                        continue;
-                    }
-                    let text = content_text(r.get("content"), report);
-                    let is_error = r.get("is_error").and_then(Value::as_bool).filter(|e| *e);
-                    made.entry(i).or_default().push(call.clone());
-                    b.push(ts(i), line.no, line.offset, Body::Result(ResultRec::whole(call, tool, text, is_error)));
-                }
-                if texts.is_empty() && atts.is_empty() {
-                    continue;
-                }
-                let uid = b.unique_id(&uid_base);
-                let images = atts
-                    .into_iter()
-                    .map(|(kind, blk)| {
-                        let src = blk.get("source");
-                        super::Image {
-                            kind: if kind == "image" { "image" } else { "document" },
-                            media: src
-                                .and_then(|s| s.get("media_type"))
-                                .and_then(Value::as_str)
-                                .unwrap_or(kind)
-                                .to_string(),
-                            data: src
-                                .filter(|s| s.get("type").and_then(Value::as_str) != Some("url"))
-                                .and_then(|s| s.get("data"))
-                                .and_then(Value::as_str)
-                                .map(Arc::from),
-                        }
-                    })
-                    .collect();
-                let attachments = super::attach(b, &uid, images, &mut texts, files, report);
-                made.entry(i).or_default().push(uid.clone());
-                made.entry(i).or_default().extend(attachments.iter().map(|a| a.id.clone()));
-                b.push(
-                    ts(i),
-                    line.no,
-                    line.offset,
-                    Body::User(UserRec { id: uid, text: Arc::from(texts.join("\n\n")), attachments }),
-                );
-            }
-            "system" => {
-                let sub = s(o, "subtype").unwrap_or("?");
-                if sub != "compact_boundary" {
-                    report.skip(format!("system/{sub}"));
-                    continue;
-                }
-                let meta = o.get("compactMetadata").and_then(Value::as_object);
-                let summary = summary_of.get(&i).map(|&j| content_text(content(&lines[j].obj), report));
-                if summary.is_none() {
-                    report.note("a compact_boundary without its isCompactSummary line: empty summary");
-                }
-                let kept = meta.and_then(|m| m.get("preservedSegment")).and_then(Value::as_object).map(|seg| {
-                    let head = s(seg, "headUuid");
-                    let mut ids = Vec::new();
-                    let mut cur = s(seg, "tailUuid").and_then(|t| by_uuid.get(t).copied());
-                    let mut guard = 0;
-                    while let Some(j) = cur {
-                        guard += 1;
-                        if guard > lines.len() {
-                            break;
-                        }
-                        if let Some(m) = made.get(&j) {
-                            ids.splice(0..0, m.iter().cloned());
-                        }
-                        if head.is_some() && s(&lines[j].obj, "uuid") == head {
-                            break;
-                        }
-                        cur = s(&lines[j].obj, "parentUuid").and_then(|p| by_uuid.get(p).copied());
-                    }
-                    ids
-                });
-                let rev = b.next_rev();
-                let rec = compact(
-                    meta.and_then(|m| s(m, "trigger")).map(str::to_string),
-                    summary.unwrap_or_default(),
-                    rev,
-                    kept.filter(|k| !k.is_empty()),
-                    meta.and_then(|m| u(m, "preTokens")),
-                    meta.and_then(|m| u(m, "postTokens")),
-                );
-                b.push(ts(i), line.no, line.offset, Body::Compact(rec));
-            }
-            other => report.skip(other.to_string()),
-        }
-    }
-    // Lines outside the active set that are not conversation: count them by type too.
-    let act: HashSet<usize> = active.iter().copied().collect();
-    for (i, l) in lines.iter().enumerate() {
-        if !act.contains(&i) && !is_conv(&l.obj) && !is_boundary(&l.obj) {
-            let t = ty(&l.obj).unwrap_or("?");
-            let key =
-                if t == "system" { format!("system/{}", s(&l.obj, "subtype").unwrap_or("?")) } else { t.to_string() };
-            report.skip(key);
-        }
-    }
-}
-
 fn compact(
     trigger: Option<String>,
     summary: String,
@@ -751,7 +446,7 @@ fn compact(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal::Body;
+    use crate::journal::{Body, Usage};
 
     fn import(s: &str) -> Imported {
         read(Path::new("t.jsonl"), s.as_bytes(), None).unwrap()

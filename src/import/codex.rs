@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::content::{walk, Calls, Piece, CODEX};
 use super::{parse_lines, s, u, Builder, Format, ImportError, ImportReport, Imported};
 use crate::journal::{
     AssistantRec, Body, Call, CompactRec, ModelRec, NoticeRec, ResultRec, SessionRec, SystemRec, Usage, UserRec,
@@ -50,9 +51,58 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     report.missing = vec!["tool schemas".into()];
     let lines = normalize_legacy(parse_lines(path, bytes, &mut report)?, &mut report);
     let mut b = Builder::new();
+    let model = header(path, &lines, &mut b, &mut report);
+    let mut r = Reader {
+        b,
+        report,
+        files: Vec::new(),
+        model,
+        pending: Pending::default(),
+        last_total: None,
+        calls: Calls::default(),
+        seen: Vec::new(),
+        meta_seen: false,
+    };
+    for line in &lines {
+        let Some(t) = s(&line.obj, "type") else {
+            r.report.skip("line without a type");
+            continue;
+        };
+        let p = payload(&line.obj);
+        match t {
+            "session_meta" => {
+                if r.meta_seen {
+                    r.report.skip("session_meta (repeated)");
+                }
+                r.meta_seen = true;
+            }
+            "turn_context" => r.turn_context(line, &p),
+            "response_item" => r.response_item(line, &p),
+            "event_msg" => match s(&p, "type").unwrap_or("") {
+                "token_count" => r.token_count(&p),
+                other => r.report.skip(format!("event_msg/{other}")),
+            },
+            "compacted" => {
+                r.flush(None);
+                compacted(line, &p, &mut r.seen, &mut r.b, &mut r.report);
+            }
+            other => r.report.skip(other.to_string()),
+        }
+    }
+    r.flush(None);
+    let Reader { b, mut report, files, .. } = r;
+    report.ts_clamped = b.clamped;
+    Ok(Imported { journal: b.finish(path), report, files })
+}
 
+fn payload(o: &Map<String, Value>) -> Map<String, Value> {
+    o.get("payload").and_then(Value::as_object).cloned().unwrap_or_default()
+}
+
+/// The `session` record (and the `system` record of the base instructions); returns the first
+/// model of the rollout.
+fn header(path: &Path, lines: &[super::Line], b: &mut Builder, report: &mut ImportReport) -> Option<String> {
     let meta = lines.iter().find(|l| s(&l.obj, "type") == Some("session_meta"));
-    let payload = |o: &Map<String, Value>| o.get("payload").and_then(Value::as_object).cloned().unwrap_or_default();
     let first_model = lines
         .iter()
         .filter(|l| s(&l.obj, "type") == Some("turn_context"))
@@ -75,182 +125,160 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
         report.missing.insert(0, "system prompt".into());
     }
     let id = id.unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
-    b.push(
-        ts0.as_deref(),
-        l0,
-        o0,
-        Body::Session(SessionRec {
-            id,
-            model: first_model.clone(),
-            harness: Some("codex".into()),
-            encoding: None,
-            ctx: None,
-        }),
-    );
+    let session =
+        SessionRec { id, model: first_model.clone(), harness: Some("codex".into()), encoding: None, ctx: None };
+    b.push(ts0.as_deref(), l0, o0, Body::Session(session));
     if let Some(text) = sys_text {
         b.push(ts0.as_deref(), l0, o0, Body::System(SystemRec { text: Arc::from(text), tools: tools.map(Arc::new) }));
     }
+    first_model
+}
 
-    let mut model = first_model;
-    let mut pending = Pending::default();
-    let mut last_total: Option<Value> = None;
-    let mut call_tool: HashMap<String, String> = HashMap::new();
-    let mut seen: Vec<Seen> = Vec::new();
-    let mut meta_seen = false;
-    let mut files = Vec::new();
+/// The state shared by the line handlers of one Codex import.
+struct Reader {
+    b: Builder,
+    report: ImportReport,
+    files: Vec<(String, crate::journal::Text)>,
+    /// The current model (`turn_context.model`).
+    model: Option<String>,
+    pending: Pending,
+    /// The `total_token_usage` of the last `token_count` taken.
+    last_total: Option<Value>,
+    calls: Calls,
+    seen: Vec<Seen>,
+    meta_seen: bool,
+}
 
-    for line in &lines {
-        let o = &line.obj;
-        let ts = s(o, "timestamp");
-        let Some(t) = s(o, "type") else {
-            report.skip("line without a type");
-            continue;
-        };
-        let p = payload(o);
-        let pt = s(&p, "type").unwrap_or("");
-        match t {
-            "session_meta" => {
-                if meta_seen {
-                    report.skip("session_meta (repeated)");
-                }
-                meta_seen = true;
+impl Reader {
+    fn flush(&mut self, usage: Option<Usage>) {
+        flush(&mut self.pending, usage, &mut self.seen, &mut self.b, &mut self.report);
+    }
+
+    fn push(&mut self, line: &super::Line, body: Body) {
+        self.b.push(s(&line.obj, "timestamp"), line.no, line.offset, body);
+    }
+
+    /// A model switch ends the response and becomes a `model` record.
+    fn turn_context(&mut self, line: &super::Line, p: &Map<String, Value>) {
+        if let Some(m) = s(p, "model") {
+            if self.model.as_deref() != Some(m) {
+                self.flush(None);
+                self.push(line, Body::Model(ModelRec { model: m.to_string(), ctx: None }));
+                self.model = Some(m.to_string());
             }
-            "turn_context" => {
-                if let Some(m) = s(&p, "model") {
-                    if model.as_deref() != Some(m) {
-                        flush(&mut pending, None, &mut seen, &mut b, &mut report);
-                        b.push(ts, line.no, line.offset, Body::Model(ModelRec { model: m.to_string(), ctx: None }));
-                        model = Some(m.to_string());
-                    }
-                }
-            }
-            "response_item" => match pt {
-                "message" => {
-                    let role = s(&p, "role").unwrap_or("");
-                    let (text, images) = message_text(&p);
-                    match role {
-                        "assistant" => {
-                            pending.start(line, ts);
-                            pending.texts.push(text);
-                        }
-                        "user" => {
-                            flush(&mut pending, None, &mut seen, &mut b, &mut report);
-                            let id = b.unique_id(&format!("u{}", line.no));
-                            seen.push(Seen { key: ("user", text.clone()), id: id.clone() });
-                            let mut texts = vec![text];
-                            let attachments = super::attach(&mut b, &id, images, &mut texts, &mut files, &mut report);
-                            let text = texts.join("\n");
-                            b.push(
-                                ts,
-                                line.no,
-                                line.offset,
-                                Body::User(UserRec { id, text: Arc::from(text), attachments }),
-                            );
-                        }
-                        _ => {
-                            flush(&mut pending, None, &mut seen, &mut b, &mut report);
-                            let id = b.unique_id(&format!("n{}", line.no));
-                            seen.push(Seen { key: ("developer", text.clone()), id: id.clone() });
-                            b.push(
-                                ts,
-                                line.no,
-                                line.offset,
-                                Body::Notice(NoticeRec { id, text: Arc::from(text), topic: Some(role.to_string()) }),
-                            );
-                        }
-                    }
-                }
-                "reasoning" => {
-                    pending.start(line, ts);
-                    report.lose("reasoning item");
-                }
-                "function_call" | "custom_tool_call" | "local_shell_call" => {
-                    pending.start(line, ts);
-                    let cid = s(&p, "call_id").or_else(|| s(&p, "id")).unwrap_or("").to_string();
-                    if cid.is_empty() || call_tool.contains_key(&cid) {
-                        report.skip(format!("{pt} without a new call_id"));
-                        continue;
-                    }
-                    let (name, args) = match pt {
-                        "function_call" => {
-                            let raw = s(&p, "arguments").unwrap_or("");
-                            let args = match crate::journal::reader::parse_json(raw.as_bytes()) {
-                                Ok(v) if v.is_object() => v,
-                                _ => Value::String(raw.to_string()),
-                            };
-                            let name = match s(&p, "namespace") {
-                                Some(ns) => format!("{ns}.{}", s(&p, "name").unwrap_or("?")),
-                                None => s(&p, "name").unwrap_or("?").to_string(),
-                            };
-                            (name, args)
-                        }
-                        "custom_tool_call" => (
-                            s(&p, "name").unwrap_or("?").to_string(),
-                            Value::String(s(&p, "input").unwrap_or("").to_string()),
-                        ),
-                        _ => ("local_shell".to_string(), p.get("action").cloned().unwrap_or(Value::Null)),
-                    };
-                    b.reserve(&cid);
-                    call_tool.insert(cid.clone(), name.clone());
-                    pending.calls.push(Call { id: cid, tool: name, args: Arc::new(args) });
-                }
-                "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
-                    flush(&mut pending, None, &mut seen, &mut b, &mut report);
-                    let cid = s(&p, "call_id").unwrap_or("").to_string();
-                    let Some(tool) = call_tool.get(&cid).cloned() else {
-                        report.skip(format!("{pt} without its call"));
-                        report.dropped.results += 1;
-                        continue;
-                    };
-                    let text = output_text(p.get("output"));
-                    b.push(ts, line.no, line.offset, Body::Result(ResultRec::whole(cid, tool, text, None)));
-                }
-                "web_search_call" | "image_generation_call" | "tool_search_call" => {
-                    pending.start(line, ts);
-                    report.lose(pt.to_string());
-                }
-                other => report.skip(format!("response_item/{other}")),
-            },
-            "event_msg" => match pt {
-                "token_count" => match p.get("info") {
-                    None | Some(Value::Null) => report.skip("token_count with info: null"),
-                    Some(info) => {
-                        let total = info.get("total_token_usage").cloned();
-                        let last = info.get("last_token_usage").and_then(Value::as_object);
-                        let input = last.and_then(|l| u(l, "input_tokens")).unwrap_or(0);
-                        if input == 0 {
-                            report.skip("token_count estimate (zero input, e.g. after compaction)");
-                            last_total = total;
-                        } else if total.is_some() && total == last_total {
-                            report.skip("token_count repeating the previous total");
-                        } else {
-                            last_total = total;
-                            let usage = last.map(|l| Usage {
-                                prompt_tokens: Some(input),
-                                cached_tokens: Some(u(l, "cached_input_tokens").unwrap_or(0)),
-                                completion_tokens: Some(u(l, "output_tokens").unwrap_or(0)),
-                                ..Default::default()
-                            });
-                            if pending.started {
-                                flush(&mut pending, usage, &mut seen, &mut b, &mut report);
-                            } else {
-                                report.skip("token_count without a response");
-                            }
-                        }
-                    }
-                },
-                other => report.skip(format!("event_msg/{other}")),
-            },
-            "compacted" => {
-                flush(&mut pending, None, &mut seen, &mut b, &mut report);
-                compacted(line, &p, &mut seen, &mut b, &mut report);
-            }
-            other => report.skip(other.to_string()),
         }
     }
-    flush(&mut pending, None, &mut seen, &mut b, &mut report);
-    report.ts_clamped = b.clamped;
-    Ok(Imported { journal: b.finish(path), report, files })
+
+    fn response_item(&mut self, line: &super::Line, p: &Map<String, Value>) {
+        let ts = s(&line.obj, "timestamp");
+        let pt = s(p, "type").unwrap_or("");
+        match pt {
+            "message" => self.message(line, p),
+            "reasoning" => {
+                self.pending.start(line, ts);
+                self.report.lose("reasoning item");
+            }
+            "function_call" | "custom_tool_call" | "local_shell_call" => self.call(line, pt, p),
+            "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+                self.flush(None);
+                let cid = s(p, "call_id").unwrap_or("");
+                let Some(tool) = self.calls.tool(cid) else {
+                    self.report.skip(format!("{pt} without its call"));
+                    self.report.dropped.results += 1;
+                    return;
+                };
+                let text = output_text(p.get("output"));
+                self.push(line, Body::Result(ResultRec::whole(cid.to_string(), tool, text, None)));
+            }
+            "web_search_call" | "image_generation_call" | "tool_search_call" => {
+                self.pending.start(line, ts);
+                self.report.lose(pt.to_string());
+            }
+            other => self.report.skip(format!("response_item/{other}")),
+        }
+    }
+
+    /// A message item: the assistant's text joins the pending response; user → `user`;
+    /// developer/system → `notice`.
+    fn message(&mut self, line: &super::Line, p: &Map<String, Value>) {
+        let role = s(p, "role").unwrap_or("");
+        let (text, images) = message_text(p);
+        if role == "assistant" {
+            self.pending.start(line, s(&line.obj, "timestamp"));
+            self.pending.texts.push(text);
+            return;
+        }
+        self.flush(None);
+        if role == "user" {
+            let id = self.b.unique_id(&format!("u{}", line.no));
+            self.seen.push(Seen { key: ("user", text.clone()), id: id.clone() });
+            let mut texts = vec![text];
+            let attachments = super::attach(&mut self.b, &id, images, &mut texts, &mut self.files, &mut self.report);
+            self.push(line, Body::User(UserRec { id, text: Arc::from(texts.join("\n")), attachments }));
+        } else {
+            let id = self.b.unique_id(&format!("n{}", line.no));
+            self.seen.push(Seen { key: ("developer", text.clone()), id: id.clone() });
+            let topic = Some(role.to_string());
+            self.push(line, Body::Notice(NoticeRec { id, text: Arc::from(text), topic }));
+        }
+    }
+
+    /// A tool call of the pending response.
+    fn call(&mut self, line: &super::Line, pt: &str, p: &Map<String, Value>) {
+        self.pending.start(line, s(&line.obj, "timestamp"));
+        let cid = s(p, "call_id").or_else(|| s(p, "id")).unwrap_or("");
+        let (name, args) = match pt {
+            "function_call" => {
+                let raw = s(p, "arguments").unwrap_or("");
+                let args = match crate::journal::reader::parse_json(raw.as_bytes()) {
+                    Ok(v) if v.is_object() => v,
+                    _ => Value::String(raw.to_string()),
+                };
+                let name = match s(p, "namespace") {
+                    Some(ns) => format!("{ns}.{}", s(p, "name").unwrap_or("?")),
+                    None => s(p, "name").unwrap_or("?").to_string(),
+                };
+                (name, args)
+            }
+            "custom_tool_call" => {
+                (s(p, "name").unwrap_or("?").to_string(), Value::String(s(p, "input").unwrap_or("").to_string()))
+            }
+            _ => ("local_shell".to_string(), p.get("action").cloned().unwrap_or(Value::Null)),
+        };
+        let dup = format!("{pt} without a new call_id");
+        let call = self.calls.add(&mut self.b, cid, &name, args, &mut self.report, &dup);
+        self.pending.calls.extend(call);
+    }
+
+    /// The usage of the pending response; estimates and repeats are skipped and counted.
+    fn token_count(&mut self, p: &Map<String, Value>) {
+        let info = match p.get("info") {
+            None | Some(Value::Null) => return self.report.skip("token_count with info: null"),
+            Some(info) => info,
+        };
+        let total = info.get("total_token_usage").cloned();
+        let last = info.get("last_token_usage").and_then(Value::as_object);
+        let input = last.and_then(|l| u(l, "input_tokens")).unwrap_or(0);
+        if input == 0 {
+            self.report.skip("token_count estimate (zero input, e.g. after compaction)");
+            self.last_total = total;
+        } else if total.is_some() && total == self.last_total {
+            self.report.skip("token_count repeating the previous total");
+        } else {
+            self.last_total = total;
+            let usage = last.map(|l| Usage {
+                prompt_tokens: Some(input),
+                cached_tokens: Some(u(l, "cached_input_tokens").unwrap_or(0)),
+                completion_tokens: Some(u(l, "output_tokens").unwrap_or(0)),
+                ..Default::default()
+            });
+            if self.pending.started {
+                self.flush(usage);
+            } else {
+                self.report.skip("token_count without a response");
+            }
+        }
+    }
 }
 
 /// Response-item types that appear as bare lines in rollouts written before 2025-09.
@@ -354,32 +382,14 @@ fn flush(p: &mut Pending, usage: Option<Usage>, seen: &mut Vec<Seen>, b: &mut Bu
 fn message_text(p: &Map<String, Value>) -> (String, Vec<super::Image>) {
     let mut parts = Vec::new();
     let mut images = Vec::new();
-    match p.get("content") {
-        Some(Value::String(t)) => parts.push(t.clone()),
-        Some(Value::Array(a)) => {
-            for c in a {
-                match c.get("type").and_then(Value::as_str) {
-                    Some("input_text" | "output_text" | "text") => {
-                        parts.push(c.get("text").and_then(Value::as_str).unwrap_or("").to_string())
-                    }
-                    Some("input_image") => {
-                        let url = c.get("image_url").and_then(Value::as_str).unwrap_or("");
-                        let (media, data) = match url.strip_prefix("data:") {
-                            Some(rest) if rest.contains(";base64,") => {
-                                let media = rest.split(';').next().unwrap_or("image").to_string();
-                                (media, rest.split_once(',').map(|x| Arc::from(x.1)))
-                            }
-                            _ => ("image".to_string(), None),
-                        };
-                        images.push(super::Image { kind: "image", media, data });
-                    }
-                    _ => {}
-                }
-            }
+    for (_, piece) in walk(p.get("content"), &CODEX) {
+        match piece {
+            Piece::Text(t) => parts.push(t),
+            Piece::Image(img) => images.push(img),
+            _ => {}
         }
-        _ => {}
     }
-    (parts.join(""), images)
+    (parts.concat(), images)
 }
 
 /// Text of a tool output: a string, or content items.

@@ -20,6 +20,7 @@
 
 pub mod claude_code;
 pub mod codex;
+mod content;
 pub mod detect;
 pub mod pi;
 pub mod scan;

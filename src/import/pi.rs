@@ -24,10 +24,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{base64_len, f, parse_lines, s, u, Builder, Format, ImportError, ImportReport, Imported, Line};
-use crate::journal::{
-    AssistantRec, AttachmentRef, Body, Call, CompactRec, ModelRec, ResultRec, SessionRec, Usage, UserRec,
-};
+use super::content::{image_placeholder, walk, Calls, Piece, PI};
+use super::{f, parse_lines, s, u, Builder, Format, ImportError, ImportReport, Imported, Line};
+use crate::journal::{AssistantRec, Body, CompactRec, ModelRec, ResultRec, SessionRec, Usage, UserRec};
 
 const COMPACTION_PREFIX: &str =
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
@@ -53,11 +52,10 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     let path_idx: Vec<usize> = if tree { tree_path(&lines, &entries, &mut report) } else { entries.clone() };
 
     let mut b = Builder::new();
-    let model0 = header.and_then(|h| match (s(h, "provider"), s(h, "modelId")) {
-        (Some(p), Some(m)) => Some(format!("{p}/{m}")),
-        (None, Some(m)) => Some(m.to_string()),
-        _ => None,
-    });
+    // v3 headers carry no model: the session model is then the first one the path names.
+    let model = header
+        .and_then(|h| slug(s(h, "provider"), s(h, "modelId")))
+        .or_else(|| path_idx.iter().find_map(|&i| first_model(&lines[i].obj)));
     let id = header
         .and_then(|h| s(h, "id"))
         .map(str::to_string)
@@ -68,203 +66,250 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
         first_ts.or_else(|| header.and_then(|h| s(h, "timestamp"))),
         hl,
         ho,
-        Body::Session(SessionRec { id, model: model0.clone(), harness: Some("pi".into()), encoding: None, ctx: None }),
+        Body::Session(SessionRec { id, model: model.clone(), harness: Some("pi".into()), encoding: None, ctx: None }),
     );
-
-    let mut model = model0;
-    let mut files = Vec::new();
-    let mut rev_of: HashMap<usize, u64> = HashMap::new();
-    let mut call_tool: HashMap<String, String> = HashMap::new();
-    let mut answered: HashSet<String> = HashSet::new();
-    let mut prev_compaction: Option<(usize, usize)> = None; // (compaction pos in path, first kept pos)
-    let id_pos: HashMap<&str, usize> =
-        path_idx.iter().enumerate().filter_map(|(n, &i)| s(&lines[i].obj, "id").map(|id| (id, n))).collect();
-
+    let id_pos = path_idx.iter().enumerate().filter_map(|(n, &i)| s(&lines[i].obj, "id").map(|id| (id, n))).collect();
+    let mut r = Reader {
+        path_idx: &path_idx,
+        id_pos,
+        b,
+        report,
+        files: Vec::new(),
+        model,
+        rev_of: HashMap::new(),
+        calls: Calls::default(),
+        prev_compaction: None,
+    };
     for (n, &i) in path_idx.iter().enumerate() {
+        let next = r.b.next_rev();
         let line = &lines[i];
-        let o = &line.obj;
-        let ts = s(o, "timestamp");
-        let t = s(o, "type").unwrap_or("");
-        let eid = s(o, "id").map(str::to_string);
-        let next = b.next_rev();
-        match t {
-            "message" => {
-                let Some(m) = o.get("message").and_then(Value::as_object) else {
-                    report.skip("message without a message object");
-                    continue;
-                };
-                let role = s(m, "role").unwrap_or("");
-                match role {
-                    "user" | "custom" | "hookMessage" => {
-                        user(&mut b, line, ts, eid.as_deref(), m.get("content"), &mut files, &mut report);
-                    }
-                    "assistant" => {
-                        let mut texts = Vec::new();
-                        let mut calls = Vec::new();
-                        for blk in m.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
-                            match blk.get("type").and_then(Value::as_str) {
-                                Some("text") => {
-                                    texts.push(blk.get("text").and_then(Value::as_str).unwrap_or("").to_string())
-                                }
-                                Some("toolCall") => {
-                                    let cid = blk.get("id").and_then(Value::as_str).unwrap_or("").to_string();
-                                    if cid.is_empty() || call_tool.contains_key(&cid) {
-                                        report.skip("duplicate or id-less toolCall");
-                                        continue;
-                                    }
-                                    let name = blk.get("name").and_then(Value::as_str).unwrap_or("?").to_string();
-                                    b.reserve(&cid);
-                                    call_tool.insert(cid.clone(), name.clone());
-                                    let args = blk.get("arguments").cloned().unwrap_or(Value::Null);
-                                    calls.push(Call { id: cid, tool: name, args: Arc::new(args) });
-                                }
-                                Some("thinking") => report.lose("thinking block"),
-                                Some(other) => report.lose(format!("assistant block {other}")),
-                                None => {}
-                            }
-                        }
-                        let usage = m.get("usage").and_then(Value::as_object).and_then(|us| {
-                            let (i, cr, cw, out) = (
-                                u(us, "input").unwrap_or(0),
-                                u(us, "cacheRead").unwrap_or(0),
-                                u(us, "cacheWrite").unwrap_or(0),
-                                u(us, "output").unwrap_or(0),
-                            );
-                            (i + cr + cw + out > 0).then_some(Usage {
-                                prompt_tokens: Some(i + cr + cw),
-                                cached_tokens: Some(cr),
-                                completion_tokens: Some(out),
-                                cache_write_tokens: Some(cw),
-                                ..Default::default()
-                            })
-                        });
-                        let this = match (s(m, "provider"), s(m, "model")) {
-                            (Some(p), Some(md)) => Some(format!("{p}/{md}")),
-                            (None, Some(md)) => Some(md.to_string()),
-                            _ => None,
-                        };
-                        let aid = b.unique_id(&eid.clone().unwrap_or_else(|| format!("a{}", line.no)));
-                        b.push(
-                            ts,
-                            line.no,
-                            line.offset,
-                            Body::Assistant(AssistantRec {
-                                id: aid,
-                                text: Arc::from(texts.join("\n\n")),
-                                calls,
-                                model: this.filter(|x| Some(x) != model.as_ref()),
-                                usage,
-                                prompt_sha256: None,
-                            }),
-                        );
-                    }
-                    "toolResult" => {
-                        let call = s(m, "toolCallId").unwrap_or("").to_string();
-                        let Some(tool) = call_tool.get(&call).cloned() else {
-                            report.skip("toolResult without its call");
-                            report.dropped.results += 1;
-                            continue;
-                        };
-                        if !answered.insert(call.clone()) {
-                            report.skip("second toolResult for one call");
-                            continue;
-                        }
-                        let text = blocks_text(m.get("content"), &mut report);
-                        let is_error = m.get("isError").and_then(Value::as_bool).filter(|e| *e);
-                        b.push(ts, line.no, line.offset, Body::Result(ResultRec::whole(call, tool, text, is_error)));
-                    }
-                    "bashExecution" => {
-                        if m.get("excludeFromContext").and_then(Value::as_bool) == Some(true) {
-                            report.skip("bashExecution excluded from context (!!)");
-                            continue;
-                        }
-                        let text = bash_text(m);
-                        push_user(&mut b, line, ts, eid.as_deref(), text, Vec::new());
-                    }
-                    "branchSummary" => {
-                        let text = format!("{BRANCH_PREFIX}{}{BRANCH_SUFFIX}", s(m, "summary").unwrap_or(""));
-                        push_user(&mut b, line, ts, eid.as_deref(), text, Vec::new());
-                    }
-                    "compactionSummary" => {
-                        let text = format!("{COMPACTION_PREFIX}{}{COMPACTION_SUFFIX}", s(m, "summary").unwrap_or(""));
-                        push_user(&mut b, line, ts, eid.as_deref(), text, Vec::new());
-                    }
-                    other => report.skip(format!("message/{other}")),
-                }
-            }
-            "compaction" => {
-                let kept_pos = if let Some(k) = s(o, "firstKeptEntryId") {
-                    id_pos.get(k).copied()
-                } else if let Some(ix) = u(o, "firstKeptEntryIndex") {
-                    // Legacy: an index into the file's entries, header included.
-                    let target = ix as usize;
-                    path_idx.iter().position(|&j| j == target)
-                } else {
-                    None
-                };
-                let first_kept = match kept_pos {
-                    Some(kp) if kp < n => path_idx[kp..n].iter().find_map(|j| rev_of.get(j).copied()).unwrap_or(next),
-                    _ => {
-                        report.note("a compaction's first kept entry is not before it on the path: nothing kept");
-                        next
-                    }
-                };
-                if let (Some((pc, pk)), Some(kp)) = (prev_compaction, kept_pos) {
-                    if kp > pc && pk < pc {
-                        report.note(format!(
-                            "repeated compaction drops the previous compaction's kept tail ({} entries), as pi <= 0.58.3 did (fixed upstream later)",
-                            pc - pk
-                        ));
-                    }
-                }
-                prev_compaction = Some((n, kept_pos.unwrap_or(n)));
-                let summary = format!("{COMPACTION_PREFIX}{}{COMPACTION_SUFFIX}", s(o, "summary").unwrap_or(""));
-                b.push(
-                    ts,
-                    line.no,
-                    line.offset,
-                    Body::Compact(CompactRec {
-                        trigger: None,
-                        instruction: None,
-                        summary: Arc::from(summary),
-                        first_kept: Some(first_kept),
-                        kept: None,
-                        mode: None,
-                        fallback: None,
-                        tokens_before: f(u(o, "tokensBefore")),
-                        tokens_after: None,
-                    }),
-                );
-            }
-            "model_change" => {
-                let m = match (s(o, "provider"), s(o, "modelId")) {
-                    (Some(p), Some(m)) => format!("{p}/{m}"),
-                    (None, Some(m)) => m.to_string(),
-                    _ => {
-                        report.skip("model_change without modelId");
-                        continue;
-                    }
-                };
-                model = Some(m.clone());
-                b.push(ts, line.no, line.offset, Body::Model(ModelRec { model: m, ctx: None }));
-            }
-            "branch_summary" => {
-                let sum = s(o, "summary").unwrap_or("");
-                if sum.is_empty() {
-                    report.skip("branch_summary (empty)");
-                    continue;
-                }
-                push_user(&mut b, line, ts, eid.as_deref(), format!("{BRANCH_PREFIX}{sum}{BRANCH_SUFFIX}"), Vec::new());
-            }
-            "custom_message" => user(&mut b, line, ts, eid.as_deref(), o.get("content"), &mut files, &mut report),
-            other => report.skip(if other.is_empty() { "line without a type".to_string() } else { other.to_string() }),
+        match s(&line.obj, "type").unwrap_or("") {
+            "message" => r.message(line),
+            "compaction" => r.compaction(n, line),
+            "model_change" => r.model_change(line),
+            "branch_summary" => match s(&line.obj, "summary").unwrap_or("") {
+                "" => r.report.skip("branch_summary (empty)"),
+                sum => r.push_user(line, format!("{BRANCH_PREFIX}{sum}{BRANCH_SUFFIX}")),
+            },
+            "custom_message" => r.user(line, line.obj.get("content")),
+            "" => r.report.skip("line without a type"),
+            other => r.report.skip(other.to_string()),
         }
-        if b.next_rev() > next {
-            rev_of.insert(i, next);
+        if r.b.next_rev() > next {
+            r.rev_of.insert(i, next);
         }
     }
+    let Reader { b, mut report, files, .. } = r;
     report.ts_clamped = b.clamped;
     Ok(Imported { journal: b.finish(path), report, files })
+}
+
+/// The state shared by the entry handlers of one pi import.
+struct Reader<'a> {
+    /// The entries on the current path (indices into `lines`) and each id's position there.
+    path_idx: &'a [usize],
+    id_pos: HashMap<&'a str, usize>,
+    b: Builder,
+    report: ImportReport,
+    files: Vec<(String, crate::journal::Text)>,
+    /// The current model (an answer by another one carries its own).
+    model: Option<String>,
+    /// The rev of the first record made from each entry.
+    rev_of: HashMap<usize, u64>,
+    calls: Calls,
+    /// (position of the previous compaction on the path, position of its first kept entry).
+    prev_compaction: Option<(usize, usize)>,
+}
+
+impl Reader<'_> {
+    fn push(&mut self, line: &Line, body: Body) {
+        self.b.push(s(&line.obj, "timestamp"), line.no, line.offset, body);
+    }
+
+    /// A `message` entry, by role.
+    fn message(&mut self, line: &Line) {
+        let Some(m) = line.obj.get("message").and_then(Value::as_object) else {
+            self.report.skip("message without a message object");
+            return;
+        };
+        match s(m, "role").unwrap_or("") {
+            "user" | "custom" | "hookMessage" => self.user(line, m.get("content")),
+            "assistant" => self.assistant(line, m),
+            "toolResult" => self.tool_result(line, m),
+            "bashExecution" => {
+                if m.get("excludeFromContext").and_then(Value::as_bool) == Some(true) {
+                    self.report.skip("bashExecution excluded from context (!!)");
+                } else {
+                    self.push_user(line, bash_text(m));
+                }
+            }
+            "branchSummary" => {
+                self.push_user(line, format!("{BRANCH_PREFIX}{}{BRANCH_SUFFIX}", s(m, "summary").unwrap_or("")))
+            }
+            "compactionSummary" => {
+                self.push_user(line, format!("{COMPACTION_PREFIX}{}{COMPACTION_SUFFIX}", s(m, "summary").unwrap_or("")))
+            }
+            other => self.report.skip(format!("message/{other}")),
+        }
+    }
+
+    fn assistant(&mut self, line: &Line, m: &Map<String, Value>) {
+        let mut texts = Vec::new();
+        let mut calls = Vec::new();
+        let blocks = m.get("content").filter(|c| c.is_array());
+        for (kind, piece) in walk(blocks, &PI) {
+            match piece {
+                Piece::Text(t) => texts.push(t.to_string()),
+                Piece::Call { id, name, args } => {
+                    let dup = "duplicate or id-less toolCall";
+                    calls.extend(self.calls.add(&mut self.b, id, name, args, &mut self.report, dup));
+                }
+                Piece::Thinking if kind == "thinking" => self.report.lose("thinking block"),
+                _ => self.report.lose(format!("assistant block {kind}")),
+            }
+        }
+        let usage = m.get("usage").and_then(Value::as_object).and_then(|us| {
+            let (i, cr, cw, out) = (
+                u(us, "input").unwrap_or(0),
+                u(us, "cacheRead").unwrap_or(0),
+                u(us, "cacheWrite").unwrap_or(0),
+                u(us, "output").unwrap_or(0),
+            );
+            (i + cr + cw + out > 0).then_some(Usage {
+                prompt_tokens: Some(i + cr + cw),
+                cached_tokens: Some(cr),
+                completion_tokens: Some(out),
+                cache_write_tokens: Some(cw),
+                ..Default::default()
+            })
+        });
+        let this = slug(s(m, "provider"), s(m, "model"));
+        let aid = self.b.unique_id(&s(&line.obj, "id").map_or_else(|| format!("a{}", line.no), str::to_string));
+        let rec = AssistantRec {
+            id: aid,
+            text: Arc::from(texts.join("\n\n")),
+            calls,
+            model: this.filter(|x| Some(x) != self.model.as_ref()),
+            usage,
+            prompt_sha256: None,
+        };
+        self.push(line, Body::Assistant(rec));
+    }
+
+    fn tool_result(&mut self, line: &Line, m: &Map<String, Value>) {
+        let call = s(m, "toolCallId").unwrap_or("");
+        let answered =
+            self.calls.answer(call, &mut self.report, "toolResult without its call", "second toolResult for one call");
+        let Some(tool) = answered else { return };
+        let text = blocks_text(m.get("content"), &mut self.report);
+        let is_error = m.get("isError").and_then(Value::as_bool).filter(|e| *e);
+        self.push(line, Body::Result(ResultRec::whole(call.to_string(), tool, text, is_error)));
+    }
+
+    /// `compaction` → `compact`, its first kept entry found on the path.
+    fn compaction(&mut self, n: usize, line: &Line) {
+        let o = &line.obj;
+        let next = self.b.next_rev();
+        let kept_pos = if let Some(k) = s(o, "firstKeptEntryId") {
+            self.id_pos.get(k).copied()
+        } else if let Some(ix) = u(o, "firstKeptEntryIndex") {
+            // Legacy: an index into the file's entries, header included.
+            let target = ix as usize;
+            self.path_idx.iter().position(|&j| j == target)
+        } else {
+            None
+        };
+        let first_kept = match kept_pos {
+            Some(kp) if kp < n => self.path_idx[kp..n].iter().find_map(|j| self.rev_of.get(j).copied()).unwrap_or(next),
+            _ => {
+                self.report.note("a compaction's first kept entry is not before it on the path: nothing kept");
+                next
+            }
+        };
+        if let (Some((pc, pk)), Some(kp)) = (self.prev_compaction, kept_pos) {
+            if kp > pc && pk < pc {
+                self.report.note(format!(
+                    "repeated compaction drops the previous compaction's kept tail ({} entries), as pi <= 0.58.3 did (fixed upstream later)",
+                    pc - pk
+                ));
+            }
+        }
+        self.prev_compaction = Some((n, kept_pos.unwrap_or(n)));
+        let summary = format!("{COMPACTION_PREFIX}{}{COMPACTION_SUFFIX}", s(o, "summary").unwrap_or(""));
+        let rec = CompactRec {
+            trigger: None,
+            instruction: None,
+            summary: Arc::from(summary),
+            first_kept: Some(first_kept),
+            kept: None,
+            mode: None,
+            fallback: None,
+            tokens_before: f(u(o, "tokensBefore")),
+            tokens_after: None,
+        };
+        self.push(line, Body::Compact(rec));
+    }
+
+    fn model_change(&mut self, line: &Line) {
+        let Some(m) = slug(s(&line.obj, "provider"), s(&line.obj, "modelId")) else {
+            self.report.skip("model_change without modelId");
+            return;
+        };
+        if self.model.as_deref() == Some(m.as_str()) {
+            // The first model_change of a v3 file names the session model itself.
+            self.report.skip("model_change to the current model");
+            return;
+        }
+        self.model = Some(m.clone());
+        self.push(line, Body::Model(ModelRec { model: m, ctx: None }));
+    }
+
+    /// A user message (text and image blocks; images become attachments).
+    fn user(&mut self, line: &Line, content: Option<&Value>) {
+        let mut texts = Vec::new();
+        let mut images = Vec::new();
+        for (kind, piece) in walk(content, &PI) {
+            match piece {
+                Piece::Text(t) => texts.push(t.to_string()),
+                Piece::Image(img) => images.push(img),
+                _ => self.report.lose(format!("user block {kind}")),
+            }
+        }
+        let uid = self.user_id(line);
+        let attachments = super::attach(&mut self.b, &uid, images, &mut texts, &mut self.files, &mut self.report);
+        self.push(line, Body::User(UserRec { id: uid, text: Arc::from(texts.join("\n")), attachments }));
+    }
+
+    /// A user record of text pi builds itself (bash runs, summaries).
+    fn push_user(&mut self, line: &Line, text: String) {
+        let uid = self.user_id(line);
+        self.push(line, Body::User(UserRec { id: uid, text: Arc::from(text), attachments: Vec::new() }));
+    }
+
+    fn user_id(&mut self, line: &Line) -> String {
+        self.b.unique_id(&s(&line.obj, "id").map_or_else(|| format!("u{}", line.no), str::to_string))
+    }
+}
+
+/// `provider/model`, or the bare model when the provider is not recorded.
+fn slug(provider: Option<&str>, model: Option<&str>) -> Option<String> {
+    match (provider, model) {
+        (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+        (None, Some(m)) => Some(m.to_string()),
+        _ => None,
+    }
+}
+
+/// The model an entry names: a `model_change`, or the model that answered an assistant message.
+fn first_model(o: &Map<String, Value>) -> Option<String> {
+    match s(o, "type") {
+        Some("model_change") => slug(s(o, "provider"), s(o, "modelId")),
+        Some("message") => {
+            let m = o.get("message").and_then(Value::as_object)?;
+            (s(m, "role") == Some("assistant")).then(|| slug(s(m, "provider"), s(m, "model"))).flatten()
+        }
+        _ => None,
+    }
 }
 
 /// The v2/v3 tree path from the last entry to its root, in order; off-path entries are counted.
@@ -335,72 +380,15 @@ fn bash_text(m: &Map<String, Value>) -> String {
 
 /// Text of content that is a string or text/image blocks (images as placeholder lines).
 fn blocks_text(v: Option<&Value>, report: &mut ImportReport) -> String {
-    match v {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(|blk| match blk.get("type").and_then(Value::as_str) {
-                Some("text") => Some(blk.get("text").and_then(Value::as_str).unwrap_or("").to_string()),
-                Some("image") => {
-                    report.lose("image inside a tool result (kept as a placeholder line)");
-                    let media = blk.get("mimeType").and_then(Value::as_str).unwrap_or("image");
-                    let n = blk.get("data").and_then(Value::as_str).map_or(0, base64_len);
-                    Some(format!("[image: {media}, {n} bytes]"))
-                }
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
-fn user(
-    b: &mut Builder,
-    line: &Line,
-    ts: Option<&str>,
-    eid: Option<&str>,
-    content: Option<&Value>,
-    files: &mut Vec<(String, crate::journal::Text)>,
-    report: &mut ImportReport,
-) {
-    let mut texts = Vec::new();
-    let mut images = Vec::new();
-    match content {
-        Some(Value::String(t)) => texts.push(t.clone()),
-        Some(Value::Array(a)) => {
-            for blk in a {
-                match blk.get("type").and_then(Value::as_str) {
-                    Some("text") => texts.push(blk.get("text").and_then(Value::as_str).unwrap_or("").to_string()),
-                    Some("image") => {
-                        let media = blk.get("mimeType").and_then(Value::as_str).unwrap_or("image").to_string();
-                        let data = blk.get("data").and_then(Value::as_str).map(Arc::from);
-                        images.push(super::Image { kind: "image", media, data });
-                    }
-                    Some(other) => report.lose(format!("user block {other}")),
-                    None => {}
-                }
-            }
+    let mut parts = Vec::new();
+    for (_, piece) in walk(v, &PI) {
+        match piece {
+            Piece::Text(t) => parts.push(t.to_string()),
+            Piece::Image(img) => parts.push(image_placeholder(&img, report)),
+            _ => {}
         }
-        _ => {}
     }
-    let base = eid.map(str::to_string).unwrap_or_else(|| format!("u{}", line.no));
-    let uid = b.unique_id(&base);
-    let attachments = super::attach(b, &uid, images, &mut texts, files, report);
-    b.push(ts, line.no, line.offset, Body::User(UserRec { id: uid, text: Arc::from(texts.join("\n")), attachments }));
-}
-
-fn push_user(
-    b: &mut Builder,
-    line: &Line,
-    ts: Option<&str>,
-    eid: Option<&str>,
-    text: String,
-    attachments: Vec<AttachmentRef>,
-) {
-    let base = eid.map(str::to_string).unwrap_or_else(|| format!("u{}", line.no));
-    let uid = b.unique_id(&base);
-    b.push(ts, line.no, line.offset, Body::User(UserRec { id: uid, text: Arc::from(text), attachments }));
+    parts.join("\n")
 }
 
 #[cfg(test)]
@@ -443,6 +431,30 @@ mod tests {
         let p = crate::projection::state_at_rev(j, u64::MAX);
         assert_eq!(p.conv.len(), 2);
         assert_eq!(im.report.skipped["thinking_level_change"], 1);
+    }
+
+    #[test]
+    fn v3_model_comes_from_the_first_model_change_and_each_answer_keeps_its_own() {
+        let s = r#"{"type":"session","version":3,"id":"P","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}
+{"type":"model_change","id":"m","parentId":null,"timestamp":"2026-01-01T00:00:00Z","provider":"anthropic","modelId":"claude-a"}
+{"type":"message","id":"a","parentId":"m","timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"q"}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","provider":"anthropic","model":"claude-a","content":[]}}
+{"type":"model_change","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03Z","provider":"openai","modelId":"gpt-b"}
+{"type":"message","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04Z","message":{"role":"assistant","provider":"openai","model":"gpt-b","content":[]}}
+{"type":"message","id":"e","parentId":"d","timestamp":"2026-01-01T00:00:05Z","message":{"role":"assistant","provider":"google","model":"gem-c","content":[]}}
+"#;
+        let im = read(Path::new("p.jsonl"), s.as_bytes()).unwrap();
+        let j = &im.journal;
+        assert_eq!(j.session().unwrap().model.as_deref(), Some("anthropic/claude-a"));
+        let kinds: Vec<&str> = j.records.iter().map(|r| r.kind()).collect();
+        assert_eq!(kinds, vec!["session", "user", "assistant", "model", "assistant", "assistant"]);
+        let model = |n: usize| match &j.records[n].body {
+            Body::Assistant(a) => a.model.clone(),
+            _ => panic!(),
+        };
+        assert_eq!((model(2), model(4)), (None, None), "answered by the current model");
+        assert_eq!(model(5).as_deref(), Some("google/gem-c"), "answered by another model: priced at its own");
+        assert_eq!(im.report.skipped["model_change to the current model"], 1);
     }
 
     #[test]

@@ -13,9 +13,11 @@ pub struct Found {
     /// A side session inside the file (none from a plain scan).
     pub part: Option<String>,
     pub format: Format,
-    /// For a subagent file: the parent transcript (or the parent session folder when the
-    /// transcript itself is absent).
+    /// For a subagent file: the parent transcript. `None` for a main session and for an orphan
+    /// (a subagent file whose parent transcript is absent), which is listed on its own.
     pub parent: Option<PathBuf>,
+    /// `main`, `subagent`, `compaction call` or `orphan subagent`.
+    pub role: &'static str,
 }
 
 /// Every session file under `dir`, sorted by path. Unreadable entries are ignored.
@@ -36,9 +38,20 @@ pub fn find_sessions(dir: &Path, from: FromFormat) -> Vec<Found> {
                 None => continue,
             },
         };
-        out.push(Found { path: p.to_path_buf(), part: None, format, parent: parent_of(p, format) });
+        out.push(found(p, format));
     }
     out
+}
+
+/// A session file with its parent and role.
+fn found(p: &Path, format: Format) -> Found {
+    let compaction = p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-acompact"));
+    let (parent, role) = match parent_of(p, format) {
+        Some(parent) if parent.is_file() => (Some(parent), if compaction { "compaction call" } else { "subagent" }),
+        Some(_) => (None, "orphan subagent"),
+        None => (None, "main"),
+    };
+    Found { path: p.to_path_buf(), part: None, format, parent, role }
 }
 
 /// `<dir>/<stem>/subagents/agent-x.jsonl` → `<dir>/<stem>.jsonl` (or `<dir>/<stem>`).
@@ -75,5 +88,11 @@ mod tests {
         assert_eq!(m.parent, None);
         let s = f.iter().find(|x| x.path == sub).unwrap();
         assert_eq!(s.parent.as_deref(), Some(main.as_path()));
+        assert_eq!((m.role, s.role), ("main", "subagent"));
+        // Without its parent transcript the subagent file is an orphan listed on its own.
+        std::fs::remove_file(&main).unwrap();
+        let f = find_sessions(d.path(), FromFormat::Auto);
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].parent.as_deref(), f[0].role), (None, "orphan subagent"));
     }
 }

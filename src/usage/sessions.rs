@@ -68,12 +68,7 @@ pub fn summarize_folder(dir: &Path, from: FromFormat) -> Vec<SessionSummary> {
     let per_file: Vec<Vec<SessionSummary>> = found
         .par_iter()
         .map(|f| {
-            let role = match (&f.parent, f.path.file_name().map(|n| n.to_string_lossy().starts_with("agent-acompact")))
-            {
-                (Some(_), Some(true)) => "compaction call",
-                (Some(_), _) => "subagent",
-                _ => "main",
-            };
+            let role = f.role;
             let parent = f.parent.as_ref().map(|p| p.display().to_string());
             let mut out = Vec::new();
             match import_file(&f.path, f.format, None) {

@@ -201,7 +201,6 @@ fn sessions_lists_the_subagent_and_the_compaction_call_under_their_parent() {
 }
 
 #[test]
-#[ignore = "bug: `sessions` shows no model for a pi v3 session (the header has no modelId; the first model_change becomes a model record, and summarize_journal only looks at the session record and assistant records)"]
 fn sessions_names_the_pi_model() {
     let v: Value = serde_json::from_str(&stdout(&["sessions", "--json"], &root())).unwrap();
     let pi = v["sessions"].as_array().unwrap().iter().find(|r| r["format"] == "pi").unwrap().clone();

@@ -675,3 +675,104 @@ fn codex_replacement_history_matches_in_linear_time() {
     assert_eq!(compact["kept"], Value::Array(vec![id_of(N / 2 + 7), id_of(7)]), "newest first, each once");
     assert_eq!(users[2 * N]["text"], "m7");
 }
+
+/// The data of the side-session tests: small hand-written Claude Code transcripts.
+fn side_data(rel: &str) -> PathBuf {
+    repo().join("tests/data/import").join(rel)
+}
+
+/// `sessions --json` rows under `dir`.
+fn session_rows(dir: &Path) -> Vec<Value> {
+    let out = ctxj().args(["sessions", "--json"]).arg(dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["sessions"].as_array().unwrap().clone()
+}
+
+#[test]
+fn sidechains_without_agent_id_are_one_side_session_per_task_run() {
+    // Claude Code 1.0.x wrote inline sidechains without agentId: each sidechain root is its own
+    // Task run. They used to merge into one chain whose older run was dropped as a rewind.
+    let dir = side_data("sidechains");
+    let rows = session_rows(&dir);
+    let file = dir.join("two-task-runs.jsonl").display().to_string();
+    let got: Vec<(String, String, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["spec"].as_str().unwrap().to_string(),
+                r["role"].as_str().unwrap().to_string(),
+                r["turns"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (file.clone(), "main".to_string(), 3),
+            (format!("{file}#sidechain-1"), "sidechain".to_string(), 2),
+            (format!("{file}#sidechain-2"), "sidechain".to_string(), 3),
+        ]
+    );
+    // Each run opens on its own with all its calls and no branch dropped.
+    for (part, calls) in [("sidechain-1", ["read1"].as_slice()), ("sidechain-2", ["read2", "grep2"].as_slice())] {
+        let out = ctxj().args(["log", "--json"]).arg(format!("{file}#{part}")).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        for c in calls {
+            assert!(text.contains(c), "{part}: call {c} missing");
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("other branch"), "{part}: {stderr}");
+    }
+}
+
+#[test]
+fn validate_accepts_an_inline_image_that_only_import_writes() {
+    let file = side_data("image/pasted-screenshot.jsonl");
+    let out = ctxj().arg("validate").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("path-missing"));
+    // Once imported the attachment is a file, and the written session validates too.
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("s");
+    assert!(ctxj().arg("import").arg(&file).arg("--out").arg(&s).output().unwrap().status.success());
+    assert!(s.join("u1.att/image-1.png").is_file());
+    let out = ctxj().arg("validate").arg(&s).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn a_subagent_file_without_its_parent_is_an_orphan_listed_on_its_own() {
+    let dir = side_data("orphan");
+    let sub = dir.join("-home-me-app/0a0a0a0a-orphan/subagents/agent-a1b2c3d.jsonl");
+    let rows = session_rows(&dir);
+    let row = rows.iter().find(|r| r["spec"] == sub.display().to_string()).expect("listed");
+    assert_eq!(row["role"], "orphan subagent");
+    assert_eq!(row["parent"], Value::Null);
+    assert_eq!(row["turns"], 1);
+    // Not drawn under the unrelated session that sorts next to it.
+    let out = ctxj().arg("sessions").arg(&dir).output().unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(!table.contains("  └ "), "{table}");
+    assert!(table.contains("│ -home-me-app/0a0a0a0a-orphan/subagents/agent-a1b2c3d.jsonl"), "{table}");
+    // Readable on its own, as a file and as its session folder.
+    for spec in [sub.clone(), dir.join("-home-me-app/0a0a0a0a-orphan")] {
+        let out = ctxj().arg("show").arg(&spec).output().unwrap();
+        assert!(out.status.success(), "{}: {}", spec.display(), String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("list the files"));
+    }
+}
+
+#[test]
+#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+fn shared_inline_sidechain_and_image_samples_read_as_side_sessions() {
+    let dir = shared_samples().join("claude-code/projects/agentlogs");
+    let file = dir.join("subagent.jsonl").display().to_string();
+    let rows = session_rows(&dir);
+    let side = rows.iter().find(|r| r["spec"] == format!("{file}#sidechain-1")).expect("the Task run");
+    assert_eq!(side["parent"], file.as_str());
+    assert!(side["turns"].as_u64().unwrap() >= 1);
+    let out = ctxj().arg("validate").arg(dir.join("images.jsonl")).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
