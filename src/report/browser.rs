@@ -163,7 +163,7 @@ mod tests {
     fn an_appended_turn_keeps_only_the_new_blocks() {
         let est = TiktokenEstimator::new(Encoding::O200kBase);
         let mut br = Browser::default();
-        let o = vec![Origin::Verbatim; 3];
+        let o = [Origin::Verbatim; 3];
         let mut step = |blocks: &[Block], turn| {
             br.step(&TurnRequest { turn, record: 0, blocks, origins: &o[..blocks.len()], unchanged: 0 }, &est, 10)
         };
