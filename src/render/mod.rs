@@ -5,10 +5,12 @@
 pub mod cache;
 pub mod check;
 pub mod diff;
+pub mod fit;
 pub mod format;
 pub mod html;
 pub mod log;
 pub mod projection;
+pub mod rows;
 pub mod sessions;
 pub mod show;
 pub mod style;

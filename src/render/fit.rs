@@ -1,0 +1,114 @@
+//! Tables that fit the terminal: numbers right-aligned and never wrapped; when the table is
+//! wider than the terminal, low-value columns are dropped (highest `drop` first, like ccusage's
+//! compact mode), then the widest text column is cut with `…`.
+
+use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
+
+/// One column: its header, whether it holds numbers (right-aligned), and when it goes
+/// (0 = never; higher numbers are dropped first).
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    pub header: &'static str,
+    pub numeric: bool,
+    pub drop: u8,
+}
+
+impl Column {
+    pub const fn text(header: &'static str, drop: u8) -> Column {
+        Column { header, numeric: false, drop }
+    }
+    pub const fn number(header: &'static str, drop: u8) -> Column {
+        Column { header, numeric: true, drop }
+    }
+}
+
+/// Border style: box-drawing characters, or `--ascii`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Terminal width in columns (`None`: no limit).
+    pub width: Option<usize>,
+    pub ascii: bool,
+}
+
+fn build(columns: &[Column], keep: &[usize], rows: &[Vec<String>], layout: Layout) -> String {
+    let mut t = Table::new();
+    t.load_preset(if layout.ascii { presets::ASCII_FULL_CONDENSED } else { presets::UTF8_FULL_CONDENSED });
+    t.set_content_arrangement(ContentArrangement::Disabled);
+    t.set_header(keep.iter().map(|&i| columns[i].header));
+    for r in rows {
+        t.add_row(keep.iter().map(|&i| r.get(i).cloned().unwrap_or_default()));
+    }
+    for (ci, &i) in keep.iter().enumerate() {
+        if columns[i].numeric {
+            if let Some(c) = t.column_mut(ci) {
+                c.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+    }
+    t.to_string()
+}
+
+fn width_of(s: &str) -> usize {
+    s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// Cuts `s` to `n` characters, the last one `…`.
+fn cut(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// The table of `rows` (one cell per column) fitted to `layout`.
+pub fn fit(columns: &[Column], rows: &[Vec<String>], layout: Layout) -> String {
+    let mut keep: Vec<usize> = (0..columns.len()).collect();
+    let mut text = build(columns, &keep, rows, layout);
+    let Some(limit) = layout.width else { return text };
+    while width_of(&text) > limit {
+        let Some(&victim) = keep.iter().filter(|&&i| columns[i].drop > 0).max_by_key(|&&i| (columns[i].drop, i)) else {
+            break;
+        };
+        keep.retain(|&i| i != victim);
+        text = build(columns, &keep, rows, layout);
+    }
+    let over = width_of(&text).saturating_sub(limit);
+    if over == 0 {
+        return text;
+    }
+    // Still too wide: cut the widest text column, never below 8 characters.
+    let widest = keep
+        .iter()
+        .copied()
+        .filter(|&i| !columns[i].numeric)
+        .max_by_key(|&i| rows.iter().map(|r| r.get(i).map_or(0, |c| c.chars().count())).max().unwrap_or(0));
+    let Some(w) = widest else { return text };
+    let cur = rows.iter().map(|r| r.get(w).map_or(0, |c| c.chars().count())).max().unwrap_or(0);
+    let target = cur.saturating_sub(over).max(8).max(columns[w].header.chars().count());
+    let cut_rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().enumerate().map(|(i, c)| if i == w { cut(c, target) } else { c.clone() }).collect())
+        .collect();
+    build(columns, &keep, &cut_rows, layout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_low_value_columns_first_and_keeps_numbers_whole() {
+        let cols = [Column::text("name", 0), Column::number("tokens", 0), Column::number("extra", 1)];
+        let rows = vec![vec!["a-very-long-session-name".to_string(), "1,234,567".into(), "99".into()]];
+        let wide = fit(&cols, &rows, Layout { width: None, ascii: true });
+        assert!(wide.contains("extra"));
+        let narrow = fit(&cols, &rows, Layout { width: Some(30), ascii: true });
+        assert!(!narrow.contains("extra"), "{narrow}");
+        assert!(narrow.contains("1,234,567"));
+        assert!(width_of(&narrow) <= 30, "{narrow}");
+        assert!(narrow.contains('…'));
+        assert!(narrow.lines().all(|l| l.is_ascii()));
+    }
+}
