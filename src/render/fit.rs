@@ -52,13 +52,13 @@ fn width_of(s: &str) -> usize {
     s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
 }
 
-/// Cuts `s` to `n` characters, the last one `…`.
-fn cut(s: &str, n: usize) -> String {
+/// Cuts `s` to `n` characters, ending in `…` (`~` with ASCII borders).
+fn cut(s: &str, n: usize, ascii: bool) -> String {
     if s.chars().count() <= n {
         return s.to_string();
     }
     let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
-    out.push('…');
+    out.push(if ascii { '~' } else { '…' });
     out
 }
 
@@ -89,7 +89,7 @@ pub fn fit(columns: &[Column], rows: &[Vec<String>], layout: Layout) -> String {
     let target = cur.saturating_sub(over).max(8).max(columns[w].header.chars().count());
     let cut_rows: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| r.iter().enumerate().map(|(i, c)| if i == w { cut(c, target) } else { c.clone() }).collect())
+        .map(|r| r.iter().enumerate().map(|(i, c)| if i == w { cut(c, target, layout.ascii) } else { c.clone() }).collect())
         .collect();
     build(columns, &keep, &cut_rows, layout)
 }
@@ -108,7 +108,7 @@ mod tests {
         assert!(!narrow.contains("extra"), "{narrow}");
         assert!(narrow.contains("1,234,567"));
         assert!(width_of(&narrow) <= 30, "{narrow}");
-        assert!(narrow.contains('…'));
+        assert!(narrow.contains('~'));
         assert!(narrow.lines().all(|l| l.is_ascii()));
     }
 }

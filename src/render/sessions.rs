@@ -55,7 +55,7 @@ pub fn sessions_table(rows: &[SessionSummary], bases: &[String], tz: Tz, layout:
     let mut cells = Vec::new();
     for r in rows {
         let name = match &r.parent {
-            Some(_) => format!("  └ {} ({})", short(&r.spec), r.role),
+            Some(_) => format!("  {} {} ({})", if layout.ascii { "-" } else { "└" }, short(&r.spec), r.role),
             None => short(&r.spec),
         };
         if let Some(e) = &r.error {

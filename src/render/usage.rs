@@ -62,7 +62,8 @@ pub fn usage_table(r: &UsageReport, layout: Layout) -> String {
     for row in &r.rows {
         rows.push(cells(row, escape_line(&row.key), by_model));
         for sub in &row.breakdown {
-            rows.push(cells(sub, format!("  └ {}", escape_line(&sub.key)), true));
+            let mark = if layout.ascii { "-" } else { "└" };
+            rows.push(cells(sub, format!("  {mark} {}", escape_line(&sub.key)), true));
         }
     }
     rows.push(cells(&r.totals, "total".into(), by_model));

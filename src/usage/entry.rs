@@ -83,7 +83,10 @@ pub struct Read {
 
 /// Cost of `t` at the built-in price of `model` (5-minute writes except `cache_1h` of them).
 pub fn builtin_cost(model: Option<&str>, t: &Tokens, cache_1h: u64) -> Option<f64> {
-    let p = crate::cache::prices::builtin_price(model?)?;
+    let model = model?;
+    // pi writes `provider/model` in some places.
+    let p = crate::cache::prices::builtin_price(model)
+        .or_else(|| crate::cache::prices::builtin_price(model.rsplit('/').next()?))?;
     let cw5 = t.cache_creation.saturating_sub(cache_1h);
     Some(
         (t.input as f64 * p.input

@@ -65,6 +65,7 @@ pub fn summarize_journal(j: &crate::journal::Journal) -> SessionSummary {
         s.id = sess.id.clone();
         s.model = sess.model.clone();
     }
+    let session_model = s.model.clone();
     let times = || j.records.iter().map(|r| r.ts.to_string()).filter(|t| !t.is_empty());
     s.start = times().next();
     s.end = times().last();
@@ -78,7 +79,7 @@ pub fn summarize_journal(j: &crate::journal::Journal) -> SessionSummary {
                 if let Some(u) = &a.usage {
                     s.prompt_tokens += u.prompt_tokens.unwrap_or(0);
                     s.cached_tokens += u.cached_tokens.unwrap_or(0);
-                    if let Some(c) = call_cost(a.model.as_deref(), u) {
+                    if let Some(c) = call_cost(a.model.as_deref().or(session_model.as_deref()), u) {
                         *s.cost_usd.get_or_insert(0.0) += c;
                     }
                 }

@@ -17,6 +17,7 @@ mod report;
 mod samples;
 mod strategy;
 mod tokens;
+mod usage_agents;
 
 /// Without the `synth` feature the tests that drive `ctxj synth` (perf.rs) cannot be built: say so
 /// with a failure instead of letting them vanish.
