@@ -62,36 +62,63 @@ fn cut(s: &str, n: usize, ascii: bool) -> String {
     out
 }
 
-/// The table of `rows` (one cell per column) fitted to `layout`.
+/// The widest text column of `keep` and its width.
+fn widest_text(columns: &[Column], keep: &[usize], rows: &[Vec<String>]) -> Option<(usize, usize)> {
+    keep.iter()
+        .copied()
+        .filter(|&i| !columns[i].numeric)
+        .map(|i| (i, rows.iter().map(|r| r.get(i).map_or(0, |c| c.chars().count())).max().unwrap_or(0)))
+        .max_by_key(|&(i, w)| (w, std::cmp::Reverse(i)))
+}
+
+/// `rows` with the widest text column cut by the `over` characters it is too wide, to no less
+/// than `floor`; `None` when there is nothing to cut.
+fn shrink(
+    columns: &[Column],
+    keep: &[usize],
+    rows: &[Vec<String>],
+    over: usize,
+    floor: usize,
+    ascii: bool,
+) -> Option<Vec<Vec<String>>> {
+    let (w, cur) = widest_text(columns, keep, rows)?;
+    let target = cur.saturating_sub(over).max(floor).max(columns[w].header.chars().count());
+    (target < cur).then(|| {
+        rows.iter()
+            .map(|r| {
+                r.iter().enumerate().map(|(i, c)| if i == w { cut(c, target, ascii) } else { c.clone() }).collect()
+            })
+            .collect()
+    })
+}
+
+/// The table of `rows` (one cell per column) fitted to `layout`: first the widest text column is
+/// cut to no less than 40 characters, then low-value columns go, then text is cut to 8.
 pub fn fit(columns: &[Column], rows: &[Vec<String>], layout: Layout) -> String {
     let mut keep: Vec<usize> = (0..columns.len()).collect();
-    let mut text = build(columns, &keep, rows, layout);
+    let mut rows = rows.to_vec();
+    let mut text = build(columns, &keep, &rows, layout);
     let Some(limit) = layout.width else { return text };
-    while width_of(&text) > limit {
+    let over = |t: &str| width_of(t).saturating_sub(limit);
+    if over(&text) > 0 {
+        if let Some(r) = shrink(columns, &keep, &rows, over(&text), 40, layout.ascii) {
+            rows = r;
+            text = build(columns, &keep, &rows, layout);
+        }
+    }
+    while over(&text) > 0 {
         let Some(&victim) = keep.iter().filter(|&&i| columns[i].drop > 0).max_by_key(|&&i| (columns[i].drop, i)) else {
             break;
         };
         keep.retain(|&i| i != victim);
-        text = build(columns, &keep, rows, layout);
+        text = build(columns, &keep, &rows, layout);
     }
-    let over = width_of(&text).saturating_sub(limit);
-    if over == 0 {
-        return text;
+    while over(&text) > 0 {
+        let Some(r) = shrink(columns, &keep, &rows, over(&text), 8, layout.ascii) else { break };
+        rows = r;
+        text = build(columns, &keep, &rows, layout);
     }
-    // Still too wide: cut the widest text column, never below 8 characters.
-    let widest = keep
-        .iter()
-        .copied()
-        .filter(|&i| !columns[i].numeric)
-        .max_by_key(|&i| rows.iter().map(|r| r.get(i).map_or(0, |c| c.chars().count())).max().unwrap_or(0));
-    let Some(w) = widest else { return text };
-    let cur = rows.iter().map(|r| r.get(w).map_or(0, |c| c.chars().count())).max().unwrap_or(0);
-    let target = cur.saturating_sub(over).max(8).max(columns[w].header.chars().count());
-    let cut_rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| r.iter().enumerate().map(|(i, c)| if i == w { cut(c, target, layout.ascii) } else { c.clone() }).collect())
-        .collect();
-    build(columns, &keep, &cut_rows, layout)
+    text
 }
 
 #[cfg(test)]

@@ -12,10 +12,9 @@ use crate::usage::SessionSummary;
 pub fn local_minutes(ts: Option<&str>, tz: Tz) -> String {
     match ts {
         None => "-".into(),
-        Some(t) => instant(t).map_or_else(
-            || escape_line(t),
-            |d| d.with_timezone(&tz).format("%Y-%m-%d %H:%M").to_string(),
-        ),
+        Some(t) => {
+            instant(t).map_or_else(|| escape_line(t), |d| d.with_timezone(&tz).format("%Y-%m-%d %H:%M").to_string())
+        }
     }
 }
 
@@ -69,7 +68,11 @@ pub fn sessions_table(rows: &[SessionSummary], bases: &[String], tz: Tz, layout:
             local_minutes(r.start.as_deref(), tz),
             duration(r.duration_s),
             r.agent.to_string(),
-            escape_line(&if r.models.is_empty() { r.model.clone().unwrap_or_else(|| "-".into()) } else { r.models.join(", ") }),
+            escape_line(&if r.models.is_empty() {
+                r.model.clone().unwrap_or_else(|| "-".into())
+            } else {
+                r.models.join(", ")
+            }),
             thousands(r.turns as u64),
             thousands(r.prompt_tokens),
             usd_or_dash(r.cost_usd),

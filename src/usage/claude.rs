@@ -313,7 +313,10 @@ mod tests {
         let files = claude_files(&[d.path().to_path_buf()]);
         assert_eq!(files.len(), 2);
         let r = read(&files, 0);
-        assert!(r.entries.iter().all(|e| e.session.key() == "p/s1"), "the subagent file counts toward its parent session");
+        assert!(
+            r.entries.iter().all(|e| e.session.key() == "p/s1"),
+            "the subagent file counts toward its parent session"
+        );
         let row = super::super::report::group(&r, files, &test_options());
         let row = &row.rows[0];
         assert_eq!(row.key, "p/s1");

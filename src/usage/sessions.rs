@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use crate::import::scan::find_sessions;
 use super::entry::{builtin_cost, Tokens};
 use super::time::instant;
+use crate::import::scan::find_sessions;
 use crate::import::{import_file, Child, FromFormat};
 
 /// One line of `ctxj sessions`: what a session is and what it cost.

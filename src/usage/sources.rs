@@ -26,7 +26,9 @@ pub fn default_roots(env: &dyn Fn(&str) -> Option<String>, home: Option<&Path>) 
     let in_home = |rel: &str| home.map(|h| h.join(rel));
     let mut out = Vec::new();
     let claude: Vec<PathBuf> = match set("CLAUDE_CONFIG_DIR") {
-        Some(dirs) => dirs.split(',').map(str::trim).filter(|d| !d.is_empty()).map(|d| Path::new(d).join("projects")).collect(),
+        Some(dirs) => {
+            dirs.split(',').map(str::trim).filter(|d| !d.is_empty()).map(|d| Path::new(d).join("projects")).collect()
+        }
         None => [in_home(".config/claude/projects"), in_home(".claude/projects")].into_iter().flatten().collect(),
     };
     out.extend(claude.into_iter().map(|path| Root { agent: Format::ClaudeCode, path }));
@@ -92,6 +94,9 @@ mod tests {
             "PI_CODING_AGENT_DIR" => Some("/p".to_string()),
             _ => None,
         };
-        assert_eq!(names(default_roots(&env, Some(home))), ["/a/projects", "/b/projects", "/c/sessions", "/p/sessions"]);
+        assert_eq!(
+            names(default_roots(&env, Some(home))),
+            ["/a/projects", "/b/projects", "/c/sessions", "/p/sessions"]
+        );
     }
 }

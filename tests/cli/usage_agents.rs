@@ -85,7 +85,11 @@ fn compare_codex_and_pi(codex: &Path, pi: &Path, prefix: &str) {
     for (dir, agent, cost) in [(codex, "codex", "costUSD"), (pi, "pi", "totalCost")] {
         let d = dir.to_str().unwrap();
         let session = json(&["usage", "--json", "--timezone", "UTC", d]);
-        assert_rows_equal(&session, &theirs(&format!("{prefix}{agent}-session.json"), "sessions", "sessionId", cost), agent);
+        assert_rows_equal(
+            &session,
+            &theirs(&format!("{prefix}{agent}-session.json"), "sessions", "sessionId", cost),
+            agent,
+        );
         let day = json(&["usage", "--json", "--by", "day", "--timezone", "UTC", d]);
         assert_rows_equal(&day, &theirs(&format!("{prefix}{agent}-daily.json"), "daily", "date", cost), agent);
     }
