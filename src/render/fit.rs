@@ -100,23 +100,23 @@ pub fn fit(columns: &[Column], rows: &[Vec<String>], layout: Layout) -> String {
     let mut text = build(columns, &keep, &rows, layout);
     let Some(limit) = layout.width else { return text };
     let over = |t: &str| width_of(t).saturating_sub(limit);
-    if over(&text) > 0 {
-        if let Some(r) = shrink(columns, &keep, &rows, over(&text), 40, layout.ascii) {
+    for floor in [40, 0] {
+        while over(&text) > 0 {
+            let Some(r) = shrink(columns, &keep, &rows, over(&text), floor.max(8), layout.ascii) else { break };
             rows = r;
             text = build(columns, &keep, &rows, layout);
         }
-    }
-    while over(&text) > 0 {
-        let Some(&victim) = keep.iter().filter(|&&i| columns[i].drop > 0).max_by_key(|&&i| (columns[i].drop, i)) else {
+        if floor == 0 {
             break;
-        };
-        keep.retain(|&i| i != victim);
-        text = build(columns, &keep, &rows, layout);
-    }
-    while over(&text) > 0 {
-        let Some(r) = shrink(columns, &keep, &rows, over(&text), 8, layout.ascii) else { break };
-        rows = r;
-        text = build(columns, &keep, &rows, layout);
+        }
+        while over(&text) > 0 {
+            let Some(&victim) = keep.iter().filter(|&&i| columns[i].drop > 0).max_by_key(|&&i| (columns[i].drop, i))
+            else {
+                break;
+            };
+            keep.retain(|&i| i != victim);
+            text = build(columns, &keep, &rows, layout);
+        }
     }
     text
 }

@@ -68,7 +68,7 @@ pub fn summarize_journal(j: &crate::journal::Journal) -> SessionSummary {
     let session_model = s.model.clone();
     let times = || j.records.iter().map(|r| r.ts.to_string()).filter(|t| !t.is_empty());
     s.start = times().next();
-    s.end = times().last();
+    s.end = times().next_back();
     if let (Some(a), Some(b)) = (s.start.as_deref().and_then(instant), s.end.as_deref().and_then(instant)) {
         s.duration_s = Some((b - a).num_seconds());
     }
