@@ -52,13 +52,18 @@ fn width_of(s: &str) -> usize {
     s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
 }
 
-/// Cuts `s` to `n` characters, ending in `…` (`~` with ASCII borders).
+/// Cuts `s` to `n` characters in the middle, so both a path's start and its file name stay,
+/// marked `…` (`~` with ASCII borders).
 fn cut(s: &str, n: usize, ascii: bool) -> String {
-    if s.chars().count() <= n {
+    let len = s.chars().count();
+    if len <= n {
         return s.to_string();
     }
-    let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
+    let keep = n.saturating_sub(1);
+    let head = keep.div_ceil(2);
+    let mut out: String = s.chars().take(head).collect();
     out.push(if ascii { '~' } else { '…' });
+    out.extend(s.chars().skip(len - (keep - head)));
     out
 }
 

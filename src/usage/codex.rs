@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::entry::{builtin_cost, Compaction, Read, SessionKey, Tokens, UsageEntry};
+use super::entry::{builtin_cost, count as n, Compaction, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::Format;
 
 /// The session of a rollout: the folder under `sessions/` and the file stem (ccusage's id is
@@ -23,10 +23,6 @@ pub fn session_of(path: &Path) -> SessionKey {
         _ => String::new(),
     };
     SessionKey { agent: Format::Codex, project, session: stem }
-}
-
-fn n(v: &Value, k: &str) -> u64 {
-    v.get(k).and_then(Value::as_u64).unwrap_or(0)
 }
 
 /// The entries and compactions of one rollout.

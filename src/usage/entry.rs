@@ -97,3 +97,8 @@ pub fn builtin_cost(model: Option<&str>, t: &Tokens, cache_1h: u64) -> Option<f6
             / 1e6,
     )
 }
+
+/// The whole number at `k` of a JSON object (0 when absent or not one).
+pub fn count(v: &serde_json::Value, k: &str) -> u64 {
+    v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0)
+}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::entry::{builtin_cost, Compaction, Read, SessionKey, Tokens, UsageEntry};
+use super::entry::{builtin_cost, count as n, Compaction, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::Format;
 
 /// The session of a pi file: its folder (the project) and the file name after the first `_`
@@ -18,10 +18,6 @@ pub fn session_of(path: &Path) -> SessionKey {
     let session = stem.split_once('_').map_or(stem.clone(), |(_, id)| id.to_string());
     let project = path.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     SessionKey { agent: Format::Pi, project, session }
-}
-
-fn n(v: &Value, k: &str) -> u64 {
-    v.get(k).and_then(Value::as_u64).unwrap_or(0)
 }
 
 /// The entries and compactions of one pi session file.

@@ -372,7 +372,7 @@ fn usage_equals_ccusage_per_session() {
         let (ours, theirs) = (row["cost_usd"].as_f64().unwrap(), s["totalCost"].as_f64().unwrap());
         assert!((ours - theirs).abs() <= 1e-9 * theirs.max(1.0), "{key}: cost {ours} vs ccusage {theirs}");
     }
-    assert!(v["rows"].as_array().unwrap().iter().all(|r| r["cache_hit_rate"].is_number()));
+    assert!(v["rows"].as_array().unwrap().iter().all(|r| r["cache_hit"].is_number()));
     assert_eq!(v["totals"]["compactions"], 2);
 }
 
