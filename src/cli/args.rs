@@ -75,3 +75,49 @@ pub struct EncodingArgs {
     #[arg(long, value_name = "NAME")]
     pub encoding: Option<String>,
 }
+
+/// `--format` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    Table,
+    Json,
+    Ndjson,
+    Csv,
+}
+
+/// How a command that prints rows prints them: a table fitted to the terminal, or
+/// machine-readable rows (docs/json.md).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RowsArgs {
+    /// Same as --format json.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// table (fitted to the terminal), json (one document), ndjson (one row a line) or csv.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<FormatArg>,
+    /// Plain ASCII table borders.
+    #[arg(long)]
+    pub ascii: bool,
+}
+
+impl RowsArgs {
+    pub fn format(&self) -> ctxj::render::rows::OutputFormat {
+        use ctxj::render::rows::OutputFormat as F;
+        match (self.json, self.format) {
+            (true, _) | (_, Some(FormatArg::Json)) => F::Json,
+            (_, Some(FormatArg::Ndjson)) => F::Ndjson,
+            (_, Some(FormatArg::Csv)) => F::Csv,
+            _ => F::Table,
+        }
+    }
+
+    /// The table layout: `COLUMNS`, else the width of the terminal stdout is, else no limit.
+    pub fn layout(&self) -> ctxj::render::fit::Layout {
+        let width = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .filter(|&w| w > 0)
+            .or_else(|| terminal_size::terminal_size().map(|(w, _)| w.0 as usize));
+        ctxj::render::fit::Layout { width, ascii: self.ascii }
+    }
+}

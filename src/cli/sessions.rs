@@ -1,50 +1,74 @@
-//! `ctxj sessions`: every session found in a folder, of any format, with its size and cache use.
+//! `ctxj sessions`: every session found in the agents' folders (or the paths given), of any
+//! format, with its size, cost and cache use.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
 
+use ctxj::render::rows::{write_rows, OutputFormat};
 use ctxj::render::sessions::sessions_table;
-use ctxj::text::escape_line;
 use ctxj::usage::summarize_folder;
+use ctxj::usage::time::zone;
 
-use super::args::{FormatArgs, OutputArgs};
+use super::args::{FormatArgs, RowsArgs};
+use super::usage::{paths_or_defaults, AgentArg};
 use super::{Ctx, EXIT_OK};
 
-/// List the sessions found in a folder (ctxj journals, Claude Code, Codex and pi transcripts).
+/// List the sessions found (ctxj journals, Claude Code, Codex and pi transcripts).
 ///
-/// One row per session: start time, model, turns, provider-reported prompt tokens, the cached
-/// share of them, compactions, and side sessions (Claude Code sidechains and subagent files are
-/// rows of their own, listed under their parent). Any path shown can be given to every read
-/// command (show, log, tokens, cache, …). Your own sessions: ~/.claude/projects, ~/.codex/sessions,
-/// ~/.pi/agent/sessions.
+/// With no path, reads every agent log folder that exists (the folders of `ctxj usage`) and
+/// names them on stderr. One row per session: start (local time), duration, agent, models,
+/// turns, provider-reported prompt tokens, cost at the built-in prices, cache hit, compactions,
+/// and side sessions (Claude Code sidechains and subagent files are rows of their own, listed
+/// under their parent). Any path shown can be given to every read command (show, log, cache, …).
 ///
 /// Examples:
 ///   ctxj sessions sample-journals/transcripts
-///   ctxj sessions sample-journals/transcripts/codex --json
+///   ctxj sessions sample-journals/transcripts --agent codex --format json
 ///   ctxj sessions sample-journals/transcripts/pi --from pi
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Folder to search (recursively).
-    pub folder: PathBuf,
+    /// Folders to search (recursively); default: the agents' folders.
+    pub folders: Vec<PathBuf>,
+    /// Only this agent's sessions.
+    #[arg(long, value_enum)]
+    pub agent: Option<AgentArg>,
+    /// IANA time zone for start times (default: $TZ, else the system's).
+    #[arg(long, value_name = "ZONE")]
+    pub timezone: Option<String>,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
     #[command(flatten)]
     pub format: FormatArgs,
 }
 
+/// The JSON document of `ctxj sessions`.
+#[derive(serde::Serialize)]
+struct Doc<'a> {
+    schema: &'static str,
+    sessions: &'a [ctxj::usage::SessionSummary],
+}
+
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    anyhow::ensure!(args.folder.is_dir(), "{}: not a folder", escape_line(&args.folder.display().to_string()));
-    let rows = summarize_folder(&args.folder, ctx.from);
-    let mut out = super::stdout();
-    if args.output.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&serde_json::json!({ "sessions": rows }))?)?;
-        out.flush()?;
-        return Ok(EXIT_OK);
+    let folders = paths_or_defaults(&args.folders, args.agent)?;
+    for f in &folders {
+        anyhow::ensure!(f.is_dir(), "{}: not a folder", ctxj::text::escape_line(&f.display().to_string()));
     }
-    write!(out, "{}", sessions_table(&rows, &args.folder.display().to_string()))?;
+    let tz = zone(args.timezone.as_deref())?;
+    let mut rows: Vec<_> = folders.iter().flat_map(|f| summarize_folder(f, ctx.from)).collect();
+    if let Some(a) = args.agent {
+        rows.retain(|r| r.agent == a.format().name());
+    }
+    let mut out = super::stdout();
+    match args.output.format() {
+        OutputFormat::Table => {
+            let bases: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
+            write!(out, "{}", sessions_table(&rows, &bases, tz, args.output.layout()))?
+        }
+        f => write_rows(&mut out, f, &Doc { schema: "ctxj.sessions/1", sessions: &rows }, &rows)?,
+    }
     out.flush()?;
     Ok(EXIT_OK)
 }

@@ -1,5 +1,5 @@
-//! `ctxj usage`: token and cost totals of Claude Code logs, counted the way ccusage counts them,
-//! plus cache-hit rate and compactions.
+//! `ctxj usage`: token and cost totals of Claude Code, Codex and pi logs, counted the way
+//! ccusage counts them, plus cache-hit rate and compactions.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,66 +7,122 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::ValueEnum;
 
+use ctxj::render::rows::{write_rows, OutputFormat};
 use ctxj::render::usage::usage_table;
 use ctxj::text::escape_line;
-use ctxj::usage::{claude_files, usage, By};
+use ctxj::usage::time::{zone, Window};
+use ctxj::usage::{transcripts, usage, By, Options};
 
-use super::args::OutputArgs;
+use super::args::RowsArgs;
 use super::{Ctx, EXIT_OK};
 
-/// Token and cost totals of Claude Code logs, with cache-hit rate and compactions.
+/// Token and cost totals of Claude Code, Codex and pi logs, with cache-hit rate and compactions.
 ///
-/// Counting follows ccusage: one count per message.id + requestId (the non-sidechain copy wins,
-/// then the larger total), subagent files count toward their parent session. Lines written with
-/// a space after the colon, which ccusage skips, are counted here and shown in --json as
-/// not_counted_by_ccusage. Costs come from the built-in price table (1-hour cache writes at 2x
-/// input, no long-context tiers); calls of a model it does not know are left out and marked *.
-///
-/// Your own: ctxj usage ~/.claude/projects.
+/// With no path, reads every agent log folder that exists (Claude Code: $CLAUDE_CONFIG_DIR or
+/// ~/.config/claude/projects and ~/.claude/projects; Codex: $CODEX_HOME/sessions or
+/// ~/.codex/sessions; pi: $PI_AGENT_DIR or ~/.pi/agent/sessions) and names them on stderr.
+/// Counting follows ccusage 20.0.24 per agent (see docs/importing.md); each call is priced at
+/// its own model (pi: the cost pi recorded). Calls of a model without a price are left out of
+/// the cost and marked *.
 ///
 /// Examples:
-///   ctxj usage sample-journals/transcripts/claude-code
-///   ctxj usage sample-journals/transcripts --by day
-///   ctxj usage sample-journals/transcripts/claude-code --by model --json
+///   ctxj usage sample-journals/transcripts
+///   ctxj usage sample-journals/transcripts --by day --since 2026-03-01 --timezone Europe/Paris
+///   ctxj usage sample-journals/transcripts --agent codex --by month --breakdown
+///   ctxj usage sample-journals/transcripts/claude-code --by model --format csv
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Claude Code transcripts or folders holding them (searched recursively).
-    #[arg(required = true)]
+    /// Transcripts or folders holding them (searched recursively); default: the agents' folders.
     pub paths: Vec<PathBuf>,
-    /// Group rows by session, day (UTC) or model.
+    /// Only this agent's logs.
+    #[arg(long, value_enum)]
+    pub agent: Option<AgentArg>,
+    /// Group rows by session, day, week (starting Sunday), month or model.
     #[arg(long, value_enum, default_value_t = ByArg::Session)]
     pub by: ByArg,
+    /// Per-model rows under each group.
+    #[arg(long)]
+    pub breakdown: bool,
+    /// Only calls from this date (2026-03-14, 20260314) or RFC 3339 time on.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only calls up to this date (inclusive) or RFC 3339 time.
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+    /// IANA time zone for dates (default: $TZ, else the system's).
+    #[arg(long, value_name = "ZONE")]
+    pub timezone: Option<String>,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ByArg {
     Session,
     Day,
+    Week,
+    Month,
     Model,
 }
 
-pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
-    for p in &args.paths {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentArg {
+    ClaudeCode,
+    Codex,
+    Pi,
+}
+
+impl AgentArg {
+    pub fn format(self) -> ctxj::import::Format {
+        match self {
+            AgentArg::ClaudeCode => ctxj::import::Format::ClaudeCode,
+            AgentArg::Codex => ctxj::import::Format::Codex,
+            AgentArg::Pi => ctxj::import::Format::Pi,
+        }
+    }
+}
+
+/// The paths given, else the default folders that exist (named on stderr); an error when there
+/// is nothing to read.
+pub fn paths_or_defaults(paths: &[PathBuf], agent: Option<AgentArg>) -> Result<Vec<PathBuf>> {
+    for p in paths {
         anyhow::ensure!(p.exists(), "{}: no such file or folder", escape_line(&p.display().to_string()));
     }
+    if !paths.is_empty() {
+        return Ok(paths.to_vec());
+    }
+    let roots = ctxj::usage::existing_default_roots(agent.map(AgentArg::format));
+    anyhow::ensure!(
+        !roots.is_empty(),
+        "no agent log folder found (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions or their \
+         environment overrides); give a path"
+    );
+    for r in &roots {
+        eprintln!("reading {} logs in {}", r.agent.name(), escape_line(&r.path.display().to_string()));
+    }
+    Ok(roots.into_iter().map(|r| r.path).collect())
+}
+
+pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
+    let paths = paths_or_defaults(&args.paths, args.agent)?;
     let by = match args.by {
         ByArg::Session => By::Session,
         ByArg::Day => By::Day,
+        ByArg::Week => By::Week,
+        ByArg::Month => By::Month,
         ByArg::Model => By::Model,
     };
-    let files = claude_files(&args.paths);
-    anyhow::ensure!(!files.is_empty(), "no Claude Code transcript found in the given paths");
-    let r = usage(&files, by);
+    let tz = zone(args.timezone.as_deref())?;
+    let window = Window::parse(args.since.as_deref(), args.until.as_deref(), tz)?;
+    let files = transcripts(&paths, args.agent.map(AgentArg::format));
+    anyhow::ensure!(!files.is_empty(), "no Claude Code, Codex or pi transcript found in the given paths");
+    let r = usage(&files, &Options { by, tz, window, breakdown: args.breakdown });
     let mut out = super::stdout();
-    if args.output.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?;
-        out.flush()?;
-        return Ok(EXIT_OK);
+    match args.output.format() {
+        OutputFormat::Table => write!(out, "{}", usage_table(&r, args.output.layout()))?,
+        f => write_rows(&mut out, f, &r, &r.rows)?,
     }
-    write!(out, "{}", usage_table(&r, by))?;
     out.flush()?;
     Ok(EXIT_OK)
 }

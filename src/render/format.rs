@@ -39,6 +39,23 @@ pub fn money(v: f64) -> String {
     }
 }
 
+/// Dollars as every table shows them: "$1,234.56" (cents, thousands grouped; "-$0.50").
+pub fn usd(v: f64) -> String {
+    let cents = (v.abs() * 100.0).round() as u64;
+    let sign = if v < 0.0 && cents > 0 { "-" } else { "" };
+    format!("{sign}${}.{:02}", thousands(cents / 100), cents % 100)
+}
+
+/// [`usd`], or "-" when there is no figure.
+pub fn usd_or_dash(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), usd)
+}
+
+/// [`percent`], or "-" when there is no figure.
+pub fn percent_or_dash(r: Option<f64>) -> String {
+    r.map_or_else(|| "-".to_string(), percent)
+}
+
 /// [`money`], or "n/a" when there is no figure.
 pub fn money_or_na(v: Option<f64>) -> String {
     v.map_or_else(|| "n/a".to_string(), money)
@@ -66,5 +83,9 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_000_000), "1,000,000");
         assert_eq!(signed_thousands(-41220), "−41,220");
+        assert_eq!(usd(1234.555), "$1,234.56");
+        assert_eq!(usd(0.004), "$0.00");
+        assert_eq!(usd(-0.5), "-$0.50");
+        assert_eq!(percent_or_dash(Some(0.4567)), "45.7%");
     }
 }

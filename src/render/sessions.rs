@@ -1,37 +1,99 @@
-//! The `ctxj sessions` table: one row per session found under a folder.
+//! The `ctxj sessions` table: one row per session found, side sessions under their parent.
 
-use crate::render::format::thousands;
-use crate::render::style::table;
+use chrono_tz::Tz;
+
+use crate::render::fit::{fit, Column, Layout};
+use crate::render::format::{percent_or_dash, thousands, usd_or_dash};
 use crate::text::escape_line;
+use crate::usage::time::instant;
 use crate::usage::SessionSummary;
 
-/// The table and its count line; paths are shown relative to `base` (the folder searched), side
-/// sessions indented under their parent.
-pub fn sessions_table(rows: &[SessionSummary], base: &str) -> String {
-    let short = |s: &str| s.strip_prefix(base).map(|x| x.trim_start_matches('/')).unwrap_or(s).to_string();
-    let mut t = table(&["session", "format", "start", "model", "turns", "prompt tok", "cached", "compactions", "side"]);
+/// `2026-03-14 11:00` in `tz` (the text as written when it is no RFC 3339 time).
+pub fn local_minutes(ts: Option<&str>, tz: Tz) -> String {
+    match ts {
+        None => "-".into(),
+        Some(t) => {
+            instant(t).map_or_else(|| escape_line(t), |d| d.with_timezone(&tz).format("%Y-%m-%d %H:%M").to_string())
+        }
+    }
+}
+
+/// `45s`, `12m`, `1h 05m`, `2d 3h`.
+pub fn duration(secs: Option<i64>) -> String {
+    let Some(s) = secs.filter(|s| *s >= 0) else { return "-".into() };
+    match s {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86400 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+        s => format!("{}d {}h", s / 86400, s % 86400 / 3600),
+    }
+}
+
+/// The table and its count line; paths are shown relative to the folder among `bases` they are
+/// under, side sessions indented under their parent; times in `tz`.
+pub fn sessions_table(rows: &[SessionSummary], bases: &[String], tz: Tz, layout: Layout) -> String {
+    let short = |s: &str| {
+        bases
+            .iter()
+            .find_map(|b| s.strip_prefix(b.as_str()).map(|x| x.trim_start_matches('/').to_string()))
+            .unwrap_or_else(|| s.to_string())
+    };
+    let columns = [
+        Column::text("session", 0),
+        Column::text("start", 0),
+        Column::number("duration", 4),
+        Column::text("agent", 3),
+        Column::text("models", 5),
+        Column::number("turns", 2),
+        Column::number("prompt tokens", 0),
+        Column::number("cost", 0),
+        Column::number("cache hit", 0),
+        Column::number("compactions", 6),
+        Column::number("side", 1),
+    ];
+    let mut cells = Vec::new();
     for r in rows {
         let name = match &r.parent {
-            Some(_) => format!("  └ {} ({})", short(&r.spec), r.role),
+            Some(_) => format!("  {} {} ({})", if layout.ascii { "-" } else { "└" }, short(&r.spec), r.role),
             None => short(&r.spec),
         };
         if let Some(e) = &r.error {
-            let mut row = vec![escape_line(&name), r.format.to_string(), format!("error: {}", escape_line(e))];
-            row.resize(9, String::new());
-            t.add_row(row);
+            let mut row = vec![escape_line(&name), format!("error: {}", escape_line(e))];
+            row.resize(columns.len(), String::new());
+            cells.push(row);
             continue;
         }
-        t.add_row(vec![
+        cells.push(vec![
             escape_line(&name),
-            r.format.to_string(),
-            escape_line(r.start.as_deref().unwrap_or("-")),
-            escape_line(r.model.as_deref().unwrap_or("-")),
+            local_minutes(r.start.as_deref(), tz),
+            duration(r.duration_s),
+            r.agent.to_string(),
+            escape_line(&if r.models.is_empty() {
+                r.model.clone().unwrap_or_else(|| "-".into())
+            } else {
+                r.models.join(", ")
+            }),
             thousands(r.turns as u64),
             thousands(r.prompt_tokens),
-            r.cached_share.map_or("-".into(), |x| format!("{:.1}%", x * 100.0)),
+            usd_or_dash(r.cost_usd),
+            percent_or_dash(r.cache_hit),
             r.compactions.to_string(),
             r.side_sessions.to_string(),
         ]);
     }
-    format!("{t}\n{} session(s)\n", rows.len())
+    format!("{}\n{} session(s); times in {}\n", fit(&columns, &cells, layout), rows.len(), escape_line(tz.name()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_local_minutes() {
+        assert_eq!(duration(Some(45)), "45s");
+        assert_eq!(duration(Some(3900)), "1h 05m");
+        assert_eq!(duration(None), "-");
+        let tz: Tz = "Europe/Paris".parse().unwrap();
+        assert_eq!(local_minutes(Some("2026-03-14T10:00:47.408Z"), tz), "2026-03-14 11:00");
+    }
 }

@@ -1,53 +1,80 @@
-//! The `ctxj usage` table: token and cost totals per session, day or model, then notes on what
-//! the totals leave out.
+//! The `ctxj usage` table: token and cost totals per session, period or model (per-model rows
+//! under each with `--breakdown`), then notes on what the totals leave out.
 
 use std::fmt::Write as _;
 
-use crate::render::format::thousands;
-use crate::render::style::table;
+use crate::render::fit::{fit, Column, Layout};
+use crate::render::format::{percent_or_dash, thousands, usd};
 use crate::text::escape_line;
-use crate::usage::{By, UsageReport};
+use crate::usage::{Row, UsageReport};
 
-/// The table (rows then the totals row) and its notes.
-pub fn usage_table(r: &UsageReport, by: By) -> String {
-    let first = match by {
-        By::Session => "session",
-        By::Day => "day (UTC)",
-        By::Model => "model",
-    };
-    let mut t = table(&[
-        first,
-        "calls",
-        "input",
-        "output",
-        "cache create",
-        "cache read",
-        "total",
-        "cost $",
-        "cache hit",
-        "compactions",
-    ]);
-    let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
-    let usd = |x: Option<f64>, unpriced: usize| match (x, unpriced) {
+fn cost_cell(row: &Row) -> String {
+    match (row.cost_usd, row.unpriced_calls) {
         (None, _) => "?".to_string(),
-        (Some(v), 0) => format!("{v:.2}"),
-        (Some(v), _) => format!("{v:.2}*"),
-    };
-    for row in r.rows.iter().chain(std::iter::once(&r.totals)) {
-        t.add_row(vec![
-            escape_line(&row.key),
-            thousands(row.entries as u64),
-            thousands(row.tokens.input),
-            thousands(row.tokens.output),
-            thousands(row.tokens.cache_creation),
-            thousands(row.tokens.cache_read),
-            thousands(row.total_tokens),
-            usd(row.cost_usd, row.unpriced_calls),
-            pct(row.cache_hit_rate),
-            if by == By::Model { "-".into() } else { row.compactions.to_string() },
-        ]);
+        (Some(v), 0) => usd(v),
+        (Some(v), _) => format!("{}*", usd(v)),
     }
-    let mut out = format!("{t}\n{} file(s), {} duplicate line(s) counted once\n", r.files.len(), r.duplicates);
+}
+
+fn cells(row: &Row, key: String, by_model: bool) -> Vec<String> {
+    vec![
+        key,
+        escape_line(&row.agents.join(",")),
+        if by_model { "-".into() } else { escape_line(&row.models.join(", ")) },
+        thousands(row.calls as u64),
+        thousands(row.tokens.input),
+        thousands(row.tokens.output),
+        thousands(row.tokens.cache_creation),
+        thousands(row.tokens.cache_read),
+        thousands(row.total_tokens),
+        cost_cell(row),
+        percent_or_dash(row.cache_hit),
+        if by_model { "-".into() } else { row.compactions.to_string() },
+    ]
+}
+
+/// The table (rows, per-model rows under each with `--breakdown`, then the totals row) and its
+/// notes, fitted to `layout`.
+pub fn usage_table(r: &UsageReport, layout: Layout) -> String {
+    let first = match r.by {
+        "session" => "session",
+        "week" => "week of",
+        "month" => "month",
+        "model" => "model",
+        _ => "day",
+    };
+    let columns = [
+        Column::text(first, 0),
+        Column::text("agent", 3),
+        Column::text("models", 5),
+        Column::number("calls", 4),
+        Column::number("input", 0),
+        Column::number("output", 0),
+        Column::number("cache write", 2),
+        Column::number("cache read", 1),
+        Column::number("total tokens", 0),
+        Column::number("cost", 0),
+        Column::number("cache hit", 0),
+        Column::number("compactions", 6),
+    ];
+    let by_model = r.by == "model";
+    let mut rows = Vec::new();
+    for row in &r.rows {
+        rows.push(cells(row, escape_line(&row.key), by_model));
+        for sub in &row.breakdown {
+            let mark = if layout.ascii { "-" } else { "└" };
+            rows.push(cells(sub, format!("  {mark} {}", escape_line(&sub.key)), true));
+        }
+    }
+    rows.push(cells(&r.totals, "total".into(), by_model));
+    let mut out = fit(&columns, &rows, layout);
+    let _ = writeln!(
+        out,
+        "\n{} file(s), {} duplicate(s) counted once; dates in {}",
+        r.files.len(),
+        r.duplicates,
+        escape_line(&r.timezone)
+    );
     if !r.unpriced.is_empty() {
         let _ = writeln!(
             out,

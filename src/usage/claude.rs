@@ -1,4 +1,4 @@
-//! Token and cost totals of Claude Code logs with ccusage's counting rules (for `ctxj usage`).
+//! Claude Code usage entries with ccusage's counting rules (for `ctxj usage`).
 //!
 //! Rules (ccusage 20.0.24, `adapter/claude/mod.rs`, as documented in
 //! `../shared/formats/claude-code.md` §3.2):
@@ -12,62 +12,20 @@
 //! * the session of a file is its stem (`projects/<p>/<s>.jsonl`) or, for nested files
 //!   (`<s>/subagents/agent-x.jsonl`), the session folder; so subagent usage counts toward its
 //!   parent session;
-//! * days are UTC dates.
-//!
-//! Added columns: cache-hit rate (Σ cache_read / Σ prompt, prompt = input + cache_creation +
-//! cache_read) and compactions (`compact_boundary` lines).
+//! * compactions are `compact_boundary` lines.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::entry::{builtin_cost, Compaction, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::claude_code::{model_of, response_key, CcUsage};
+use crate::import::Format;
 use crate::import::{s, u};
 use crate::journal::reader::parse_json;
-
-/// How rows are grouped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum By {
-    Session,
-    Day,
-    Model,
-}
-
-impl By {
-    pub fn name(self) -> &'static str {
-        match self {
-            By::Session => "session",
-            By::Day => "day",
-            By::Model => "model",
-        }
-    }
-}
-
-/// Token counts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Tokens {
-    pub input: u64,
-    pub output: u64,
-    pub cache_creation: u64,
-    pub cache_read: u64,
-}
-
-impl Tokens {
-    fn add(&mut self, u: &CcUsage) {
-        self.input += u.input;
-        self.output += u.output;
-        self.cache_creation += u.cache_creation;
-        self.cache_read += u.cache_read;
-    }
-    pub fn total(&self) -> u64 {
-        self.input + self.output + self.cache_creation + self.cache_read
-    }
-    pub fn is_zero(&self) -> bool {
-        self.total() == 0
-    }
-}
 
 /// One usage entry (one line with `message.usage`).
 #[derive(Debug, Clone)]
@@ -82,49 +40,6 @@ struct Entry {
     cache_1h: u64,
     /// Written with a space after the colon: ccusage's prefilter skips it.
     spaced: bool,
-}
-
-/// One row of the report.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Row {
-    /// The group: `project/session`, a date, or a model.
-    pub key: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub project: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub session: Option<String>,
-    pub files: usize,
-    /// De-duplicated API calls counted.
-    pub entries: usize,
-    pub first: Option<String>,
-    pub last: Option<String>,
-    #[serde(flatten)]
-    pub tokens: Tokens,
-    pub total_tokens: u64,
-    /// Estimated cost in USD of the calls whose model has a price (`None` when none has).
-    pub cost_usd: Option<f64>,
-    /// Calls with tokens whose model has no price: left out of `cost_usd`.
-    pub unpriced_calls: usize,
-    /// Σ cache_read / Σ (input + cache_creation + cache_read).
-    pub cache_hit_rate: Option<f64>,
-    pub compactions: usize,
-    pub models: Vec<String>,
-    /// Tokens of entries ccusage 20.0.24 does not see (space after the colon).
-    pub not_counted_by_ccusage: Tokens,
-}
-
-/// The whole report.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct UsageReport {
-    pub by: &'static str,
-    pub rows: Vec<Row>,
-    pub totals: Row,
-    /// Claude Code files read.
-    pub files: Vec<PathBuf>,
-    /// Models without a price (their cost is left out).
-    pub unpriced: Vec<String>,
-    /// Entries dropped as duplicates.
-    pub duplicates: usize,
 }
 
 /// The Claude Code files under `paths` (files are taken as given; folders are searched).
@@ -283,28 +198,55 @@ fn better(new: &Entry, old: &Entry) -> bool {
     new.speed && !old.speed
 }
 
-/// Cost of one entry, `None` for an unknown model.
-fn cost(e: &Entry) -> Option<f64> {
-    let p = crate::cache::prices::builtin_price(e.model.as_deref()?)?;
-    let cw5 = e.usage.cache_creation.saturating_sub(e.cache_1h);
-    Some(p.billed(e.usage.input, cw5, e.cache_1h, e.usage.cache_read, e.usage.output))
-}
-
-fn utc_day(ts: &str) -> String {
-    chrono::DateTime::parse_from_rfc3339(ts)
-        .map(|d| d.with_timezone(&chrono::Utc).format("%Y-%m-%d").to_string())
-        .unwrap_or_else(|_| ts.get(..10).unwrap_or("unknown").to_string())
-}
-
-/// Counts usage in `files` (Claude Code transcripts) grouped `by`.
-pub fn usage(files: &[PathBuf], by: By) -> UsageReport {
+/// The usage entries of `files` (Claude Code transcripts), de-duplicated across them; entry
+/// `file` indexes count from `first_file`.
+pub fn read(files: &[PathBuf], first_file: usize) -> Read {
     let read: Vec<(Vec<Entry>, Vec<String>)> = files.par_iter().enumerate().map(|(i, p)| read_file(i, p)).collect();
-    // De-duplicate in file order.
+    let (kept, duplicates) = dedup(&read);
+    let sessions: Vec<Arc<SessionKey>> = files
+        .iter()
+        .map(|f| {
+            let (project, session) = session_of(f);
+            Arc::new(SessionKey { agent: Format::ClaudeCode, project, session })
+        })
+        .collect();
+    let entries = kept
+        .into_iter()
+        .map(|e| {
+            let tokens = Tokens {
+                input: e.usage.input,
+                output: e.usage.output,
+                cache_creation: e.usage.cache_creation,
+                cache_read: e.usage.cache_read,
+            };
+            UsageEntry {
+                session: sessions[e.file].clone(),
+                file: first_file + e.file,
+                cost: builtin_cost(e.model.as_deref(), &tokens, e.cache_1h),
+                ts: e.ts,
+                model: e.model,
+                tokens,
+                uncounted_by_ccusage: e.spaced,
+            }
+        })
+        .collect();
+    let compactions = read
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, (_, comps))| comps.iter().map(move |ts| (fi, ts)))
+        .map(|(fi, ts)| Compaction { session: sessions[fi].clone(), ts: ts.clone() })
+        .collect();
+    Read { entries, compactions, duplicates }
+}
+
+/// ccusage's de-duplication over every file, in file order: the kept entries and the number
+/// dropped.
+fn dedup(read: &[(Vec<Entry>, Vec<String>)]) -> (Vec<Entry>, usize) {
     let mut kept: Vec<Entry> = Vec::new();
     let mut at: HashMap<(String, Option<String>), usize> = HashMap::new();
     let mut by_msg: HashMap<String, Vec<usize>> = HashMap::new();
     let mut duplicates = 0;
-    for (entries, _) in &read {
+    for (entries, _) in read {
         for e in entries {
             let Some(key) = e.key.clone() else {
                 kept.push(e.clone());
@@ -333,110 +275,7 @@ pub fn usage(files: &[PathBuf], by: By) -> UsageReport {
             kept.push(e.clone());
         }
     }
-    let sessions: Vec<(String, String)> = files.iter().map(|f| session_of(f)).collect();
-    let group = |e_file: usize, ts: &str, model: Option<&str>| -> String {
-        match by {
-            By::Session => format!("{}/{}", sessions[e_file].0, sessions[e_file].1),
-            By::Day => utc_day(ts),
-            By::Model => model.unwrap_or("<none>").to_string(),
-        }
-    };
-    let mut rows: BTreeMap<String, (Row, BTreeSet<usize>, BTreeSet<String>, bool)> = BTreeMap::new();
-    let mut unpriced = BTreeSet::new();
-    let mut totals = Row { key: "total".into(), ..Row::default() };
-    let mut tot_files = BTreeSet::new();
-    let mut tot_models = BTreeSet::new();
-    let mut tot_unpriced = false;
-    for e in &kept {
-        let k = group(e.file, &e.ts, e.model.as_deref());
-        let (row, fs, models, has_unpriced) = rows.entry(k.clone()).or_insert_with(|| {
-            let mut r = Row { key: k.clone(), ..Row::default() };
-            if by == By::Session {
-                r.project = Some(sessions[e.file].0.clone());
-                r.session = Some(sessions[e.file].1.clone());
-            }
-            (r, BTreeSet::new(), BTreeSet::new(), false)
-        });
-        for (r, fs, ms, unp) in [
-            (&mut *row, &mut *fs, &mut *models, &mut *has_unpriced),
-            (&mut totals, &mut tot_files, &mut tot_models, &mut tot_unpriced),
-        ] {
-            r.entries += 1;
-            r.tokens.add(&e.usage);
-            if e.spaced {
-                r.not_counted_by_ccusage.add(&e.usage);
-            }
-            fs.insert(e.file);
-            if let Some(m) = &e.model {
-                ms.insert(m.clone());
-            }
-            match cost(e) {
-                Some(c) => *r.cost_usd.get_or_insert(0.0) += c,
-                None if !e.usage.is_zero_cost() => {
-                    *unp = true;
-                    r.unpriced_calls += 1;
-                    if let Some(m) = &e.model {
-                        unpriced.insert(m.clone());
-                    }
-                }
-                None => {}
-            }
-            if !e.ts.is_empty() {
-                if r.first.as_deref().is_none_or(|f| e.ts.as_str() < f) {
-                    r.first = Some(e.ts.clone());
-                }
-                if r.last.as_deref().is_none_or(|l| e.ts.as_str() > l) {
-                    r.last = Some(e.ts.clone());
-                }
-            }
-        }
-    }
-    // Compactions: by the session of their file, or the day of their timestamp.
-    for (fi, (_, comps)) in read.iter().enumerate() {
-        for ts in comps {
-            totals.compactions += 1;
-            let k = match by {
-                By::Session => format!("{}/{}", sessions[fi].0, sessions[fi].1),
-                By::Day => utc_day(ts),
-                By::Model => continue,
-            };
-            if let Some((r, ..)) = rows.get_mut(&k) {
-                r.compactions += 1;
-            }
-        }
-    }
-    let finish = |r: &mut Row, fs: &BTreeSet<usize>, ms: &BTreeSet<String>, unp: bool| {
-        r.files = fs.len();
-        r.models = ms.iter().cloned().collect();
-        r.total_tokens = r.tokens.total();
-        let prompt = r.tokens.input + r.tokens.cache_creation + r.tokens.cache_read;
-        r.cache_hit_rate = (prompt > 0).then(|| r.tokens.cache_read as f64 / prompt as f64);
-        let _ = unp;
-    };
-    let mut out_rows = Vec::new();
-    for (_, (mut r, fs, ms, unp)) in rows {
-        finish(&mut r, &fs, &ms, unp);
-        out_rows.push(r);
-    }
-    finish(&mut totals, &tot_files, &tot_models, tot_unpriced);
-    match by {
-        By::Session => out_rows.sort_by(|a, b| a.last.cmp(&b.last).then(a.key.cmp(&b.key))),
-        By::Day | By::Model => {}
-    }
-    UsageReport {
-        by: by.name(),
-        rows: out_rows,
-        totals,
-        files: files.to_vec(),
-        unpriced: unpriced.into_iter().collect(),
-        duplicates,
-    }
-}
-
-impl CcUsage {
-    fn is_zero_cost(&self) -> bool {
-        self.total() == 0
-    }
+    (kept, duplicates)
 }
 
 #[cfg(test)]
@@ -473,17 +312,30 @@ mod tests {
         std::fs::write(proj.join("s1.jsonl.bak"), "ignored").unwrap();
         let files = claude_files(&[d.path().to_path_buf()]);
         assert_eq!(files.len(), 2);
-        let r = usage(&files, By::Session);
-        assert_eq!(r.rows.len(), 1, "the subagent file counts toward its parent session");
-        let row = &r.rows[0];
+        let r = read(&files, 0);
+        assert!(
+            r.entries.iter().all(|e| e.session.key() == "p/s1"),
+            "the subagent file counts toward its parent session"
+        );
+        let row = super::super::report::group(&r, files, &test_options());
+        let row = &row.rows[0];
         assert_eq!(row.key, "p/s1");
-        assert_eq!(row.entries, 3);
+        assert_eq!(row.calls, 3);
         assert_eq!(row.tokens.output, 50 + 7 + 1, "main copy (50) beats the larger sidechain copy (500)");
         assert_eq!(row.not_counted_by_ccusage.output, 7);
         assert_eq!(r.duplicates, 2);
-        let hit = row.cache_hit_rate.unwrap();
+        let hit = row.cache_hit.unwrap();
         assert!((hit - 300.0 / 333.0).abs() < 1e-9);
         assert!(row.cost_usd.unwrap() > 0.0);
+    }
+
+    fn test_options() -> super::super::report::Options {
+        super::super::report::Options {
+            by: super::super::report::By::Session,
+            tz: chrono_tz::Tz::UTC,
+            window: Default::default(),
+            breakdown: false,
+        }
     }
 
     #[test]

@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use super::entry::{builtin_cost, Tokens};
+use super::time::instant;
 use crate::import::scan::find_sessions;
 use crate::import::{import_file, Child, FromFormat};
 
@@ -11,25 +13,48 @@ use crate::import::{import_file, Child, FromFormat};
 pub struct SessionSummary {
     /// What to pass to a read command to open it.
     pub spec: String,
-    pub format: &'static str,
+    /// The agent that wrote it (`claude-code`, `codex`, `pi`) or `ctxj` for a journal.
+    pub agent: &'static str,
     /// `main`, `sidechain`, `subagent` or `compaction call`.
     pub role: String,
     /// The parent transcript of a side session.
     pub parent: Option<String>,
     pub id: String,
+    /// First and last record times, as written (RFC 3339).
     pub start: Option<String>,
+    pub end: Option<String>,
+    /// Seconds from `start` to `end`.
+    pub duration_s: Option<i64>,
+    /// The session's model (the first one named).
     pub model: Option<String>,
+    /// Every model that answered, in order of first use.
+    pub models: Vec<String>,
     pub turns: usize,
     /// Σ provider-reported prompt tokens (cached included).
     pub prompt_tokens: u64,
     pub cached_tokens: u64,
     /// cached / prompt, when any prompt tokens were reported.
-    pub cached_share: Option<f64>,
+    pub cache_hit: Option<f64>,
+    /// USD at the built-in prices, each call at its own model (`None` when no call has a price).
+    pub cost_usd: Option<f64>,
     pub compactions: usize,
     /// Side sessions listed with this one (sidechains, subagents).
     pub side_sessions: usize,
     /// Why the session could not be read (the other fields are then empty).
     pub error: Option<String>,
+}
+
+/// The cost of one call from its recorded usage.
+fn call_cost(model: Option<&str>, u: &crate::journal::Usage) -> Option<f64> {
+    let cached = u.cached_tokens.unwrap_or(0);
+    let write = u.cache_write_tokens.unwrap_or(0);
+    let t = Tokens {
+        input: u.prompt_tokens.unwrap_or(0).saturating_sub(cached + write),
+        output: u.completion_tokens.unwrap_or(0),
+        cache_creation: write,
+        cache_read: cached,
+    };
+    builtin_cost(model, &t, u.cache_write_1h_tokens.unwrap_or(0))
 }
 
 /// Summarises a journal (any format once imported).
@@ -40,7 +65,13 @@ pub fn summarize_journal(j: &crate::journal::Journal) -> SessionSummary {
         s.id = sess.id.clone();
         s.model = sess.model.clone();
     }
-    s.start = j.records.iter().map(|r| r.ts.to_string()).find(|t| !t.is_empty());
+    let session_model = s.model.clone();
+    let times = || j.records.iter().map(|r| r.ts.to_string()).filter(|t| !t.is_empty());
+    s.start = times().next();
+    s.end = times().next_back();
+    if let (Some(a), Some(b)) = (s.start.as_deref().and_then(instant), s.end.as_deref().and_then(instant)) {
+        s.duration_s = Some((b - a).num_seconds());
+    }
     s.turns = j.turns.len();
     for r in &j.records {
         match &r.body {
@@ -48,16 +79,24 @@ pub fn summarize_journal(j: &crate::journal::Journal) -> SessionSummary {
                 if let Some(u) = &a.usage {
                     s.prompt_tokens += u.prompt_tokens.unwrap_or(0);
                     s.cached_tokens += u.cached_tokens.unwrap_or(0);
+                    if let Some(c) = call_cost(a.model.as_deref().or(session_model.as_deref()), u) {
+                        *s.cost_usd.get_or_insert(0.0) += c;
+                    }
                 }
                 if s.model.is_none() {
                     s.model = a.model.clone();
+                }
+                if let Some(m) = &a.model {
+                    if !s.models.contains(m) {
+                        s.models.push(m.clone());
+                    }
                 }
             }
             Body::Compact(_) => s.compactions += 1,
             _ => {}
         }
     }
-    s.cached_share = (s.prompt_tokens > 0).then(|| s.cached_tokens as f64 / s.prompt_tokens as f64);
+    s.cache_hit = (s.prompt_tokens > 0).then(|| s.cached_tokens as f64 / s.prompt_tokens as f64);
     s
 }
 
@@ -78,7 +117,7 @@ pub fn summarize_folder(dir: &Path, from: FromFormat) -> Vec<SessionSummary> {
                     let children: Vec<Child> =
                         im.report.children.iter().filter(|c| c.role == "sidechain").cloned().collect();
                     s.spec = f.path.display().to_string();
-                    s.format = f.format.name();
+                    s.agent = f.format.name();
                     s.role = role.into();
                     s.parent = parent;
                     out.push(s);
@@ -89,7 +128,7 @@ pub fn summarize_folder(dir: &Path, from: FromFormat) -> Vec<SessionSummary> {
                             Err(e) => SessionSummary { error: Some(e.to_string()), ..Default::default() },
                         };
                         cs.spec = c.spec.clone();
-                        cs.format = f.format.name();
+                        cs.agent = f.format.name();
                         cs.role = "sidechain".into();
                         cs.parent = Some(f.path.display().to_string());
                         out.push(cs);
@@ -97,7 +136,7 @@ pub fn summarize_folder(dir: &Path, from: FromFormat) -> Vec<SessionSummary> {
                 }
                 Err(e) => out.push(SessionSummary {
                     spec: f.path.display().to_string(),
-                    format: f.format.name(),
+                    agent: f.format.name(),
                     role: role.into(),
                     parent,
                     error: Some(e.to_string()),

@@ -372,7 +372,7 @@ fn usage_equals_ccusage_per_session() {
         let (ours, theirs) = (row["cost_usd"].as_f64().unwrap(), s["totalCost"].as_f64().unwrap());
         assert!((ours - theirs).abs() <= 1e-9 * theirs.max(1.0), "{key}: cost {ours} vs ccusage {theirs}");
     }
-    assert!(v["rows"].as_array().unwrap().iter().all(|r| r["cache_hit_rate"].is_number()));
+    assert!(v["rows"].as_array().unwrap().iter().all(|r| r["cache_hit"].is_number()));
     assert_eq!(v["totals"]["compactions"], 2);
 }
 
@@ -436,7 +436,7 @@ fn sessions_lists_every_session_with_side_sessions_under_their_parent() {
         assert!(rows.iter().any(|r| r["spec"] == f.display().to_string()), "{} not listed", f.display());
     }
     assert_eq!(rows.len(), files.len() + 1, "plus the inline sidechain of agentlogs/subagent.jsonl");
-    let formats: HashSet<&str> = rows.iter().map(|r| r["format"].as_str().unwrap()).collect();
+    let formats: HashSet<&str> = rows.iter().map(|r| r["agent"].as_str().unwrap()).collect();
     assert_eq!(formats, ["claude-code", "codex", "pi"].into_iter().collect());
     for r in rows.iter().filter(|r| r["parent"].is_string()) {
         let i = rows.iter().position(|x| x == r).unwrap();
@@ -471,7 +471,7 @@ fn sessions_lists_every_session_with_side_sessions_under_their_parent() {
         cr += c;
         prompt += p + c;
     }
-    let share = main["cached_share"].as_f64().unwrap();
+    let share = main["cache_hit"].as_f64().unwrap();
     assert!((share - cr as f64 / prompt as f64).abs() < 1e-12, "{share} vs {}", cr as f64 / prompt as f64);
 }
 

@@ -21,6 +21,7 @@ mod samples;
 mod scale;
 mod strategy;
 mod tokens;
+mod usage_agents;
 
 /// Without the `synth` feature the tests that drive `ctxj synth` (perf.rs) cannot be built: say so
 /// with a failure instead of letting them vanish.

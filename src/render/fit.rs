@@ -1,0 +1,146 @@
+//! Tables that fit the terminal: numbers right-aligned and never wrapped; when the table is
+//! wider than the terminal, low-value columns are dropped (highest `drop` first, like ccusage's
+//! compact mode), then the widest text column is cut with `…`.
+
+use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
+
+/// One column: its header, whether it holds numbers (right-aligned), and when it goes
+/// (0 = never; higher numbers are dropped first).
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    pub header: &'static str,
+    pub numeric: bool,
+    pub drop: u8,
+}
+
+impl Column {
+    pub const fn text(header: &'static str, drop: u8) -> Column {
+        Column { header, numeric: false, drop }
+    }
+    pub const fn number(header: &'static str, drop: u8) -> Column {
+        Column { header, numeric: true, drop }
+    }
+}
+
+/// Border style: box-drawing characters, or `--ascii`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Terminal width in columns (`None`: no limit).
+    pub width: Option<usize>,
+    pub ascii: bool,
+}
+
+fn build(columns: &[Column], keep: &[usize], rows: &[Vec<String>], layout: Layout) -> String {
+    let mut t = Table::new();
+    t.load_preset(if layout.ascii { presets::ASCII_FULL_CONDENSED } else { presets::UTF8_FULL_CONDENSED });
+    t.set_content_arrangement(ContentArrangement::Disabled);
+    t.set_header(keep.iter().map(|&i| columns[i].header));
+    for r in rows {
+        t.add_row(keep.iter().map(|&i| r.get(i).cloned().unwrap_or_default()));
+    }
+    for (ci, &i) in keep.iter().enumerate() {
+        if columns[i].numeric {
+            if let Some(c) = t.column_mut(ci) {
+                c.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+    }
+    t.to_string()
+}
+
+fn width_of(s: &str) -> usize {
+    s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// Cuts `s` to `n` characters in the middle, so both a path's start and its file name stay,
+/// marked `…` (`~` with ASCII borders).
+fn cut(s: &str, n: usize, ascii: bool) -> String {
+    let len = s.chars().count();
+    if len <= n {
+        return s.to_string();
+    }
+    let keep = n.saturating_sub(1);
+    let head = keep.div_ceil(2);
+    let mut out: String = s.chars().take(head).collect();
+    out.push(if ascii { '~' } else { '…' });
+    out.extend(s.chars().skip(len - (keep - head)));
+    out
+}
+
+/// The widest text column of `keep` and its width.
+fn widest_text(columns: &[Column], keep: &[usize], rows: &[Vec<String>]) -> Option<(usize, usize)> {
+    keep.iter()
+        .copied()
+        .filter(|&i| !columns[i].numeric)
+        .map(|i| (i, rows.iter().map(|r| r.get(i).map_or(0, |c| c.chars().count())).max().unwrap_or(0)))
+        .max_by_key(|&(i, w)| (w, std::cmp::Reverse(i)))
+}
+
+/// `rows` with the widest text column cut by the `over` characters it is too wide, to no less
+/// than `floor`; `None` when there is nothing to cut.
+fn shrink(
+    columns: &[Column],
+    keep: &[usize],
+    rows: &[Vec<String>],
+    over: usize,
+    floor: usize,
+    ascii: bool,
+) -> Option<Vec<Vec<String>>> {
+    let (w, cur) = widest_text(columns, keep, rows)?;
+    let target = cur.saturating_sub(over).max(floor).max(columns[w].header.chars().count());
+    (target < cur).then(|| {
+        rows.iter()
+            .map(|r| {
+                r.iter().enumerate().map(|(i, c)| if i == w { cut(c, target, ascii) } else { c.clone() }).collect()
+            })
+            .collect()
+    })
+}
+
+/// The table of `rows` (one cell per column) fitted to `layout`: first the widest text column is
+/// cut to no less than 40 characters, then low-value columns go, then text is cut to 8.
+pub fn fit(columns: &[Column], rows: &[Vec<String>], layout: Layout) -> String {
+    let mut keep: Vec<usize> = (0..columns.len()).collect();
+    let mut rows = rows.to_vec();
+    let mut text = build(columns, &keep, &rows, layout);
+    let Some(limit) = layout.width else { return text };
+    let over = |t: &str| width_of(t).saturating_sub(limit);
+    for floor in [40, 0] {
+        while over(&text) > 0 {
+            let Some(r) = shrink(columns, &keep, &rows, over(&text), floor.max(8), layout.ascii) else { break };
+            rows = r;
+            text = build(columns, &keep, &rows, layout);
+        }
+        if floor == 0 {
+            break;
+        }
+        while over(&text) > 0 {
+            let Some(&victim) = keep.iter().filter(|&&i| columns[i].drop > 0).max_by_key(|&&i| (columns[i].drop, i))
+            else {
+                break;
+            };
+            keep.retain(|&i| i != victim);
+            text = build(columns, &keep, &rows, layout);
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_low_value_columns_first_and_keeps_numbers_whole() {
+        let cols = [Column::text("name", 0), Column::number("tokens", 0), Column::number("extra", 1)];
+        let rows = vec![vec!["a-very-long-session-name".to_string(), "1,234,567".into(), "99".into()]];
+        let wide = fit(&cols, &rows, Layout { width: None, ascii: true });
+        assert!(wide.contains("extra"));
+        let narrow = fit(&cols, &rows, Layout { width: Some(30), ascii: true });
+        assert!(!narrow.contains("extra"), "{narrow}");
+        assert!(narrow.contains("1,234,567"));
+        assert!(width_of(&narrow) <= 30, "{narrow}");
+        assert!(narrow.contains('~'));
+        assert!(narrow.lines().all(|l| l.is_ascii()));
+    }
+}

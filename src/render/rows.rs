@@ -1,0 +1,124 @@
+//! The one writer of machine-readable rows for every command that prints rows: `json` (the
+//! whole document, pretty), `ndjson` (one compact JSON row a line) and `csv` (one line a row,
+//! nested objects flattened to `a.b` columns, lists of plain values joined with `;`, lists of
+//! objects left out; text cells that a spreadsheet would run as a formula get a leading `'`).
+
+use std::io::Write;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    #[default]
+    Table,
+    Json,
+    Ndjson,
+    Csv,
+}
+
+/// A row writing error.
+#[derive(Debug, thiserror::Error)]
+pub enum RowsError {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Csv(#[from] csv::Error),
+}
+
+/// Writes `doc` (json) or its `rows` (ndjson, csv); `Table` writes nothing.
+pub fn write_rows<D: Serialize, R: Serialize>(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    doc: &D,
+    rows: &[R],
+) -> Result<(), RowsError> {
+    match format {
+        OutputFormat::Table => {}
+        OutputFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, doc)?;
+            writeln!(out)?;
+        }
+        OutputFormat::Ndjson => {
+            for r in rows {
+                serde_json::to_writer(&mut *out, r)?;
+                writeln!(out)?;
+            }
+        }
+        OutputFormat::Csv => write_csv(out, rows)?,
+    }
+    Ok(())
+}
+
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    let name = |k: &str| if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+    match v {
+        Value::Object(o) => o.iter().for_each(|(k, v)| flatten(&name(k), v, out)),
+        Value::Array(a) if a.iter().any(|x| x.is_object() || x.is_array()) => {}
+        Value::Array(a) => out.push((prefix.to_string(), a.iter().map(scalar).collect::<Vec<_>>().join(";"))),
+        v => out.push((prefix.to_string(), scalar(v))),
+    }
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => defuse(s),
+        v => v.to_string(),
+    }
+}
+
+/// A text cell starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` so a spreadsheet
+/// shows it instead of running it.
+pub fn defuse(s: &str) -> String {
+    match s.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{s}"),
+        _ => s.to_string(),
+    }
+}
+
+fn write_csv<R: Serialize>(out: &mut dyn Write, rows: &[R]) -> Result<(), RowsError> {
+    let mut flat: Vec<Vec<(String, String)>> = Vec::with_capacity(rows.len());
+    let mut header: Vec<String> = Vec::new();
+    for r in rows {
+        let mut cells = Vec::new();
+        flatten("", &serde_json::to_value(r)?, &mut cells);
+        for (k, _) in &cells {
+            if !header.contains(k) {
+                header.push(k.clone());
+            }
+        }
+        flat.push(cells);
+    }
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(&header)?;
+    for cells in flat {
+        let m: Map<String, Value> = cells.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+        w.write_record(header.iter().map(|h| m.get(h).and_then(Value::as_str).unwrap_or("")))?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_flattens_and_defuses_formulas() {
+        let rows = vec![
+            serde_json::json!({"key": "=cmd()", "t": {"input": 1}, "models": ["a", "b"], "sub": [{"x": 1}]}),
+            serde_json::json!({"key": "b", "t": {"input": 2}, "extra": null}),
+        ];
+        let mut buf = Vec::new();
+        write_rows(&mut buf, OutputFormat::Csv, &(), &rows).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        assert_eq!(s, "key,t.input,models,extra\n'=cmd(),1,a;b,\nb,2,,\n");
+        let mut buf = Vec::new();
+        write_rows(&mut buf, OutputFormat::Ndjson, &(), &rows).unwrap();
+        assert_eq!(String::from_utf8(buf).unwrap().lines().count(), 2);
+    }
+}

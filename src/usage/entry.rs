@@ -1,0 +1,97 @@
+//! What every agent's reader hands to the grouping: one priced usage entry per counted model
+//! call, and the compactions, each tagged with its agent and session.
+
+use crate::import::Format;
+
+/// Token counts, split the way the providers bill them (`input` is the uncached part).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_creation: u64,
+    pub cache_read: u64,
+}
+
+impl Tokens {
+    pub fn add(&mut self, o: &Tokens) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_creation += o.cache_creation;
+        self.cache_read += o.cache_read;
+    }
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_creation + self.cache_read
+    }
+    /// Everything sent: uncached input, cache writes and cache reads.
+    pub fn prompt(&self) -> u64 {
+        self.input + self.cache_creation + self.cache_read
+    }
+    pub fn is_zero(&self) -> bool {
+        self.total() == 0
+    }
+}
+
+/// Where an entry belongs: its agent and its session (`project/session` is the row key).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SessionKey {
+    pub agent: Format,
+    pub project: String,
+    pub session: String,
+}
+
+impl SessionKey {
+    pub fn key(&self) -> String {
+        if self.project.is_empty() {
+            self.session.clone()
+        } else {
+            format!("{}/{}", self.project, self.session)
+        }
+    }
+}
+
+/// One counted model call.
+#[derive(Debug, Clone)]
+pub struct UsageEntry {
+    pub session: std::sync::Arc<SessionKey>,
+    /// The file it came from (an index into the report's file list).
+    pub file: usize,
+    /// RFC 3339 as written (empty when the line has none).
+    pub ts: String,
+    pub model: Option<String>,
+    pub tokens: Tokens,
+    /// USD; `None` when the model has no price (the call is then left out of the cost).
+    pub cost: Option<f64>,
+    /// Tokens that ccusage 20.0.24 does not see (Claude Code lines with a space after the colon).
+    pub uncounted_by_ccusage: bool,
+}
+
+/// One compaction: its session and its time.
+#[derive(Debug, Clone)]
+pub struct Compaction {
+    pub session: std::sync::Arc<SessionKey>,
+    pub ts: String,
+}
+
+/// What one agent's reader found.
+#[derive(Debug, Clone, Default)]
+pub struct Read {
+    pub entries: Vec<UsageEntry>,
+    pub compactions: Vec<Compaction>,
+    /// Entries dropped as duplicates.
+    pub duplicates: usize,
+}
+
+/// Cost of `t` at the built-in price of `model` (5-minute writes except `cache_1h` of them).
+pub fn builtin_cost(model: Option<&str>, t: &Tokens, cache_1h: u64) -> Option<f64> {
+    let model = model?;
+    // pi writes `provider/model` in some places.
+    let p = crate::cache::prices::builtin_price(model)
+        .or_else(|| crate::cache::prices::builtin_price(model.rsplit('/').next()?))?;
+    let cw5 = t.cache_creation.saturating_sub(cache_1h);
+    Some(p.billed(t.input, cw5, cache_1h, t.cache_read, t.output))
+}
+
+/// The whole number at `k` of a JSON object (0 when absent or not one).
+pub fn count(v: &serde_json::Value, k: &str) -> u64 {
+    v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0)
+}
