@@ -147,15 +147,23 @@ impl Session {
         confine(&self.dir, rel)
     }
 
-    /// Reads a confined file (spill or attachment) as bytes. Only regular files are read: a FIFO
-    /// or device planted in a session directory would otherwise block or never end.
-    pub fn read_confined(&self, rel: &str) -> Result<Vec<u8>, SessionError> {
-        let p = self.confined(rel)?;
-        let meta = std::fs::metadata(&p).map_err(|err| SessionError::Io { path: rel.to_string(), err })?;
-        if !meta.is_file() {
-            return Err(SessionError::Confined { path: rel.to_string(), why: "not a regular file" });
-        }
-        std::fs::read(&p).map_err(|err| SessionError::Io { path: rel.to_string(), err })
+    /// Reads a confined file (spill or attachment): at most `cap` bytes of it, and its length.
+    /// Only regular files are read (a FIFO or device planted in a session directory would block
+    /// or never end), and the file is opened by descriptor beneath the session directory
+    /// (`input::open_beneath`), so a directory swapped for a symlink after the check cannot lead
+    /// out.
+    pub fn read_confined(&self, rel: &str, cap: u64) -> Result<super::input::Capped, SessionError> {
+        // The lexical rules and a first resolution (one message per refusal reason).
+        self.confined(rel)?;
+        let base = self.dir.canonicalize().map_err(|err| SessionError::Io { path: self.dir.display().to_string(), err })?;
+        let io = |err: std::io::Error| match err.kind() {
+            std::io::ErrorKind::InvalidInput => SessionError::Confined { path: rel.to_string(), why: "not a regular file" },
+            _ => SessionError::Io { path: rel.to_string(), err },
+        };
+        // Opened by the name as written, beneath the directory's descriptor: the kernel follows
+        // the links again, and never out of the session directory.
+        let (file, meta) = super::input::open_beneath(&base, Path::new(rel)).map_err(io)?;
+        super::input::read_capped(file, &meta, cap).map_err(io)
     }
 }
 
@@ -204,7 +212,7 @@ mod tests {
         let fifo = d.path().join("c1.out").join("stdout");
         assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
         let s = Session::resolve(d.path().to_str().unwrap(), None).unwrap();
-        let e = s.read_confined("c1.out/stdout").unwrap_err();
+        let e = s.read_confined("c1.out/stdout", 1 << 20).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
     }
 

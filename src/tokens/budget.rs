@@ -47,9 +47,10 @@ pub fn auto_budget(window: u64) -> u64 {
 }
 
 /// The auto rule for a `context_target` of 0 (or at or above the budget): 70% of the budget,
-/// rounded down.
+/// rounded down. Exact for every `u64` (no `budget * 7` that could overflow: a
+/// `context_budget = 9223372036854775807` once gave a 10 % target).
 pub fn auto_target(budget: u64) -> u64 {
-    budget * 7 / 10
+    budget / 10 * 7 + budget % 10 * 7 / 10
 }
 
 /// The settings in force for a journal's `ctx` settings, with the auto rules applied.
