@@ -78,6 +78,81 @@ pub fn guard_write(target: &Path, dir: &Path, keep: Keep) -> Result<PathBuf, Ses
     Ok(lexical)
 }
 
+/// The first session directory (a folder holding a regular `journal.jsonl`) among `dir` and its
+/// ancestors, `dir` itself included only when `include_self` (an import may overwrite its own
+/// earlier output with `--force`). Symlinks in `dir` are resolved first.
+/// A `dir` that does not exist yet is judged by its nearest existing ancestor (included).
+pub fn session_above(dir: &Path, include_self: bool) -> Option<PathBuf> {
+    let existing = dir.ancestors().find(|a| !a.as_os_str().is_empty() && a.exists()).unwrap_or(Path::new("."));
+    let real = existing.canonicalize().ok()?;
+    let skip = usize::from(!include_self && existing == dir);
+    real.ancestors().skip(skip).find(|a| a.join(JOURNAL_FILE).is_file()).map(Path::to_path_buf)
+}
+
+/// Refuses a write target inside any session directory (or below one): `report -o` and
+/// `import --out <session>/sub` once wrote there.
+pub fn guard_not_in_session(target_dir: &Path, include_self: bool) -> Result<(), SessionError> {
+    match session_above(target_dir, include_self) {
+        Some(s) => Err(SessionError::WriteRefused {
+            path: target_dir.display().to_string(),
+            into: "inside the session directory",
+            dir: s.display().to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Writes `bytes` to `path` without ever writing through a symlink or into an existing file's
+/// inode: a symlink (dangling or not) at `path` or at its folder is refused, and the bytes go to
+/// a new file (`create_new`, which never follows a link) renamed over `path`. A hard link to an
+/// input therefore keeps the input's bytes; `inputs` are also compared by identity and refused.
+pub fn write_guarded(path: &Path, bytes: &[u8], inputs: &[&Path]) -> Result<(), SessionError> {
+    let io = |err| SessionError::Io { path: path.display().to_string(), err };
+    let refuse = |why: &'static str| Err(SessionError::Confined { path: path.display().to_string(), why });
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if std::fs::symlink_metadata(parent).is_ok_and(|m| m.file_type().is_symlink()) {
+            return refuse("its folder is a symbolic link: refusing to write through it");
+        }
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => return refuse("is a symbolic link: refusing to write through it"),
+        Ok(m) if !m.is_file() => return refuse("exists and is not a regular file"),
+        Ok(m) => {
+            if inputs.iter().any(|i| std::fs::metadata(i).is_ok_and(|im| same_file(&m, &im))) {
+                return refuse("is one of the inputs: refusing to overwrite it");
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io(e)),
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.ctxj-{}.tmp", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}
+
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (a.dev(), a.ino()) == (b.dev(), b.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
+}
+
 /// A located session: its directory and journal file.
 #[derive(Debug, Clone)]
 pub struct Session {
