@@ -196,7 +196,7 @@ impl Session {
         let src = Source::open(&self.journal_path).map_err(io)?;
         let parsed = parse_bytes_releasing(&self.journal_path, src.bytes(), opts, &|a, b| src.release(a, b));
         if !src.shrank() {
-            return Ok(parsed?);
+            return parsed.map_err(|e| self.without_outside_excerpt(e).into());
         }
         // The file was cut while mapped (see `mmap`): what was parsed may hold zeros where its
         // end was. Read it again, plainly, as it is now.
@@ -214,6 +214,19 @@ impl Session {
             },
         );
         Ok(journal)
+    }
+
+    /// An error excerpt is printed only from a file inside the session directory: a
+    /// `journal.jsonl` symlinked to a file elsewhere must not leak that file's first characters.
+    fn without_outside_excerpt(&self, mut e: JournalError) -> JournalError {
+        let inside = match (self.journal_path.canonicalize(), self.dir.canonicalize()) {
+            (Ok(j), Ok(d)) => j.starts_with(d),
+            _ => false,
+        };
+        if !inside {
+            e.excerpt.clear();
+        }
+        e
     }
 
     /// Resolves a journal reference to a file inside the session directory, refusing absolute
