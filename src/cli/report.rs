@@ -113,7 +113,8 @@ fn check_output(output: &Path, session_dir: &Path) -> Result<PathBuf> {
     let parent =
         parent.canonicalize().with_context(|| format!("--output {}: its folder does not exist", output.display()))?;
     let target = parent.join(name);
-    ctxj::journal::session::guard_not_in_session(&parent, true).with_context(|| format!("--output {}", output.display()))?;
+    ctxj::journal::session::guard_not_in_session(&parent, true)
+        .with_context(|| format!("--output {}", output.display()))?;
     ctxj::journal::session::guard_write(&target, session_dir, ctxj::journal::session::Keep::Below)
         .with_context(|| format!("--output {}", output.display()))
 }

@@ -146,7 +146,8 @@ fn hex_dump(b: &[u8]) -> String {
     let mut out = String::new();
     for (i, row) in b.chunks(16).enumerate() {
         let hex: Vec<String> = row.iter().map(|x| format!("{x:02x}")).collect();
-        let ascii: String = row.iter().map(|&x| if x.is_ascii_graphic() || x == b' ' { x as char } else { '.' }).collect();
+        let ascii: String =
+            row.iter().map(|&x| if x.is_ascii_graphic() || x == b' ' { x as char } else { '.' }).collect();
         out.push_str(&format!("{:08x}  {:<47}  |{ascii}|\n", i * 16, hex.join(" ")));
     }
     out

@@ -98,7 +98,9 @@ pub enum ImportError {
     Ambiguous { path: String, n: usize },
     #[error("{path}: no session found in this folder")]
     EmptyFolder { path: String },
-    #[error("{path}: --from {forced} expects {expected}, but the content is {found}; drop --from or name the right format")]
+    #[error(
+        "{path}: --from {forced} expects {expected}, but the content is {found}; drop --from or name the right format"
+    )]
     WrongFormat { path: String, forced: &'static str, expected: &'static str, found: &'static str },
     #[error("{path}: not one record read as {format} from {lines} line(s) (skipped: {skipped}); is --from right?")]
     NothingRead { path: String, format: &'static str, lines: usize, skipped: String },

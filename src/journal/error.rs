@@ -42,7 +42,10 @@ impl fmt::Display for JournalErrorKind {
             Self::TooManyValues(n) => {
                 write!(f, "the line holds more than {n} JSON values (ctxj's limit per record, to bound memory)")
             }
-            Self::ZeroFill(n) => write!(f, "the journal ends with {n} NUL bytes of zero fill (a preallocated or sparse file), not records"),
+            Self::ZeroFill(n) => write!(
+                f,
+                "the journal ends with {n} NUL bytes of zero fill (a preallocated or sparse file), not records"
+            ),
         }
     }
 }

@@ -82,8 +82,7 @@ pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
 
 /// Reads a whole regular file as UTF-8 text.
 pub fn read_regular_text(path: &Path) -> io::Result<String> {
-    String::from_utf8(read_regular(path)?)
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+    String::from_utf8(read_regular(path)?).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 pub(crate) fn read_all(mut file: File, meta: &Metadata) -> io::Result<Vec<u8>> {
@@ -131,7 +130,8 @@ pub fn open_beneath(base: &Path, rel: &Path) -> io::Result<(File, Metadata)> {
 #[cfg(target_os = "linux")]
 fn beneath_linux(base: &Path, rel: &Path) -> io::Result<(File, Metadata)> {
     use rustix::fs::{openat2, Mode, OFlags, ResolveFlags, CWD};
-    let dir = openat2(CWD, base, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty(), ResolveFlags::empty())?;
+    let dir =
+        openat2(CWD, base, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty(), ResolveFlags::empty())?;
     // O_PATH first: the type is checked on a descriptor that cannot block or read.
     let flags = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
     let probe = File::from(openat2(&dir, rel, OFlags::PATH | OFlags::CLOEXEC, Mode::empty(), flags)?);

@@ -162,7 +162,13 @@ fn parse_chunked(
     // reached the disk), not a torn line: reported as such and not parsed.
     let fill = nul_tail(bytes, release);
     if fill > 0 && opts.strict {
-        return Err(JournalError::at(path, 0, (bytes.len() - fill) as u64, JournalErrorKind::ZeroFill(fill as u64), b""));
+        return Err(JournalError::at(
+            path,
+            0,
+            (bytes.len() - fill) as u64,
+            JournalErrorKind::ZeroFill(fill as u64),
+            b"",
+        ));
     }
     let full_len = bytes.len();
     let bytes = &bytes[..full_len - fill];

@@ -186,6 +186,10 @@ impl Session {
                     return Ok(Session { dir, journal_path: j });
                 }
             }
+            if let Some(dir) = find_by_id(root, spec) {
+                let journal_path = dir.join(JOURNAL_FILE);
+                return Ok(Session { dir, journal_path });
+            }
         }
         Err(SessionError::NotFound(spec.to_string()))
     }
@@ -243,9 +247,12 @@ impl Session {
     pub fn read_confined(&self, rel: &str, cap: u64) -> Result<super::input::Capped, SessionError> {
         // The lexical rules and a first resolution (one message per refusal reason).
         self.confined(rel)?;
-        let base = self.dir.canonicalize().map_err(|err| SessionError::Io { path: self.dir.display().to_string(), err })?;
+        let base =
+            self.dir.canonicalize().map_err(|err| SessionError::Io { path: self.dir.display().to_string(), err })?;
         let io = |err: std::io::Error| match err.kind() {
-            std::io::ErrorKind::InvalidInput => SessionError::Confined { path: rel.to_string(), why: "not a regular file" },
+            std::io::ErrorKind::InvalidInput => {
+                SessionError::Confined { path: rel.to_string(), why: "not a regular file" }
+            }
             _ => SessionError::Io { path: rel.to_string(), err },
         };
         // Opened by the name as written, beneath the directory's descriptor: the kernel follows
@@ -253,6 +260,26 @@ impl Session {
         let (file, meta) = super::input::open_beneath(&base, Path::new(rel)).map_err(io)?;
         super::input::read_capped(file, &meta, cap).map_err(io)
     }
+}
+
+/// The session folder directly under `root` whose journal's first record (`session`) has this
+/// `id` — the id ctxj prints (`sessions`, `log`). Reads at most 64 KiB of each first line.
+fn find_by_id(root: &Path, id: &str) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root).ok()?.flatten().map(|e| e.path()).collect();
+    dirs.sort();
+    dirs.into_iter().find(|d| {
+        let Ok((f, _)) = super::input::open_regular(&d.join(JOURNAL_FILE)) else { return false };
+        let mut head = Vec::new();
+        if f.take(64 * 1024).read_to_end(&mut head).is_err() {
+            return false;
+        }
+        let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
+        serde_json::from_slice::<serde_json::Value>(first).is_ok_and(|v| {
+            v.get("kind").and_then(|k| k.as_str()) == Some("session")
+                && v.get("id").and_then(|k| k.as_str()) == Some(id)
+        })
+    })
 }
 
 fn is_plain_name(s: &str) -> bool {
