@@ -247,6 +247,14 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
 }
 
+/// Prints an error chain as one message, control characters escaped.
+pub fn print_error(e: &anyhow::Error) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "error: {}", ctxj::text::escape_block(&format!("{e:#}")));
+}
+
+pub use ctxj::projection::At;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,11 +277,3 @@ mod tests {
         assert!(w.get_ref().closed);
     }
 }
-
-/// Prints an error chain as one message, control characters escaped.
-pub fn print_error(e: &anyhow::Error) {
-    let mut err = io::stderr().lock();
-    let _ = writeln!(err, "error: {}", ctxj::text::escape_block(&format!("{e:#}")));
-}
-
-pub use ctxj::projection::At;

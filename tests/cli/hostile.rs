@@ -840,7 +840,7 @@ fn journal_symlinked_outside_the_session_does_not_leak_an_excerpt() {
 #[test]
 fn nul_tail_is_reported_as_zero_fill_not_a_torn_line() {
     let mut bytes = base_lines().into_bytes();
-    bytes.resize(bytes.len() + 3 << 20, 0);
+    bytes.resize(bytes.len() + (3 << 20), 0);
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("journal.jsonl"), &bytes).unwrap();
     let out = run(&["show".into(), s(d.path())]).unwrap();
