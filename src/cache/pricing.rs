@@ -26,7 +26,8 @@ pub enum PricingError {
 pub fn load_table(path: Option<&Path>) -> Result<PriceTable, PricingError> {
     let Some(p) = path else { return Ok(PriceTable::builtin()) };
     let shown = p.display().to_string();
-    let bytes = std::fs::read(p).map_err(|source| PricingError::Read { path: shown.clone(), source })?;
+    let bytes =
+        crate::journal::input::read_regular(p).map_err(|source| PricingError::Read { path: shown.clone(), source })?;
     Ok(PriceTable::from_litellm(&shown, &bytes)?)
 }
 

@@ -350,19 +350,21 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// The summary row of per-turn figures (the totals are plain sums, so `--per-turn` adds up).
+/// The summary row of per-turn figures (the totals are plain sums, so `--per-turn` adds up;
+/// recorded figures come from the journal, so the sums saturate at `u64::MAX` instead of
+/// overflowing).
 pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize) -> Summary {
-    let sum = |f: fn(&TurnFigures) -> u64| turns.iter().map(f).sum::<u64>();
+    let sum = |f: fn(&TurnFigures) -> u64| turns.iter().map(f).fold(0u64, u64::saturating_add);
     let prompt = sum(|t| t.prompt);
     let cached = sum(|t| t.cached);
     let rec: Vec<&TurnFigures> =
         turns.iter().filter(|t| t.recorded_cached.is_some() && t.recorded_prompt.is_some()).collect();
     let (mut rp, mut rc, mut sp, mut sc) = (0u64, 0u64, 0u64, 0u64);
     for t in &rec {
-        rp += t.recorded_prompt.unwrap_or(0);
-        rc += t.recorded_cached.unwrap_or(0);
-        sp += t.prompt;
-        sc += t.cached;
+        rp = rp.saturating_add(t.recorded_prompt.unwrap_or(0));
+        rc = rc.saturating_add(t.recorded_cached.unwrap_or(0));
+        sp = sp.saturating_add(t.prompt);
+        sc = sc.saturating_add(t.cached);
     }
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     Summary {

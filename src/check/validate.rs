@@ -88,14 +88,19 @@ impl<'j> Integrity<'j> {
         if !rec.rev_recorded {
             out.push(find("rev-sequence", rec, format!("record has no `rev` (it is record {} of the file)", i + 1)));
         } else {
-            let expected = self.prev_rev.map_or(1, |p| p + 1);
-            if rec.rev != expected {
+            // Checked: a rev of u64::MAX has no successor (it once wrapped to 0 and reported
+            // "revs 0..18446744073709551613 are missing").
+            let expected = self.prev_rev.map_or(Some(1), |p| p.checked_add(1));
+            if let (Some(p), None) = (self.prev_rev, expected) {
+                let msg = format!("rev {} follows rev {p}, the largest rev there is: no record can follow it", rec.rev);
+                out.push(find("rev-sequence", rec, msg));
+            } else if let Some(expected) = expected.filter(|e| rec.rev != *e) {
                 let msg = match self.prev_rev {
                     None => format!("the first rev is {}, not 1", rec.rev),
                     Some(p) if rec.rev > expected => {
-                        format!("rev {} follows rev {p}: self.revs {expected}..{} are missing", rec.rev, rec.rev - 1)
+                        format!("rev {} follows rev {p}: revs {expected}..{} are missing", rec.rev, rec.rev - 1)
                     }
-                    Some(p) => format!("rev {} follows rev {p}: self.revs must increase by 1", rec.rev),
+                    Some(p) => format!("rev {} follows rev {p}: revs must increase by 1", rec.rev),
                 };
                 out.push(find("rev-sequence", rec, msg));
             }

@@ -44,9 +44,14 @@ pub struct Args {
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let (name, cfg) = match &args.config {
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading --config {}", p.display()))?;
+            let text = ctxj::journal::input::read_regular_text(p)
+                .with_context(|| format!("reading --config {}", p.display()))?;
             let name = p.display().to_string();
-            let cfg = Config::parse(&name, &text)?;
+            let cfg = Config::parse_checked(&name, &text, ctx.read.strict)?;
+            if !cfg.ignored.is_empty() {
+                let msg = format!("{name}: unknown key(s) ignored: {}", cfg.ignored_list());
+                eprintln!("warning: {}", ctxj::text::escape_line(&msg));
+            }
             (Some(name), cfg)
         }
         None => (None, Config::default()),

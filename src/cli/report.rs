@@ -89,7 +89,8 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let opts = Options { text_cap: args.text_cap, cache, prices, encoding: args.encoding.encoding.clone(), notes };
     let data = super::progress::with_progress(|p| report::build_with_progress(&journal, &strategies, &opts, p))?;
     let html = ctxj::render::html::render(&data);
-    std::fs::write(&output, html.as_bytes()).with_context(|| format!("writing {}", output.display()))?;
+    ctxj::journal::session::write_guarded(&output, html.as_bytes(), &[&session.journal_path])
+        .with_context(|| format!("writing {}", output.display()))?;
 
     let mut out = super::stdout();
     let written = ctxj::render::html::Written::new(&output, html.len(), &data);
@@ -112,6 +113,8 @@ fn check_output(output: &Path, session_dir: &Path) -> Result<PathBuf> {
     let parent =
         parent.canonicalize().with_context(|| format!("--output {}: its folder does not exist", output.display()))?;
     let target = parent.join(name);
+    ctxj::journal::session::guard_not_in_session(&parent, true)
+        .with_context(|| format!("--output {}", output.display()))?;
     ctxj::journal::session::guard_write(&target, session_dir, ctxj::journal::session::Keep::Below)
         .with_context(|| format!("--output {}", output.display()))
 }

@@ -5,6 +5,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
+use ctxj::journal::input::READ_CAP;
 use ctxj::journal::{Body, Journal, Session};
 use ctxj::projection::{projection_at, Block};
 use ctxj::render::projection::Extra;
@@ -86,14 +87,93 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// The spill file of a result block, for `--expand`: its content, or why it is not shown.
+/// The spill file of a result block, for `--expand`: its content (the first MiB, then how many
+/// bytes were not read), a hex dump excerpt and its type when it is binary, or why it is not
+/// shown.
 fn spill_text(session: &Session, journal: &Journal, b: &Block) -> Option<String> {
     let Block::Result { call, .. } = b else { return None };
     let idx = *journal.results.get(call)?;
     let Body::Result(r) = &journal.records[idx].body else { return None };
     let spill = r.spill.as_deref()?;
-    Some(match session.read_confined(spill) {
-        Ok(bytes) => format!("── spill {} ({} bytes) ──\n{}", spill, bytes.len(), String::from_utf8_lossy(&bytes)),
-        Err(e) => format!("── spill {spill}: not shown: {e} ──"),
+    let c = match session.read_confined(spill, READ_CAP) {
+        Ok(c) => c,
+        Err(e) => return Some(format!("── spill {spill}: not shown: {e} ──")),
+    };
+    let more = match c.more() {
+        0 => String::new(),
+        n => format!("\n── … {n} bytes more (not read) ──"),
+    };
+    Some(match spill_as_text(&c.bytes, c.more() > 0) {
+        Some(text) => format!("── spill {spill} ({} bytes) ──\n{text}{more}", c.total),
+        None => format!(
+            "── spill {spill} ({} bytes, binary: {}; first {} bytes) ──\n{}{more}",
+            c.total,
+            binary_type(&c.bytes),
+            c.bytes.len().min(HEX_BYTES),
+            hex_dump(&c.bytes[..c.bytes.len().min(HEX_BYTES)])
+        ),
     })
+}
+
+/// Bytes of a binary spill shown as hex.
+const HEX_BYTES: usize = 256;
+
+/// The text of a spill, or `None` when it is binary (a NUL byte or invalid UTF-8; a character
+/// cut by the read cap does not count).
+fn spill_as_text(bytes: &[u8], cut: bool) -> Option<&str> {
+    if bytes.contains(&0) {
+        return None;
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Some(s),
+        Err(e) if cut && e.error_len().is_none() => std::str::from_utf8(&bytes[..e.valid_up_to()]).ok(),
+        Err(_) => None,
+    }
+}
+
+/// A guess at what binary bytes are, from their magic number.
+fn binary_type(b: &[u8]) -> &'static str {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\x89PNG", "PNG image"),
+        (b"\xff\xd8\xff", "JPEG image"),
+        (b"GIF8", "GIF image"),
+        (b"%PDF", "PDF document"),
+        (b"\x1f\x8b", "gzip data"),
+        (b"PK\x03\x04", "zip archive"),
+        (b"\x7fELF", "ELF executable"),
+    ];
+    MAGIC.iter().find(|(m, _)| b.starts_with(m)).map_or("binary data", |(_, t)| t)
+}
+
+/// `offset  hex bytes  |ascii|`, 16 bytes a line.
+fn hex_dump(b: &[u8]) -> String {
+    let mut out = String::new();
+    for (i, row) in b.chunks(16).enumerate() {
+        let hex: Vec<String> = row.iter().map(|x| format!("{x:02x}")).collect();
+        let ascii: String =
+            row.iter().map(|&x| if x.is_ascii_graphic() || x == b' ' { x as char } else { '.' }).collect();
+        out.push_str(&format!("{:08x}  {:<47}  |{ascii}|\n", i * 16, hex.join(" ")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_spill_is_a_hex_dump_never_replacement_characters() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+        assert_eq!(spill_as_text(png, false), None);
+        assert_eq!(binary_type(png), "PNG image");
+        let d = hex_dump(png);
+        assert!(d.starts_with("00000000  89 50 4e 47 0d 0a 1a 0a 00 00 00 0d 49 48 44 52  |.PNG........IHDR|"), "{d}");
+        assert!(!d.contains('\u{fffd}'));
+    }
+
+    #[test]
+    fn a_character_cut_by_the_cap_keeps_the_spill_text() {
+        assert_eq!(spill_as_text("ab\u{e9}".as_bytes().split_at(3).0, true), Some("ab"));
+        assert_eq!(spill_as_text(b"ab\xff", false), None);
+    }
 }

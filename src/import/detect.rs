@@ -27,7 +27,7 @@ const VOTES: usize = 40;
 
 /// Detects the format of a file from its first lines; `None` when nothing matches.
 pub fn detect_file(path: &Path) -> Option<Format> {
-    let mut f = std::fs::File::open(path).ok()?;
+    let (mut f, _) = crate::journal::input::open_regular(path).ok()?;
     let mut buf = Vec::with_capacity(HEAD);
     f.by_ref().take(HEAD as u64).read_to_end(&mut buf).ok()?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

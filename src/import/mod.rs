@@ -58,6 +58,16 @@ impl Format {
             Format::Ctxj => "ctxj",
         }
     }
+
+    /// What a file of this format is, for messages ("a Codex transcript").
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "a Claude Code transcript",
+            Format::Codex => "a Codex transcript",
+            Format::Pi => "a pi transcript",
+            Format::Ctxj => "a ctxj journal",
+        }
+    }
 }
 
 impl fmt::Display for Format {
@@ -89,6 +99,12 @@ pub enum ImportError {
     Ambiguous { path: String, n: usize },
     #[error("{path}: no session found in this folder")]
     EmptyFolder { path: String },
+    #[error(
+        "{path}: --from {forced} expects {expected}, but the content is {found}; drop --from or name the right format"
+    )]
+    WrongFormat { path: String, forced: &'static str, expected: &'static str, found: &'static str },
+    #[error("{path}: not one record read as {format} from {lines} line(s) (skipped: {skipped}); is --from right?")]
+    NothingRead { path: String, format: &'static str, lines: usize, skipped: String },
     #[error("{path}: no side session {name:?} in this transcript (known: {known})")]
     NoSuchPart { path: String, name: String, known: String },
 }
@@ -233,7 +249,10 @@ pub fn load(spec: &str, from: FromFormat, root: Option<&Path>, opts: ReadOptions
                     let journal = session.load(opts)?;
                     return Ok(Loaded { session, journal, format: Format::Ctxj, report: None, files: Vec::new() });
                 }
-                FromFormat::Fixed(f) => return load_file(&session.journal_path, None, f),
+                FromFormat::Fixed(f) => {
+                    check_forced(&session.journal_path, f)?;
+                    return load_file(&session.journal_path, None, f);
+                }
             }
         }
     }
@@ -262,7 +281,10 @@ pub fn load(spec: &str, from: FromFormat, root: Option<&Path>, opts: ReadOptions
         return Err(SessionError::NotFound(spec.to_string()).into());
     }
     let fmt = match from {
-        FromFormat::Fixed(f) => f,
+        FromFormat::Fixed(f) => {
+            check_forced(&path, f)?;
+            f
+        }
         // Not recognisably foreign: read as a journal, whose errors name the first bad line.
         FromFormat::Auto => detect_file(&path).unwrap_or(Format::Ctxj),
     };
@@ -272,6 +294,20 @@ pub fn load(spec: &str, from: FromFormat, root: Option<&Path>, opts: ReadOptions
         return Ok(Loaded { session, journal, format: Format::Ctxj, report: None, files: Vec::new() });
     }
     load_file(&path, part.as_deref(), fmt)
+}
+
+/// A forced `--from` must match what the content looks like (when detection recognises it at all):
+/// `validate journal.jsonl --from pi` is an error, not an empty pi session.
+fn check_forced(path: &Path, forced: Format) -> Result<(), ImportError> {
+    match detect_file(path) {
+        Some(found) if found != forced => Err(ImportError::WrongFormat {
+            path: path.display().to_string(),
+            forced: forced.name(),
+            expected: forced.describe(),
+            found: found.describe(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// `file.jsonl#name` → (`file.jsonl`, `Some(name)`) when `file.jsonl#name` itself is not a file.
@@ -304,8 +340,28 @@ fn load_file(path: &Path, part: Option<&str>, fmt: Format) -> Result<Loaded, Imp
 /// Imports one transcript file of a known foreign format. `part` names a side session inside a
 /// Claude Code file (an inline sidechain).
 pub fn import_file(path: &Path, fmt: Format, part: Option<&str>) -> Result<Imported, ImportError> {
-    let bytes = std::fs::read(path).map_err(|err| ImportError::Io { path: path.display().to_string(), err })?;
-    import_bytes(path, &bytes, fmt, part)
+    let bytes = crate::journal::input::read_regular(path)
+        .map_err(|err| ImportError::Io { path: path.display().to_string(), err })?;
+    let imported = import_bytes(path, &bytes, fmt, part)?;
+    nothing_read(path, fmt, &imported)?;
+    Ok(imported)
+}
+
+/// A transcript with lines of which the reader used none is an error (an empty file is not: it
+/// stays the reader's "holds no records" case). The journal then holds at most the header the
+/// reader writes itself.
+fn nothing_read(path: &Path, fmt: Format, i: &Imported) -> Result<(), ImportError> {
+    let skipped: usize = i.report.skipped.values().sum();
+    if fmt == Format::Ctxj || i.journal.records.len() > 1 || skipped == 0 {
+        return Ok(());
+    }
+    let kinds: Vec<String> = i.report.skipped.iter().take(4).map(|(k, n)| format!("{n} {k}")).collect();
+    Err(ImportError::NothingRead {
+        path: path.display().to_string(),
+        format: fmt.name(),
+        lines: i.report.lines,
+        skipped: kinds.join(", "),
+    })
 }
 
 /// Imports transcript bytes; `path` is used for messages and ids only.

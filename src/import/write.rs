@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::journal::session::{guard_write, Keep};
+use crate::journal::session::{guard_not_in_session, guard_write, write_guarded, Keep};
 use crate::journal::{AssistantRec, Body, Journal};
 use crate::projection::{for_each_request, RequestHasher};
 
@@ -78,9 +78,11 @@ pub fn write_session(
     if jpath.exists() && !force {
         return Err(WriteError::Exists(dir.display().to_string()));
     }
+    // Never below another session directory (the output itself may be an earlier import).
+    guard_not_in_session(dir, false)?;
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let text = to_jsonl(journal);
-    std::fs::write(&jpath, &text).map_err(io(&jpath))?;
+    write_guarded(&jpath, text.as_bytes(), &[source])?;
     let mut n = 0;
     for (rel, data) in files {
         // Names are built by the importers from ids; refuse anything that could leave `dir`.
@@ -90,9 +92,16 @@ pub fn write_session(
         let Some(bytes) = super::base64_decode(data) else { continue };
         let p = dir.join(rel);
         if let Some(parent) = p.parent() {
+            if std::fs::symlink_metadata(parent).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(crate::journal::SessionError::Confined {
+                    path: parent.display().to_string(),
+                    why: "is a symbolic link: refusing to write through it",
+                }
+                .into());
+            }
             std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
-        std::fs::write(&p, bytes).map_err(io(&p))?;
+        write_guarded(&p, &bytes, &[source])?;
         n += 1;
     }
     Ok(Written {

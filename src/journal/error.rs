@@ -23,6 +23,10 @@ pub enum JournalErrorKind {
     TornWrite(String),
     /// The journal has no records at all.
     Empty,
+    /// The line holds more JSON values than this limit (memory per record is bounded).
+    TooManyValues(usize),
+    /// The file ends with this many NUL bytes (zero fill; an error only with `--strict`).
+    ZeroFill(u64),
 }
 
 impl fmt::Display for JournalErrorKind {
@@ -35,6 +39,13 @@ impl fmt::Display for JournalErrorKind {
             Self::Schema(e) => write!(f, "invalid record: {e}"),
             Self::TornWrite(e) => write!(f, "torn write (last line has no newline and does not parse: {e})"),
             Self::Empty => write!(f, "the journal holds no records"),
+            Self::TooManyValues(n) => {
+                write!(f, "the line holds more than {n} JSON values (ctxj's limit per record, to bound memory)")
+            }
+            Self::ZeroFill(n) => write!(
+                f,
+                "the journal ends with {n} NUL bytes of zero fill (a preallocated or sparse file), not records"
+            ),
         }
     }
 }

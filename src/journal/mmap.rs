@@ -1,5 +1,6 @@
 //! Read-only access to a journal's bytes: a memory map for large regular files, a plain read
-//! for small or special files (pipes, `/dev/stdin`, procfs).
+//! for small ones (procfs files included). Devices, FIFOs, sockets and directories are refused
+//! before reading (`journal::input`).
 //!
 //! This is the only module of ctxj with `unsafe` code.
 //!
@@ -60,8 +61,8 @@ impl Drop for Mapped {
 impl Source {
     /// Opens `path` read-only.
     pub fn open(path: &Path) -> std::io::Result<Self> {
-        let mut file = File::open(path)?;
-        let meta = file.metadata()?;
+        // Only regular files: a device or FIFO is refused before any byte is read.
+        let (mut file, meta) = super::input::open_regular(path)?;
         let no_mmap = std::env::var_os("CTXJ_NO_MMAP").is_some_and(|v| v == "1");
         if meta.is_file() && meta.len() >= MMAP_MIN && !no_mmap && usize::try_from(meta.len()).is_ok() {
             #[cfg(any(target_os = "linux", target_os = "macos"))]
@@ -76,7 +77,7 @@ impl Source {
 
     /// Reads `path` into memory without mapping it.
     pub fn read(path: &Path) -> std::io::Result<Self> {
-        Ok(Source::Owned(std::fs::read(path)?))
+        Ok(Source::Owned(super::input::read_regular(path)?))
     }
 
     /// Tells the kernel that `start..end` will not be read again, so that its pages leave this

@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod index;
+pub mod input;
 pub mod mmap;
 mod numbers;
 pub mod reader;

@@ -158,6 +158,58 @@ fn parse_chunked(
     chunk: usize,
     release: &dyn Fn(usize, usize),
 ) -> Result<Journal, JournalError> {
+    // A tail of NUL bytes is zero fill (a preallocated or sparse file, a crash before the data
+    // reached the disk), not a torn line: reported as such and not parsed.
+    let fill = nul_tail(bytes, release);
+    if fill > 0 && opts.strict {
+        return Err(JournalError::at(
+            path,
+            0,
+            (bytes.len() - fill) as u64,
+            JournalErrorKind::ZeroFill(fill as u64),
+            b"",
+        ));
+    }
+    let full_len = bytes.len();
+    let bytes = &bytes[..full_len - fill];
+    let mut journal = parse_lines(path, bytes, opts, chunk, release)?;
+    if fill > 0 {
+        journal.warnings.push(Warning {
+            line: 0,
+            offset: 0,
+            message: format!("{} at byte {}: ignored", JournalErrorKind::ZeroFill(fill as u64), full_len - fill),
+        });
+    }
+    Ok(journal)
+}
+
+/// Length of the run of NUL bytes that ends `bytes`, scanned backwards a MiB at a time (pages
+/// released as they are passed, so a sparse multi-GiB tail does not stay resident).
+fn nul_tail(bytes: &[u8], release: &dyn Fn(usize, usize)) -> usize {
+    const STEP: usize = 1 << 20;
+    // Compared with `memcmp` against zeros: fast in every build profile.
+    static ZEROS: [u8; STEP] = [0; STEP];
+    let mut end = bytes.len();
+    while end > 0 {
+        let start = end.saturating_sub(STEP);
+        let block = &bytes[start..end];
+        if block != &ZEROS[..block.len()] {
+            let i = block.iter().rposition(|&b| b != 0).unwrap_or(0);
+            return bytes.len() - (start + i + 1);
+        }
+        release(start, end);
+        end = start;
+    }
+    bytes.len()
+}
+
+fn parse_lines(
+    path: &Path,
+    bytes: &[u8],
+    opts: ReadOptions,
+    chunk: usize,
+    release: &dyn Fn(usize, usize),
+) -> Result<Journal, JournalError> {
     let lines: Vec<Line> = index_lines(bytes)
         .into_iter()
         .filter(|l| !bytes[l.start..l.end].iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')))
@@ -254,18 +306,8 @@ pub fn json_depth(bytes: &[u8], limit: usize) -> usize {
     while i < bytes.len() {
         match bytes[i] {
             b'"' => {
-                i += 1;
-                loop {
-                    let Some(k) = bytes.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) else {
-                        return max;
-                    };
-                    if bytes[i + k] == b'\\' {
-                        i += k + 2;
-                    } else {
-                        i += k + 1;
-                        break;
-                    }
-                }
+                let Some(end) = skip_string(bytes, i) else { return max };
+                i = end;
                 continue;
             }
             b'[' | b'{' => {
@@ -285,6 +327,53 @@ pub fn json_depth(bytes: &[u8], limit: usize) -> usize {
     max
 }
 
+/// The most JSON values (array elements, object members, nested containers) one line may hold:
+/// two million, a few hundred MB once parsed. A 100 MB line of a 50-million-element array once
+/// took 5 GB; it is now refused before parsing with [`JournalErrorKind::TooManyValues`].
+pub const MAX_VALUES: usize = 2_000_000;
+
+/// Refuses a line holding more than [`MAX_VALUES`] values, counted by a byte scan (commas and
+/// opening brackets outside strings). Lines shorter than the limit cannot exceed it and are not
+/// scanned.
+pub fn check_values(bytes: &[u8]) -> Result<(), JournalErrorKind> {
+    if bytes.len() <= MAX_VALUES {
+        return Ok(());
+    }
+    let (mut n, mut i) = (0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let Some(end) = skip_string(bytes, i) else { return Ok(()) };
+                i = end;
+                continue;
+            }
+            b',' | b'[' | b'{' => {
+                n += 1;
+                if n > MAX_VALUES {
+                    return Err(JournalErrorKind::TooManyValues(MAX_VALUES));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// The index just past the string that opens at `bytes[open]` (a `"`), or `None` when it is not
+/// closed.
+fn skip_string(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    loop {
+        let k = bytes.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest))?;
+        if bytes[i + k] == b'\\' {
+            i += k + 2;
+        } else {
+            return Some(i + k + 1);
+        }
+    }
+}
+
 /// Parses one JSON value from a line, with the spec's depth limit.
 pub fn parse_json(bytes: &[u8]) -> Result<Value, JournalErrorKind> {
     parse_json_verbatim(bytes).map(|(v, _)| v)
@@ -295,6 +384,7 @@ fn parse_json_verbatim(bytes: &[u8]) -> Result<(Value, bool), JournalErrorKind> 
     if json_depth(bytes, MAX_DEPTH) > MAX_DEPTH {
         return Err(JournalErrorKind::TooDeep);
     }
+    check_values(bytes)?;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     de.disable_recursion_limit();
     let mut v = Value::deserialize(&mut de).map_err(|e| JournalErrorKind::Json(json_msg(&e)))?;
@@ -313,6 +403,7 @@ fn json_msg(e: &serde_json::Error) -> String {
 }
 
 fn parse_line(bytes: &[u8], line: &Line) -> Result<Record, JournalErrorKind> {
+    check_values(bytes)?;
     // A number literal serde_json would rewrite (`1e5`, `-0`; rare) takes the restoring path:
     // the fast path deserialises straight into typed bodies and cannot keep its text.
     if !super::numbers::needs_restore(bytes) {

@@ -78,6 +78,81 @@ pub fn guard_write(target: &Path, dir: &Path, keep: Keep) -> Result<PathBuf, Ses
     Ok(lexical)
 }
 
+/// The first session directory (a folder holding a regular `journal.jsonl`) among `dir` and its
+/// ancestors, `dir` itself included only when `include_self` (an import may overwrite its own
+/// earlier output with `--force`). Symlinks in `dir` are resolved first.
+/// A `dir` that does not exist yet is judged by its nearest existing ancestor (included).
+pub fn session_above(dir: &Path, include_self: bool) -> Option<PathBuf> {
+    let existing = dir.ancestors().find(|a| !a.as_os_str().is_empty() && a.exists()).unwrap_or(Path::new("."));
+    let real = existing.canonicalize().ok()?;
+    let skip = usize::from(!include_self && existing == dir);
+    real.ancestors().skip(skip).find(|a| a.join(JOURNAL_FILE).is_file()).map(Path::to_path_buf)
+}
+
+/// Refuses a write target inside any session directory (or below one): `report -o` and
+/// `import --out <session>/sub` once wrote there.
+pub fn guard_not_in_session(target_dir: &Path, include_self: bool) -> Result<(), SessionError> {
+    match session_above(target_dir, include_self) {
+        Some(s) => Err(SessionError::WriteRefused {
+            path: target_dir.display().to_string(),
+            into: "inside the session directory",
+            dir: s.display().to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Writes `bytes` to `path` without ever writing through a symlink or into an existing file's
+/// inode: a symlink (dangling or not) at `path` or at its folder is refused, and the bytes go to
+/// a new file (`create_new`, which never follows a link) renamed over `path`. A hard link to an
+/// input therefore keeps the input's bytes; `inputs` are also compared by identity and refused.
+pub fn write_guarded(path: &Path, bytes: &[u8], inputs: &[&Path]) -> Result<(), SessionError> {
+    let io = |err| SessionError::Io { path: path.display().to_string(), err };
+    let refuse = |why: &'static str| Err(SessionError::Confined { path: path.display().to_string(), why });
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if std::fs::symlink_metadata(parent).is_ok_and(|m| m.file_type().is_symlink()) {
+            return refuse("its folder is a symbolic link: refusing to write through it");
+        }
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => return refuse("is a symbolic link: refusing to write through it"),
+        Ok(m) if !m.is_file() => return refuse("exists and is not a regular file"),
+        Ok(m) => {
+            if inputs.iter().any(|i| std::fs::metadata(i).is_ok_and(|im| same_file(&m, &im))) {
+                return refuse("is one of the inputs: refusing to overwrite it");
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io(e)),
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.ctxj-{}.tmp", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}
+
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (a.dev(), a.ino()) == (b.dev(), b.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
+}
+
 /// A located session: its directory and journal file.
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -111,6 +186,10 @@ impl Session {
                     return Ok(Session { dir, journal_path: j });
                 }
             }
+            if let Some(dir) = find_by_id(root, spec) {
+                let journal_path = dir.join(JOURNAL_FILE);
+                return Ok(Session { dir, journal_path });
+            }
         }
         Err(SessionError::NotFound(spec.to_string()))
     }
@@ -121,7 +200,7 @@ impl Session {
         let src = Source::open(&self.journal_path).map_err(io)?;
         let parsed = parse_bytes_releasing(&self.journal_path, src.bytes(), opts, &|a, b| src.release(a, b));
         if !src.shrank() {
-            return Ok(parsed?);
+            return parsed.map_err(|e| self.without_outside_excerpt(e).into());
         }
         // The file was cut while mapped (see `mmap`): what was parsed may hold zeros where its
         // end was. Read it again, plainly, as it is now.
@@ -141,22 +220,66 @@ impl Session {
         Ok(journal)
     }
 
+    /// An error excerpt is printed only from a file inside the session directory: a
+    /// `journal.jsonl` symlinked to a file elsewhere must not leak that file's first characters.
+    fn without_outside_excerpt(&self, mut e: JournalError) -> JournalError {
+        let inside = match (self.journal_path.canonicalize(), self.dir.canonicalize()) {
+            (Ok(j), Ok(d)) => j.starts_with(d),
+            _ => false,
+        };
+        if !inside {
+            e.excerpt.clear();
+        }
+        e
+    }
+
     /// Resolves a journal reference to a file inside the session directory, refusing absolute
     /// paths, `..` components and symlinks that lead outside. The file must exist.
     pub fn confined(&self, rel: &str) -> Result<PathBuf, SessionError> {
         confine(&self.dir, rel)
     }
 
-    /// Reads a confined file (spill or attachment) as bytes. Only regular files are read: a FIFO
-    /// or device planted in a session directory would otherwise block or never end.
-    pub fn read_confined(&self, rel: &str) -> Result<Vec<u8>, SessionError> {
-        let p = self.confined(rel)?;
-        let meta = std::fs::metadata(&p).map_err(|err| SessionError::Io { path: rel.to_string(), err })?;
-        if !meta.is_file() {
-            return Err(SessionError::Confined { path: rel.to_string(), why: "not a regular file" });
-        }
-        std::fs::read(&p).map_err(|err| SessionError::Io { path: rel.to_string(), err })
+    /// Reads a confined file (spill or attachment): at most `cap` bytes of it, and its length.
+    /// Only regular files are read (a FIFO or device planted in a session directory would block
+    /// or never end), and the file is opened by descriptor beneath the session directory
+    /// (`input::open_beneath`), so a directory swapped for a symlink after the check cannot lead
+    /// out.
+    pub fn read_confined(&self, rel: &str, cap: u64) -> Result<super::input::Capped, SessionError> {
+        // The lexical rules and a first resolution (one message per refusal reason).
+        self.confined(rel)?;
+        let base =
+            self.dir.canonicalize().map_err(|err| SessionError::Io { path: self.dir.display().to_string(), err })?;
+        let io = |err: std::io::Error| match err.kind() {
+            std::io::ErrorKind::InvalidInput => {
+                SessionError::Confined { path: rel.to_string(), why: "not a regular file" }
+            }
+            _ => SessionError::Io { path: rel.to_string(), err },
+        };
+        // Opened by the name as written, beneath the directory's descriptor: the kernel follows
+        // the links again, and never out of the session directory.
+        let (file, meta) = super::input::open_beneath(&base, Path::new(rel)).map_err(io)?;
+        super::input::read_capped(file, &meta, cap).map_err(io)
     }
+}
+
+/// The session folder directly under `root` whose journal's first record (`session`) has this
+/// `id` — the id ctxj prints (`sessions`, `log`). Reads at most 64 KiB of each first line.
+fn find_by_id(root: &Path, id: &str) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root).ok()?.flatten().map(|e| e.path()).collect();
+    dirs.sort();
+    dirs.into_iter().find(|d| {
+        let Ok((f, _)) = super::input::open_regular(&d.join(JOURNAL_FILE)) else { return false };
+        let mut head = Vec::new();
+        if f.take(64 * 1024).read_to_end(&mut head).is_err() {
+            return false;
+        }
+        let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
+        serde_json::from_slice::<serde_json::Value>(first).is_ok_and(|v| {
+            v.get("kind").and_then(|k| k.as_str()) == Some("session")
+                && v.get("id").and_then(|k| k.as_str()) == Some(id)
+        })
+    })
 }
 
 fn is_plain_name(s: &str) -> bool {
@@ -204,7 +327,7 @@ mod tests {
         let fifo = d.path().join("c1.out").join("stdout");
         assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
         let s = Session::resolve(d.path().to_str().unwrap(), None).unwrap();
-        let e = s.read_confined("c1.out/stdout").unwrap_err();
+        let e = s.read_confined("c1.out/stdout", 1 << 20).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
     }
 

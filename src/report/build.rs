@@ -167,9 +167,10 @@ fn header(journal: &Journal) -> Header {
             Body::Assistant(a) => {
                 if let Some(u) = &a.usage {
                     t.turns_with_usage += 1;
-                    t.prompt_tokens += u.prompt_tokens.unwrap_or(0);
-                    t.cached_tokens += u.cached_tokens.unwrap_or(0);
-                    t.completion_tokens += u.completion_tokens.unwrap_or(0);
+                    // Saturating: the figures come from the journal (issue 21).
+                    t.prompt_tokens = t.prompt_tokens.saturating_add(u.prompt_tokens.unwrap_or(0));
+                    t.cached_tokens = t.cached_tokens.saturating_add(u.cached_tokens.unwrap_or(0));
+                    t.completion_tokens = t.completion_tokens.saturating_add(u.completion_tokens.unwrap_or(0));
                 }
             }
             _ => {}

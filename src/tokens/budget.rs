@@ -47,9 +47,10 @@ pub fn auto_budget(window: u64) -> u64 {
 }
 
 /// The auto rule for a `context_target` of 0 (or at or above the budget): 70% of the budget,
-/// rounded down.
+/// rounded down. Exact for every `u64` (no `budget * 7` that could overflow: a
+/// `context_budget = 9223372036854775807` once gave a 10 % target).
 pub fn auto_target(budget: u64) -> u64 {
-    budget * 7 / 10
+    budget / 10 * 7 + budget % 10 * 7 / 10
 }
 
 /// The settings in force for a journal's `ctx` settings, with the auto rules applied.
@@ -103,6 +104,10 @@ pub enum ConfigError {
     Value { file: String, key: String, found: String },
     #[error("{file}: `models` must be a table of tables (`[models.\"vendor/model\"]`)")]
     Models { file: String },
+    #[error("{file}: not a harness configuration: none of {keys} is set, and it holds only other keys ({found})", keys = KEYS.join(", "))]
+    NoSettings { file: String, found: String },
+    #[error("{file}: unknown key(s) {found} (--strict)")]
+    Unknown { file: String, found: String },
 }
 
 fn int(file: &str, key: &str, v: &Value) -> Result<u64, ConfigError> {
@@ -140,7 +145,29 @@ impl Config {
                 c.ignored.push(k.clone());
             }
         }
+        if c.top.is_empty() && c.profiles.is_empty() && !c.ignored.is_empty() {
+            // `budget --config Cargo.toml` once resolved the defaults without a word.
+            return Err(ConfigError::NoSettings { file: file.into(), found: c.ignored_list() });
+        }
         Ok(c)
+    }
+
+    /// Parses a harness TOML; with `strict`, a key that is not a setting is an error.
+    pub fn parse_checked(file: &str, text: &str, strict: bool) -> Result<Config, ConfigError> {
+        let c = Config::parse(file, text)?;
+        if strict && !c.ignored.is_empty() {
+            return Err(ConfigError::Unknown { file: file.into(), found: c.ignored_list() });
+        }
+        Ok(c)
+    }
+
+    /// The ignored keys, quoted and comma-separated (the first 10, then how many more).
+    pub fn ignored_list(&self) -> String {
+        let mut v: Vec<String> = self.ignored.iter().take(10).map(|k| format!("`{k}`")).collect();
+        if self.ignored.len() > 10 {
+            v.push(format!("{} more", self.ignored.len() - 10));
+        }
+        v.join(", ")
     }
 
     /// The profile with the longest prefix of `slug`, if any.

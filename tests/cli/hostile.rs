@@ -72,6 +72,7 @@ const CASES: &[Case] = &[
     case("spill-symlink", Read::Ok, true),
     case("deep-args", Read::Unusable { line: 4, offset: 378 }, false),
     case("ansi-output", Read::Ok, true),
+    case("arith-extremes", Read::Warn("rev"), true),
     // Every command loads a Claude Code transcript directly (format detection); junk lines are
     // skipped and counted in one note.
     Case { name: "claude-code-junk", read: Read::Warn("skipped 7 record(s)"), findings: false, foreign: true },
@@ -564,4 +565,302 @@ fn a_journal_truncated_while_mapped_is_not_a_sigbus() {
         }
     }
     report(failures);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wrong and hostile input, round two (issues 15 and 21). Each test is named after the case.
+
+fn code(out: &Output) -> Option<i32> {
+    out.status.code()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A session whose result `c1` spills to `c1.out/stdout` (the file is left to the test).
+fn spill_session() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(data().join("spill-symlink").join("journal.jsonl"), d.path().join("journal.jsonl")).unwrap();
+    std::fs::create_dir(d.path().join("c1.out")).unwrap();
+    d
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+#[test]
+fn forced_from_that_does_not_match_is_exit_2_naming_expected_and_found() {
+    let j = s(&sample("bugfix-todo"));
+    for (cmd, from, expected) in [("validate", "pi", "a pi transcript"), ("show", "codex", "a Codex transcript")] {
+        let out = run(&[cmd.into(), j.clone(), "--from".into(), from.into()]).unwrap();
+        assert_eq!(code(&out), Some(2), "{cmd} --from {from}: {out:?}");
+        let e = stderr(&out);
+        assert!(e.contains(expected) && e.contains("the content is a ctxj journal"), "{e}");
+        assert!(stdout(&out).is_empty(), "no empty success printed: {}", stdout(&out));
+    }
+}
+
+#[test]
+fn a_transcript_with_no_record_of_the_forced_format_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("t.jsonl");
+    std::fs::write(&f, "{\"x\":1}\n{\"y\":2}\n").unwrap();
+    let out = run(&["show".into(), s(&f), "--from".into(), "pi".into()]).unwrap();
+    assert_eq!(code(&out), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("not one record read as pi from 2 line(s)"), "{}", stderr(&out));
+    // An empty file stays a warning (documented).
+    std::fs::write(d.path().join("journal.jsonl"), "").unwrap();
+    let out = run(&["show".into(), s(d.path())]).unwrap();
+    assert_eq!(code(&out), Some(0), "{out:?}");
+    assert!(stderr(&out).contains("holds no records"));
+}
+
+#[cfg(unix)]
+#[test]
+fn non_regular_inputs_are_refused_before_reading() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("fifo.jsonl");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::fs::create_dir_all(d.path().join("dir-session").join("journal.jsonl")).unwrap();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["show".into(), "/dev/zero".into()], "a character device"),
+        (vec!["validate".into(), s(&fifo)], "a FIFO"),
+        (vec!["show".into(), s(&d.path().join("dir-session").join("journal.jsonl"))], "no session found"),
+        (vec!["show".into(), s(&fifo), "--from".into(), "pi".into()], "a FIFO"),
+        (vec!["cache".into(), s(&sample("bugfix-todo")), "--prices".into(), "/dev/zero".into()], "a character device"),
+        (vec!["budget".into(), "--model".into(), "x".into(), "--config".into(), s(&fifo)], "a FIFO"),
+    ];
+    for (args, want) in cases {
+        let out = run(&args).unwrap();
+        assert_eq!(code(&out), Some(2), "{args:?}: {out:?}");
+        assert!(stderr(&out).contains(want), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn broken_pipe_keeps_the_exit_code_of_the_result() {
+    // A diff far larger than a pipe buffer, read by `head -c 10`: ctxj meets EPIPE and must
+    // still exit 1 (differences), quietly.
+    let text: String = (0..20_000).map(|i| format!("line {i} of a long tool output\n")).collect();
+    let d = with_big_result(&text);
+    let next = r#"{"rev":9,"ts":"2026-11-29T10:00:08Z","kind":"assistant","id":"a4","text":"done"}"#;
+    let j = d.path().join("journal.jsonl");
+    std::fs::write(&j, std::fs::read_to_string(&j).unwrap() + next + "\n").unwrap();
+    let script = r#""$0" diff "$1" --strategy recorded --strategy truncate-100 | head -c 10 >/dev/null; echo "rc=${PIPESTATUS[0]}""#;
+    let out = hermetic(&mut std::process::Command::new("bash"))
+        .args(["-c", script, env!("CARGO_BIN_EXE_ctxj")])
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out).trim(), "rc=1", "{out:?}");
+    assert!(!stderr(&out).contains("error"), "quiet: {}", stderr(&out));
+}
+
+#[test]
+fn binary_spill_under_expand_is_a_hex_dump_with_size_and_type() {
+    let d = spill_session();
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.resize(2 << 20, 0xab);
+    std::fs::write(d.path().join("c1.out").join("stdout"), &png).unwrap();
+    let out = run(&["show".into(), s(d.path()), "--expand".into()]).unwrap();
+    assert_eq!(code(&out), Some(0), "{out:?}");
+    let o = stdout(&out);
+    assert!(o.contains("(2097152 bytes, binary: PNG image; first 256 bytes)"), "{o}");
+    assert!(o.contains("00000000  89 50 4e 47"), "{o}");
+    assert!(o.contains("1048576 bytes more (not read)"), "{o}");
+    assert!(!o.contains('\u{fffd}'), "no replacement characters");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_sparse_gigabyte_spill_is_read_only_up_to_the_cap() {
+    let d = spill_session();
+    let f = std::fs::File::create(d.path().join("c1.out").join("stdout")).unwrap();
+    f.set_len(1 << 30).unwrap();
+    let out = run(&["show".into(), s(d.path()), "--expand".into()]).unwrap();
+    assert_eq!(code(&out), Some(0), "{out:?}");
+    let o = stdout(&out);
+    assert!(o.contains("(1073741824 bytes, binary: binary data"), "{o}");
+    assert!(o.contains(&format!("{} bytes more (not read)", (1u64 << 30) - (1 << 20))), "{o}");
+}
+
+#[test]
+fn root_finds_a_session_by_its_id_as_well_as_its_folder() {
+    let root = s(&repo().join("sample-journals"));
+    for spec in ["bugfix-todo", "0b7e4f2a-bugfix-todo"] {
+        let out = run(&["show".into(), spec.into(), "--root".into(), root.clone()]).unwrap();
+        assert_eq!(code(&out), Some(0), "{spec}: {out:?}");
+        assert!(stdout(&out).starts_with("session 0b7e4f2a-bugfix-todo"), "{spec}");
+    }
+}
+
+#[test]
+fn arithmetic_extremes_rev_at_u64_max_is_a_finding_not_a_wrap() {
+    let d = materialize("arith-extremes");
+    let out = run(&["validate".into(), s(d.path())]).unwrap();
+    assert_eq!(code(&out), Some(1), "{out:?}");
+    let o = stdout(&out);
+    assert!(o.contains("the largest rev there is"), "{o}");
+    assert!(!o.contains("revs 0.."), "no wrapped range: {o}");
+}
+
+#[test]
+fn budget_target_is_70_percent_of_a_huge_budget() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("h.toml");
+    std::fs::write(&f, "context_budget = 9223372036854775807\n").unwrap();
+    let out = run(&["budget".into(), "--model".into(), "x".into(), "--config".into(), s(&f), "--json".into()]).unwrap();
+    assert_eq!(code(&out), Some(0), "{out:?}");
+    // 70 % of 2^63 - 1, rounded down (a wrapped `budget * 7` once gave 10 %).
+    assert!(stdout(&out).contains("6456360425798343064"), "{}", stdout(&out));
+}
+
+#[test]
+fn budget_config_that_is_not_a_harness_config_is_refused_and_unknown_keys_are_named() {
+    let cargo = s(&repo().join("Cargo.toml"));
+    let out = run(&["budget".into(), "--model".into(), "x".into(), "--config".into(), cargo]).unwrap();
+    assert_eq!(code(&out), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("not a harness configuration") && stderr(&out).contains("`package`"));
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("h.toml");
+    std::fs::write(&f, "context_budget = 1000\ncolour = 1\n").unwrap();
+    let args = |strict: bool| {
+        let mut a: Vec<String> = vec!["budget".into(), "--model".into(), "x".into(), "--config".into(), s(&f)];
+        if strict {
+            a.push("--strict".into());
+        }
+        a
+    };
+    let out = run(&args(false)).unwrap();
+    assert_eq!(code(&out), Some(0), "{out:?}");
+    assert!(stderr(&out).contains("unknown key(s) ignored: `colour`"), "{}", stderr(&out));
+    let out = run(&args(true)).unwrap();
+    assert_eq!(code(&out), Some(2), "{out:?}");
+}
+
+/// A Claude Code transcript whose user message holds an inline PNG (imported as an attachment).
+fn transcript_with_image(dir: &Path) -> PathBuf {
+    let t = dir.join("t.jsonl");
+    let lines = [
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":[{"type":"text","text":"look"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}}"#,
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","requestId":"r","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","model":"claude-x","role":"assistant","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":1,"output_tokens":1}}}"#,
+    ];
+    std::fs::write(&t, lines.join("\n") + "\n").unwrap();
+    t
+}
+
+#[cfg(unix)]
+#[test]
+fn import_force_never_overwrites_the_source_through_a_symlink_or_hard_link() {
+    let d = tempfile::tempdir().unwrap();
+    let t = transcript_with_image(d.path());
+    let before = std::fs::read(&t).unwrap();
+    let out_dir = d.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    std::os::unix::fs::symlink(&t, out_dir.join("journal.jsonl")).unwrap();
+    let args = vec!["import".into(), s(&t), "--out".into(), s(&out_dir), "--force".into()];
+    let out = run(&args).unwrap();
+    assert_eq!(code(&out), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+    std::fs::remove_file(out_dir.join("journal.jsonl")).unwrap();
+    std::fs::hard_link(&t, out_dir.join("journal.jsonl")).unwrap();
+    let out = run(&args).unwrap();
+    assert_eq!(code(&out), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("one of the inputs"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&t).unwrap(), before, "the source is intact");
+}
+
+#[cfg(unix)]
+#[test]
+fn import_never_writes_through_a_planted_attachment_link() {
+    let d = tempfile::tempdir().unwrap();
+    let t = transcript_with_image(d.path());
+    let out_dir = d.path().join("out");
+    let args = vec!["import".into(), s(&t), "--out".into(), s(&out_dir), "--force".into()];
+    assert_eq!(code(&run(&args).unwrap()), Some(0));
+    let att = walk(&out_dir).into_iter().find(|p| p.extension().is_some_and(|e| e == "png")).expect("an attachment");
+    let victim = d.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    std::fs::remove_file(&att).unwrap();
+    std::os::unix::fs::symlink(&victim, &att).unwrap();
+    let out = run(&args).unwrap();
+    assert_eq!(code(&out), Some(2), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    snapshot(dir).into_iter().map(|(p, _, _)| p).collect()
+}
+
+#[test]
+fn import_out_below_a_session_directory_is_refused_before_creating_anything() {
+    let d = tempfile::tempdir().unwrap();
+    let t = transcript_with_image(d.path());
+    let session = materialize("crlf");
+    let target = session.path().join("sub").join("deeper");
+    let before = snapshot(session.path());
+    let out = run(&["import".into(), s(&t), "--out".into(), s(&target)]).unwrap();
+    assert_eq!(code(&out), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("inside the session directory"), "{}", stderr(&out));
+    assert_eq!(snapshot(session.path()), before, "nothing created in the session");
+}
+
+#[cfg(unix)]
+#[test]
+fn report_through_a_dangling_link_into_a_session_is_refused() {
+    let session = materialize("crlf");
+    let d = tempfile::tempdir().unwrap();
+    let link = d.path().join("link.html");
+    std::os::unix::fs::symlink(session.path().join("r.html"), &link).unwrap();
+    let before = snapshot(session.path());
+    let out = run(&["report".into(), s(session.path()), "-o".into(), s(&link)]).unwrap();
+    assert_eq!(code(&out), Some(2), "{out:?}");
+    assert_eq!(snapshot(session.path()), before, "nothing created in the session");
+}
+
+#[cfg(unix)]
+#[test]
+fn journal_symlinked_outside_the_session_does_not_leak_an_excerpt() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("secret"), "SECRET-TOKEN=hunter2, not JSON\n").unwrap();
+    std::fs::create_dir(d.path().join("s")).unwrap();
+    std::os::unix::fs::symlink("../secret", d.path().join("s").join("journal.jsonl")).unwrap();
+    let out = run(&["show".into(), s(&d.path().join("s"))]).unwrap();
+    assert_eq!(code(&out), Some(2), "{out:?}");
+    assert!(stderr(&out).contains(":1 (byte 0)"), "the position is still given: {}", stderr(&out));
+    assert!(!stderr(&out).contains("hunter2"), "{}", stderr(&out));
+}
+
+#[test]
+fn nul_tail_is_reported_as_zero_fill_not_a_torn_line() {
+    let mut bytes = base_lines().into_bytes();
+    bytes.resize(bytes.len() + (3 << 20), 0);
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("journal.jsonl"), &bytes).unwrap();
+    let out = run(&["show".into(), s(d.path())]).unwrap();
+    assert_eq!(code(&out), Some(0), "{out:?}");
+    assert!(stderr(&out).contains("NUL bytes of zero fill"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("torn"), "{}", stderr(&out));
+    let out = run(&["show".into(), s(d.path()), "--strict".into()]).unwrap();
+    assert_eq!(code(&out), Some(2), "{out:?}");
+}
+
+#[test]
+fn a_line_of_three_million_values_is_refused_with_a_clear_error() {
+    let mut text = base_lines();
+    let arr = vec!["1"; 3_000_000].join(",");
+    text.push_str(&format!(
+        r#"{{"rev":7,"ts":"2026-11-29T10:00:06Z","kind":"assistant","id":"a3","text":"","calls":[{{"id":"c9","tool":"run","args":{{"a":[{arr}]}}}}]}}"#
+    ));
+    text.push('\n');
+    let d = session_with(&text);
+    let out = run(&["show".into(), s(d.path())]).unwrap();
+    assert_eq!(code(&out), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("more than 2000000 JSON values"), "{}", stderr(&out));
 }
