@@ -172,7 +172,8 @@ fn turns(journal: &Journal, walked: &[(Option<String>, Between)], table: &PriceT
         let model = walked.get(k).and_then(|w| w.0.clone());
         let write = u.cache_write_tokens;
         let w1h = write.map(|w| u.cache_write_1h_tokens.unwrap_or(0).min(w));
-        let input = u.prompt_tokens.map(|p| p.saturating_sub(u.cached_tokens.unwrap_or(0) + write.unwrap_or(0)));
+        let input =
+            u.prompt_tokens.map(|p| p.saturating_sub(u.cached_tokens.unwrap_or(0).saturating_add(write.unwrap_or(0))));
         let price = model.as_deref().and_then(|m| table.lookup(m)).map(|(_, p)| p);
         let cost = match (price, input) {
             (Some(p), Some(i)) => Some(p.billed(
@@ -222,11 +223,11 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> Vec
             let tol = TOLERANCE_TOKENS.max((expected as f64 * TOLERANCE_SHARE) as u64);
             if short > tol {
                 let at = |k: usize| walked.get(k).and_then(|w| w.1.at);
-                let gap_ms = at(p).zip(at(i)).map(|(a, b)| (b - a).max(0));
+                let gap_ms = at(p).zip(at(i)).map(|(a, b)| b.saturating_sub(a).max(0));
                 out.push(Candidate { at: i, expected, read, rewritten: short, gap_ms });
             }
         }
-        prev = Some((i, t.cache_write.map_or(prompt, |w| read + w)));
+        prev = Some((i, t.cache_write.map_or(prompt, |w| read.saturating_add(w))));
     }
     out
 }
@@ -357,7 +358,7 @@ fn totals(per_turn: Vec<BilledTurn>, breaks: Vec<RecordedBreak>) -> Billed {
     let with: Vec<&BilledTurn> = per_turn.iter().filter(|t| t.prompt.is_some() || t.output.is_some()).collect();
     let sum = |f: fn(&BilledTurn) -> Option<u64>| {
         let v: Vec<u64> = with.iter().filter_map(|t| f(t)).collect();
-        (!v.is_empty()).then(|| v.iter().sum::<u64>())
+        (!v.is_empty()).then(|| v.iter().fold(0u64, |a, b| a.saturating_add(*b)))
     };
     let mut unknown = Vec::new();
     let fields: [(&'static str, Option<u64>); 5] = [
@@ -376,8 +377,10 @@ fn totals(per_turn: Vec<BilledTurn>, breaks: Vec<RecordedBreak>) -> Billed {
     let mut models: Vec<String> = with.iter().filter_map(|t| t.model.clone()).collect();
     models.sort();
     models.dedup();
-    let read_prompt: (u64, u64) =
-        with.iter().filter_map(|t| Some((t.cache_read?, t.prompt?))).fold((0, 0), |(a, b), (r, p)| (a + r, b + p));
+    let read_prompt: (u64, u64) = with
+        .iter()
+        .filter_map(|t| Some((t.cache_read?, t.prompt?)))
+        .fold((0, 0), |(a, b), (r, p)| (a.saturating_add(r), b.saturating_add(p)));
     Billed {
         cost: (!priced.is_empty()).then(|| priced.iter().sum()),
         hit_rate: (read_prompt.1 > 0).then(|| read_prompt.0 as f64 / read_prompt.1 as f64),

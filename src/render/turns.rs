@@ -48,12 +48,13 @@ pub fn text(strategy: &str, rows: &[TurnRow], billed: Option<&Billed>, paint: &P
             Cell::new(change),
         ]);
     }
-    let recorded = billed.filter(|b| !b.breaks.is_empty()).map_or(String::new(), |b| {
-        format!(
-            " · {} (ctxj cache explains them)",
-            count(b.breaks.len(), "recorded cache break", "recorded cache breaks")
-        )
-    });
+    // Only the breaks of the turns shown (`--at` may narrow the rows).
+    let shown = billed.map_or(0, |b| rows.iter().filter(|r| b.break_at(r.turn).is_some()).count());
+    let recorded = if shown == 0 {
+        String::new()
+    } else {
+        format!(" · {} (ctxj cache explains them)", count(shown, "recorded cache break", "recorded cache breaks"))
+    };
     format!(
         "{}\n{t}\n{} in {}{recorded}\n",
         paint.bold(&format!("strategy {} · {}", escape_line(strategy), count(rows.len(), "turn", "turns"))),

@@ -202,7 +202,7 @@ fn turns_marks_the_recorded_breaks() {
         let row = text.lines().find(|l| l.starts_with(&format!("│ {turn:>4} "))).unwrap_or_else(|| panic!("{text}"));
         assert!(row.contains(&format!("recorded cache break: {cause}")), "{row}");
     }
-    assert!(text.contains("3 recorded cache break(s)"), "{text}");
+    assert!(text.contains("3 recorded cache breaks"), "{text}");
     let other = ctxj().args(["turns", "--strategy", "baseline"]).arg(bundled_claude()).output().unwrap();
     assert!(!String::from_utf8(other.stdout).unwrap().contains("recorded cache break"), "only the recorded replay");
 }

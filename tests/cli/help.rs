@@ -49,14 +49,19 @@ fn examples(help: &str) -> Vec<String> {
 const RUNNABLE: [&str; 2] = ["ctxj ", "mkdir -p "];
 
 /// A copy of what the examples read (the bundled samples and transcripts, the example harness
-/// config), with an empty HOME and an `out/` folder standing for `/tmp/`.
+/// config), a HOME holding the bundled transcripts where Claude Code, Codex and pi keep their logs
+/// (so `ctxj usage` with no argument reads them, as on a user's machine), and an `out/` folder
+/// standing for `/tmp/`.
 fn sandbox() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     copy_dir(&repo().join("sample-journals"), &d.path().join("sample-journals"));
     std::fs::create_dir_all(d.path().join("docs")).unwrap();
     std::fs::copy(repo().join("docs/harness.toml"), d.path().join("docs/harness.toml")).unwrap();
     copy_dir(&repo().join("tests/data/valid"), &d.path().join("tests/data/valid"));
-    std::fs::create_dir_all(d.path().join("home")).unwrap();
+    let (home, t) = (d.path().join("home"), repo().join("sample-journals/transcripts"));
+    copy_dir(&t.join("claude-code/projects"), &home.join(".claude/projects"));
+    copy_dir(&t.join("codex/sessions"), &home.join(".codex/sessions"));
+    copy_dir(&t.join("pi/sessions"), &home.join(".pi/agent/sessions"));
     std::fs::create_dir_all(d.path().join("out")).unwrap();
     d
 }
