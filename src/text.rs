@@ -1,4 +1,5 @@
-//! Untrusted text, at the bottom of the layering: escaping for terminals and character counts.
+//! Text at the bottom of the layering: escaping untrusted text for terminals, character counts,
+//! and numbers grouped by thousands.
 //! It imports nothing from the crate, so every layer may use it.
 //!
 //! Journal text is untrusted: tool output may carry ANSI CSI/OSC sequences
@@ -77,6 +78,25 @@ pub fn escape_excerpt(bytes: &[u8], max: usize) -> String {
 pub fn chars(s: &str) -> usize {
     // Count non-continuation bytes; faster than chars().count() on long ASCII text.
     s.bytes().filter(|b| (*b as i8) >= -0x40).count()
+}
+
+/// Groups digits by thousands: 41220 → "41,220".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// A count and its noun, the number grouped and the noun plural unless the count is one:
+/// `count(1, "turn", "turns")` → "1 turn", `count(22190, "block", "blocks")` → "22,190 blocks".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n as u64), if n == 1 { one } else { many })
 }
 
 #[cfg(test)]

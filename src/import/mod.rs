@@ -188,9 +188,13 @@ impl ImportReport {
             parts.push(format!("not recorded by the format: {}", self.missing.join(", ")));
         }
         if self.branches > 0 {
+            use crate::text::count;
             parts.push(format!(
-                "{} other branch(es) not merged ({} turns, {} calls, {} results)",
-                self.branches, self.dropped.turns, self.dropped.calls, self.dropped.results
+                "{} not merged ({}, {}, {})",
+                count(self.branches, "other branch", "other branches"),
+                count(self.dropped.turns, "turn", "turns"),
+                count(self.dropped.calls, "call", "calls"),
+                count(self.dropped.results, "result", "results")
             ));
         }
         let skipped: usize = self.skipped.values().sum();

@@ -1,23 +1,8 @@
 //! Number formatting for every table and summary: thousands separators, signs, money, percent.
 
-/// Groups digits by thousands: 41220 → "41,220".
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// A count and its noun, the number grouped and the noun plural unless the count is one:
-/// `count(1, "turn", "turns")` → "1 turn", `count(22190, "block", "blocks")` → "22,190 blocks".
-pub fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{} {}", thousands(n as u64), if n == 1 { one } else { many })
-}
+// Grouping and counting live at the bottom of the layering (`crate::text`) so that library
+// messages (import notes, budget rules) format numbers the same way the renderers do.
+pub use crate::text::{count, thousands};
 
 /// Signed thousands: "+1,200" / "−41,220" / "0".
 pub fn signed_thousands(n: i64) -> String {

@@ -10,6 +10,7 @@
 //!
 //! Every value comes with the rule that produced it, for `ctxj budget`.
 
+use crate::text::thousands;
 use std::collections::BTreeMap;
 
 use toml::Value;
@@ -216,15 +217,17 @@ pub fn resolve(c: &Config, slug: &str) -> Resolved {
             (Some(t), Some(p)) if key == "context_budget" && t != 0 => (
                 t,
                 format!(
-                    "top-level {t}: a non-zero top-level context_budget beats the {} value {p}",
-                    pname(profile.as_deref().unwrap_or(""))
+                    "top-level {}: a non-zero top-level context_budget beats the {} value {}",
+                    thousands(t),
+                    pname(profile.as_deref().unwrap_or("")),
+                    thousands(p)
                 ),
             ),
             (_, Some(p)) => (
                 p,
                 match top {
                     Some(t) => {
-                        format!("{} (overrides top-level {t})", pname(profile.as_deref().unwrap_or("")))
+                        format!("{} (overrides top-level {})", pname(profile.as_deref().unwrap_or("")), thousands(t))
                     }
                     None => pname(profile.as_deref().unwrap_or("")),
                 },
@@ -238,8 +241,11 @@ pub fn resolve(c: &Config, slug: &str) -> Resolved {
     if out[1].value == 0 {
         let b = auto_budget(window);
         out[1].rule = format!(
-            "auto (0 → {b} because ctx_window {window} {} {SMALL_WINDOW}); was: {}",
+            "auto (0 → {} because ctx_window {} {} {}); was: {}",
+            thousands(b),
+            thousands(window),
             if window <= SMALL_WINDOW { "≤" } else { ">" },
+            thousands(SMALL_WINDOW),
             out[1].rule
         );
         out[1].value = b;
@@ -247,15 +253,21 @@ pub fn resolve(c: &Config, slug: &str) -> Resolved {
     let budget = out[1].value;
     let auto_target = auto_target(budget);
     if out[3].value == 0 {
-        out[3].rule = format!("auto (70% of budget {budget}, rounded down); was: {}", out[3].rule);
+        out[3].rule = format!("auto (70% of budget {}, rounded down); was: {}", thousands(budget), out[3].rule);
         out[3].value = auto_target;
     } else if out[3].value >= budget {
         problems.push(format!(
-            "context_target {} is at or above context_budget {budget} ({}): replaced by the auto rule ({auto_target})",
-            out[3].value, out[3].rule
+            "context_target {} is at or above context_budget {} ({}): replaced by the auto rule ({})",
+            thousands(out[3].value),
+            thousands(budget),
+            out[3].rule,
+            thousands(auto_target)
         ));
-        out[3].rule =
-            format!("auto (70% of budget {budget}): the configured {} was at or above the budget", out[3].value);
+        out[3].rule = format!(
+            "auto (70% of budget {}): the configured {} was at or above the budget",
+            thousands(budget),
+            thousands(out[3].value)
+        );
         out[3].value = auto_target;
     }
     Resolved { model: slug.to_string(), profile, settings: out, problems }
@@ -297,7 +309,7 @@ context_target = 350000
         let r = resolve(&c, "other/model");
         assert_eq!(r.profile, None);
         assert_eq!((r.get("context_budget"), r.get("context_target")), (200_000, 140_000));
-        assert!(r.settings[1].rule.starts_with("auto (0 → 200000 because ctx_window 1000000 > 300000)"));
+        assert!(r.settings[1].rule.starts_with("auto (0 → 200,000 because ctx_window 1,000,000 > 300,000)"));
     }
 
     #[test]
@@ -348,7 +360,7 @@ context_reserve = 1000
         // The profile's target 350000 ≥ budget 150000: reported, replaced by 70%.
         assert_eq!(r.get("context_target"), 105_000);
         assert_eq!(r.problems.len(), 1);
-        assert!(r.problems[0].contains("350000"));
+        assert!(r.problems[0].contains("350,000"));
         // A zero top-level budget does not beat the profile.
         let c = cfg("context_budget = 0\n[models.\"v\"]\ncontext_budget = 9000\n");
         assert_eq!(resolve(&c, "v1").get("context_budget"), 9000);
