@@ -1,7 +1,7 @@
 //! The command line: one file per subcommand, each a `#[derive(clap::Args)]` struct and a `run`
 //! function. Shared here: global options, exit codes, loading a session, safe output.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -18,6 +18,7 @@ pub mod completions;
 pub mod diff;
 pub mod import;
 pub mod log;
+pub mod output;
 pub mod progress;
 pub mod report;
 pub mod sessions;
@@ -28,6 +29,9 @@ pub mod tokens;
 pub mod turns;
 pub mod usage;
 pub mod validate;
+
+pub use ctxj::projection::At;
+pub use output::{is_broken_pipe, print_error, stdout};
 
 /// Exit code: success, no findings, no differences.
 pub const EXIT_OK: u8 = 0;
@@ -184,135 +188,45 @@ impl Ctx {
     }
 }
 
+impl Command {
+    /// The reading options (`--strict`, `--root`, `--from`) of a command that reads sessions.
+    fn reading(&self) -> Option<args::ReadArgs> {
+        match self {
+            Command::Show(a) => Some(a.session.read.clone()),
+            Command::Log(a) => Some(a.session.read.clone()),
+            Command::Diff(a) => Some(a.session.read.clone()),
+            Command::Turns(a) => Some(a.session.read.clone()),
+            Command::Tokens(a) => Some(a.session.read.clone()),
+            Command::Cache(a) => Some(a.session.read.clone()),
+            Command::Validate(a) => Some(a.session.read.clone()),
+            Command::Audit(a) => Some(a.session.read.clone()),
+            Command::Report(a) => Some(a.session.read.clone()),
+            Command::Import(a) => Some(a.read.clone()),
+            Command::Sessions(a) => Some(args::ReadArgs { format: a.format.clone(), ..Default::default() }),
+            _ => None,
+        }
+    }
+}
+
 pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
     // The reading options come with the command that reads a session.
-    let c = |r: &args::ReadArgs| ctx.reading(r);
+    let ctx = &cmd.reading().map_or_else(|| ctx.clone(), |r| ctx.reading(&r));
     match cmd {
-        Command::Show(a) => {
-            let c = c(&a.session.read);
-            show::run(a, &c)
-        }
-        Command::Log(a) => {
-            let c = c(&a.session.read);
-            log::run(a, &c)
-        }
-        Command::Diff(a) => {
-            let c = c(&a.session.read);
-            diff::run(a, &c)
-        }
-        Command::Turns(a) => {
-            let c = c(&a.session.read);
-            turns::run(a, &c)
-        }
-        Command::Tokens(a) => {
-            let c = c(&a.session.read);
-            tokens::run(a, &c)
-        }
-        Command::Cache(a) => {
-            let c = c(&a.session.read);
-            cache::run(a, &c)
-        }
+        Command::Show(a) => show::run(a, ctx),
+        Command::Log(a) => log::run(a, ctx),
+        Command::Diff(a) => diff::run(a, ctx),
+        Command::Turns(a) => turns::run(a, ctx),
+        Command::Tokens(a) => tokens::run(a, ctx),
+        Command::Cache(a) => cache::run(a, ctx),
         Command::Budget(a) => budget::run(a, ctx),
-        Command::Validate(a) => {
-            let c = c(&a.session.read);
-            validate::run(a, &c)
-        }
-        Command::Audit(a) => {
-            let c = c(&a.session.read);
-            audit::run(a, &c)
-        }
-        Command::Import(a) => {
-            let c = c(&a.read);
-            import::run(a, &c)
-        }
-        Command::Sessions(a) => {
-            let c = c(&args::ReadArgs { format: a.format.clone(), ..Default::default() });
-            sessions::run(a, &c)
-        }
+        Command::Validate(a) => validate::run(a, ctx),
+        Command::Audit(a) => audit::run(a, ctx),
+        Command::Import(a) => import::run(a, ctx),
+        Command::Sessions(a) => sessions::run(a, ctx),
         Command::Usage(a) => usage::run(a, ctx),
-        Command::Report(a) => {
-            let c = c(&a.session.read);
-            report::run(a, &c)
-        }
+        Command::Report(a) => report::run(a, ctx),
         Command::Completions(a) => completions::run(a, ctx),
         #[cfg(feature = "synth")]
         Command::Synth(a) => synth::run(a, ctx),
-    }
-}
-
-/// Buffered stdout. A closed pipe (`ctxj diff … | head -2`) stops the output quietly: the rest
-/// is discarded and the command still returns its own exit code (1 for differences or findings),
-/// instead of the broken pipe turning every result into 0. Other write errors propagate.
-pub fn stdout() -> io::BufWriter<PipeSafe<io::StdoutLock<'static>>> {
-    io::BufWriter::with_capacity(1 << 16, PipeSafe { inner: io::stdout().lock(), closed: false })
-}
-
-/// A writer that turns a broken pipe into "everything written" and discards what follows.
-pub struct PipeSafe<W> {
-    inner: W,
-    closed: bool,
-}
-
-impl<W: Write> Write for PipeSafe<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.closed {
-            return Ok(buf.len());
-        }
-        match self.inner.write(buf) {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(buf.len())
-            }
-            r => r,
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        if self.closed {
-            return Ok(());
-        }
-        match self.inner.flush() {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(())
-            }
-            r => r,
-        }
-    }
-}
-
-/// A broken pipe that reached `main` anyway (a writer other than [`stdout`]): quiet, exit 0.
-pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
-}
-
-/// Prints an error chain as one message, control characters escaped.
-pub fn print_error(e: &anyhow::Error) {
-    let mut err = io::stderr().lock();
-    let _ = writeln!(err, "error: {}", ctxj::text::escape_block(&format!("{e:#}")));
-}
-
-pub use ctxj::projection::At;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    struct Closed;
-    impl Write for Closed {
-        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
-            Err(io::ErrorKind::BrokenPipe.into())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Err(io::ErrorKind::BrokenPipe.into())
-        }
-    }
-
-    #[test]
-    fn a_broken_pipe_is_swallowed_so_the_exit_code_survives() {
-        let mut w = io::BufWriter::new(PipeSafe { inner: Closed, closed: false });
-        w.write_all(&[b'x'; 100_000]).unwrap();
-        w.flush().unwrap();
-        assert!(w.get_ref().closed);
     }
 }
