@@ -6,6 +6,7 @@ pub mod cache;
 pub mod cache_billed;
 pub mod check;
 pub mod diff;
+pub mod experiment;
 pub mod fit;
 pub mod format;
 pub mod html;
