@@ -12,7 +12,7 @@ use ctxj::render::rows::{write_rows, OutputFormat};
 use super::args::RowsArgs;
 use super::{Ctx, EXIT_OK};
 
-/// Compare real runs of several context strategies (seed 001's experiment), with uncertainty.
+/// Compare real runs of several context strategies side by side, with uncertainty.
 ///
 /// The manifest (TOML) names arms — a label and the sessions of its runs, by path or glob
 /// relative to the manifest, in any format ctxj reads — the reference arm, and optionally
