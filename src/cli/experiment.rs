@@ -57,3 +57,37 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     out.flush()?;
     Ok(EXIT_OK)
 }
+
+/// `ctxj report --experiment <manifest> -o FILE`: the experiment as a self-contained HTML page,
+/// with `replay` strategies as replay rows. Never written inside a session directory nor over the
+/// manifest.
+pub fn report(manifest: &str, replay: &[String], output: &std::path::Path, json: bool) -> Result<u8> {
+    use anyhow::Context as _;
+    let manifest = std::path::Path::new(manifest);
+    let e = experiment::run(manifest, &Options { replay: replay.to_vec(), seed: None })?;
+    let html = ctxj::render::experiment_html::render(&e);
+    let parent = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let parent =
+        parent.canonicalize().with_context(|| format!("--output {}: its folder does not exist", output.display()))?;
+    ctxj::journal::session::guard_not_in_session(&parent, true)
+        .with_context(|| format!("--output {}", output.display()))?;
+    ctxj::journal::session::write_guarded(output, html.as_bytes(), &[manifest])
+        .with_context(|| format!("writing {}", output.display()))?;
+    let mut out = super::stdout();
+    if json {
+        let doc = serde_json::json!({"path": output.display().to_string(), "bytes": html.len(),
+                                     "arms": e.arms.len(), "runs": e.runs.len()});
+        writeln!(out, "{doc}")?;
+    } else {
+        writeln!(
+            out,
+            "wrote {} ({} bytes): {} arms, {} runs",
+            output.display(),
+            html.len(),
+            e.arms.len(),
+            e.runs.len()
+        )?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}

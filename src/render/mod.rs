@@ -7,6 +7,7 @@ pub mod cache_billed;
 pub mod check;
 pub mod diff;
 pub mod experiment;
+pub mod experiment_html;
 pub mod fit;
 pub mod format;
 pub mod html;

@@ -276,3 +276,29 @@ fn real_transcripts_of_mixed_formats_are_arms() {
     let c = metric(arm(&doc, "codex+pi"), "cost");
     assert!(c["n"].as_u64().unwrap() >= 2 && c["interval"].is_array(), "{c}");
 }
+
+#[test]
+fn report_experiment_draws_the_arms_and_never_writes_into_a_session() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("exp.html");
+    let run = ctxj()
+        .args(["report", "--experiment"])
+        .arg(manifest())
+        .args(["-s", "truncate-500", "-o"])
+        .arg(&out)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    let doc: Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!((doc["arms"].as_u64(), doc["runs"].as_u64()), (Some(5), Some(12)));
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && !html.contains("<script"));
+    assert!(html.contains("truncate-500 (replay of baseline)"), "replays are named as replays");
+    assert!(html.contains("cumulative cost") && html.contains("cache-hit rate") && html.contains("<circle"));
+    // Into a run's session directory: refused, nothing written.
+    let target = bundled().join("runs/baseline-1/exp.html");
+    let refused = ctxj().args(["report", "--experiment"]).arg(manifest()).arg("-o").arg(&target).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(!target.exists());
+}
