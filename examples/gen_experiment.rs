@@ -235,8 +235,8 @@ impl Harness {
             })
             .collect();
         self.turns += 1;
-        let written = text.len() as u64 / 4
-            + calls.iter().map(|(t, a)| (t.len() + a.to_string().len()) as u64 / 4).sum::<u64>();
+        let written =
+            text.len() as u64 / 4 + calls.iter().map(|(t, a)| (t.len() + a.to_string().len()) as u64 / 4).sum::<u64>();
         let completion = written + self.rng.range(8, 120);
         let latency = 700 + prompt / 30 + completion * 6;
         self.wait(latency, latency + latency / 2);
@@ -249,7 +249,10 @@ impl Harness {
         if !calls_json.is_empty() {
             f.insert("calls".into(), Value::Array(calls_json));
         }
-        f.insert("usage".into(), json!({"prompt_tokens": prompt, "cached_tokens": cached, "completion_tokens": completion}));
+        f.insert(
+            "usage".into(),
+            json!({"prompt_tokens": prompt, "cached_tokens": cached, "completion_tokens": completion}),
+        );
         f.insert("prompt_sha256".into(), json!(p.sha256()));
         self.record("assistant", Value::Object(f));
         ids
@@ -342,7 +345,10 @@ impl Harness {
 
     fn outcome(&mut self, passed: bool, detail: &str) {
         self.wait(2_000, 4_000);
-        self.record("outcome", json!({"passed": passed, "check": "node --experimental-strip-types --test", "detail": detail}));
+        self.record(
+            "outcome",
+            json!({"passed": passed, "check": "node --experimental-strip-types --test", "detail": detail}),
+        );
     }
 
     /// The finished journal, checked against the library.
@@ -419,7 +425,10 @@ fn solve(h: &mut Harness, fx: &Fixture, k: u64) {
     let c = h.turn("", &[("run_tests", json!({}))]);
     h.result(&c[0], "run_tests", &fx.passing);
     if k == 3 {
-        let c = h.turn("All 4 tests pass. A last look at the final `api.ts`.", &[("read_file", json!({"path": "src/api.ts"}))]);
+        let c = h.turn(
+            "All 4 tests pass. A last look at the final `api.ts`.",
+            &[("read_file", json!({"path": "src/api.ts"}))],
+        );
         h.result(&c[0], "read_file", &fx.fixed);
     }
     h.turn(
@@ -464,7 +473,11 @@ fn wander(h: &mut Harness, fx: &Fixture, k: u64) {
         h.result(&c[0], "read_file", &text);
         if r % 2 == 1 {
             // A guess: make the store tolerant of string ids.
-            storage = format!("{}\n// attempt {}: compare ids loosely\nexport const normalizeId = (id: unknown) => id;\n", fx.storage, r / 2 + 1);
+            storage = format!(
+                "{}\n// attempt {}: compare ids loosely\nexport const normalizeId = (id: unknown) => id;\n",
+                fx.storage,
+                r / 2 + 1
+            );
             let c = h.turn(
                 "Trying a change in the store so that string ids match.",
                 &[("write_file", json!({"path": "src/storage.ts", "content": storage}))],
@@ -474,10 +487,7 @@ fn wander(h: &mut Harness, fx: &Fixture, k: u64) {
             h.result(&c[0], "run_tests", &fx.failing);
         }
     }
-    h.turn(
-        "I could not find the cause: the visible parts of src/ look correct. The suite still fails on test 3.",
-        &[],
-    );
+    h.turn("I could not find the cause: the visible parts of src/ look correct. The suite still fails on test 3.", &[]);
     h.outcome(false, "3/4 tests pass; test 3 still fails");
 }
 

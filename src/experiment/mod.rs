@@ -48,7 +48,7 @@ pub enum ExperimentError {
         label: String,
         session: String,
         #[source]
-        source: import::ImportError,
+        source: Box<import::ImportError>,
     },
     #[error("{session}: {source}")]
     Encoding {
@@ -103,7 +103,7 @@ pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
         for s in manifest::resolve(&base, arm)? {
             let spec = s.path.display().to_string();
             let loaded = import::load(&spec, FromFormat::Auto, None, ReadOptions::default()).map_err(|source| {
-                ExperimentError::Load { label: arm.label.clone(), session: s.name.clone(), source }
+                ExperimentError::Load { label: arm.label.clone(), session: s.name.clone(), source: Box::new(source) }
             })?;
             let j = loaded.journal;
             let est = estimator_for(&j, None)
@@ -145,7 +145,8 @@ pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
         })
         .collect();
     let ref_journals: Vec<_> = runs.iter().zip(&journals).filter(|(r, _)| r.arm == reference).map(|(_, j)| j).collect();
-    let replayed = replay::replay(&ref_journals, &reference, &opts.replay, &table, m.model.as_deref(), &boot, arms.len())?;
+    let replayed =
+        replay::replay(&ref_journals, &reference, &opts.replay, &table, m.model.as_deref(), &boot, arms.len())?;
     arms.extend(replayed);
     Ok(Experiment {
         schema: "ctxj.experiment/1",

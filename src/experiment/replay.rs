@@ -61,7 +61,14 @@ pub fn replay(
             let runs = runs_of(k);
             let kind = ArmKind::Replay { strategy: strategies[k].name.clone(), of: reference.to_string() };
             let label = format!("replay:{}", strategies[k].name);
-            summarize(&label, kind, &runs.iter().collect::<Vec<_>>(), Some((REPLAY_REFERENCE, &recorded)), boot, first_index + k)
+            summarize(
+                &label,
+                kind,
+                &runs.iter().collect::<Vec<_>>(),
+                Some((REPLAY_REFERENCE, &recorded)),
+                boot,
+                first_index + k,
+            )
         })
         .collect())
 }

@@ -14,7 +14,10 @@ pub enum ArmKind {
     Runs,
     /// Counterfactual: `strategy` replayed over the runs of arm `of`; compared with the replay
     /// of `recorded` over the same runs, through the same cache model.
-    Replay { strategy: String, of: String },
+    Replay {
+        strategy: String,
+        of: String,
+    },
 }
 
 /// One measure of one arm.
@@ -99,7 +102,15 @@ pub fn summarize(
         .collect();
     let judged = runs.iter().filter(|r| r.outcome.is_some()).count();
     let passed = runs.iter().filter(|r| r.outcome.as_ref().is_some_and(|o| o.passed)).count();
-    let mut arm = ArmSummary { label: label.to_string(), kind, runs: runs.len(), judged, passed, metrics, verdict: String::new() };
+    let mut arm = ArmSummary {
+        label: label.to_string(),
+        kind,
+        runs: runs.len(),
+        judged,
+        passed,
+        metrics,
+        verdict: String::new(),
+    };
     arm.verdict = match reference {
         None => format!("the reference ({})", passes(&arm)),
         Some((name, r)) => verdict(&arm, name, r),

@@ -15,6 +15,9 @@ use crate::render::html::escape;
 const COLOURS: [&str; 8] = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5"];
 const WIDTH: f64 = 720.0;
 
+/// One per-turn figure of a run.
+type Figure = fn(&TurnPoint) -> Option<f64>;
+
 fn colour(i: usize) -> &'static str {
     COLOURS[i % COLOURS.len()]
 }
@@ -54,7 +57,7 @@ pub fn render(e: &Experiment) -> String {
         h.push_str(&bars(e, m));
     }
     h.push_str("<h2>Per turn, one line per run</h2>");
-    let curves: [(&str, fn(&TurnPoint) -> Option<f64>, Metric); 3] = [
+    let curves: [(&str, Figure, Metric); 3] = [
         ("prompt size (tokens)", |t| t.prompt.map(|p| p as f64), Metric::PeakPrompt),
         ("cumulative cost", |t| t.cumulative_cost, Metric::Cost),
         ("cache-hit rate", |t| t.hit_rate, Metric::CacheHitRate),
@@ -86,7 +89,14 @@ fn table(e: &Experiment) -> String {
             escape(&cell(Metric::Cost)),
             escape(&a.metric(Metric::Cost).map_or_else(|| "-".into(), versus))
         );
-        for m in [Metric::Turns, Metric::PeakPrompt, Metric::CacheHitRate, Metric::CacheBreaks, Metric::Compactions, Metric::WallSeconds] {
+        for m in [
+            Metric::Turns,
+            Metric::PeakPrompt,
+            Metric::CacheHitRate,
+            Metric::CacheBreaks,
+            Metric::Compactions,
+            Metric::WallSeconds,
+        ] {
             let _ = write!(h, "<td>{}</td>", escape(&cell(m)));
         }
         h.push_str("</tr>");
@@ -98,7 +108,11 @@ fn table(e: &Experiment) -> String {
 /// One horizontal bar per arm: the mean, the interval as a whisker, each run a dot.
 fn bars(e: &Experiment, m: Metric) -> String {
     let runs_of = |a: &ArmSummary| -> Vec<f64> {
-        e.runs.iter().filter(|r| matches!(a.kind, ArmKind::Runs) && r.arm == a.label).filter_map(|r| r.measures.get(m)).collect()
+        e.runs
+            .iter()
+            .filter(|r| matches!(a.kind, ArmKind::Runs) && r.arm == a.label)
+            .filter_map(|r| r.measures.get(m))
+            .collect()
     };
     let max = e
         .arms
@@ -145,7 +159,13 @@ fn bars(e: &Experiment, m: Metric) -> String {
             );
         }
         for v in runs_of(a) {
-            let _ = write!(s, "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"#222\"><title>{}</title></circle>", scale(v), y + 9.0, escape(&value(m, v)));
+            let _ = write!(
+                s,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"#222\"><title>{}</title></circle>",
+                scale(v),
+                y + 9.0,
+                escape(&value(m, v))
+            );
         }
     }
     s.push_str("</svg>");
@@ -153,7 +173,7 @@ fn bars(e: &Experiment, m: Metric) -> String {
 }
 
 /// One chart of a per-turn figure: a polyline per run, coloured by its arm.
-fn curve(e: &Experiment, name: &str, get: fn(&TurnPoint) -> Option<f64>, unit: Metric) -> String {
+fn curve(e: &Experiment, name: &str, get: Figure, unit: Metric) -> String {
     let (w, hgt) = (WIDTH, 240.0);
     let turns = e.runs.iter().map(|r| r.per_turn.len()).max().unwrap_or(0).max(2);
     let max = e.runs.iter().flat_map(|r| r.per_turn.iter().filter_map(get)).fold(0.0f64, f64::max);

@@ -29,7 +29,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("usage", &["import", "cache", "journal", "projection", "tokens", "text"]),
     // Real runs side by side: reads sessions (`import`) and bills them (`cache`).
     ("experiment", &["import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
-    ("report", &["experiment", "usage", "import", "check", "cache", "strategy", "tokens", "projection", "journal", "text"]),
+    (
+        "report",
+        &["experiment", "usage", "import", "check", "cache", "strategy", "tokens", "projection", "journal", "text"],
+    ),
     // Everything but `cli`.
     (
         "render",
