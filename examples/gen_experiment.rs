@@ -6,7 +6,8 @@
 //!
 //! `cargo run --example gen_experiment [OUT_DIR]` writes `<OUT_DIR>/experiment-bugfix/`;
 //! `OUT_DIR` defaults to the repository's `sample-journals/`. The output is deterministic (no
-//! clock, no environment, a fixed PRNG), and a test regenerates it and compares byte for byte.
+//! clock, no environment, fixed ChaCha8 seeds, whose streams `rand_chacha` keeps stable), and a
+//! test regenerates it and compares byte for byte.
 //!
 //! The fixture's files and test outputs are read from the committed `bugfix-todo` sample (the
 //! same task), so the two samples never disagree. The harness model:
@@ -26,6 +27,8 @@ use std::path::{Path, PathBuf};
 
 use ctxj::journal::{parse_bytes, Body, Journal, ReadOptions};
 use ctxj::projection::{state_at_rev, Block, Projection};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -119,23 +122,6 @@ impl Fixture {
 // The harness model
 // ---------------------------------------------------------------------------------------------
 
-/// SplitMix64: a PRNG whose stream never changes with a dependency update.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next() % (hi - lo + 1)
-    }
-}
-
 /// An earlier request: when it was sent, and per leading block count its prefix hash and tokens.
 struct Sent {
     at: u64,
@@ -148,7 +134,7 @@ struct Harness {
     lines: Vec<String>,
     rev: u64,
     now: u64,
-    rng: Rng,
+    rng: ChaCha8Rng,
     calls: u64,
     turns: u64,
     sent: Vec<Sent>,
@@ -164,7 +150,7 @@ impl Harness {
             lines: Vec::new(),
             rev: 0,
             now: start,
-            rng: Rng(seed),
+            rng: ChaCha8Rng::seed_from_u64(seed),
             calls: 0,
             turns: 0,
             sent: Vec::new(),
@@ -189,7 +175,7 @@ impl Harness {
     }
 
     fn wait(&mut self, lo: u64, hi: u64) {
-        self.now += self.rng.range(lo, hi);
+        self.now += self.rng.gen_range(lo..=hi);
     }
 
     fn record(&mut self, kind: &str, fields: Value) {
@@ -237,7 +223,7 @@ impl Harness {
         self.turns += 1;
         let written =
             text.len() as u64 / 4 + calls.iter().map(|(t, a)| (t.len() + a.to_string().len()) as u64 / 4).sum::<u64>();
-        let completion = written + self.rng.range(8, 120);
+        let completion = written + self.rng.gen_range(8..=120);
         let latency = 700 + prompt / 30 + completion * 6;
         self.wait(latency, latency + latency / 2);
         let cached = self.cached(&blocks, &tokens);
@@ -377,16 +363,21 @@ Number() coercion, run the tests.\n## Context to Preserve\nChange src/ only; the
 // The runs
 // ---------------------------------------------------------------------------------------------
 
-/// The runs that can see the bug line: baseline, age-truncate and compact. Run 2 repeats
-/// bugfix-todo's detour (the first rewrite drops `parseRequest`), run 3 re-reads `api.ts` at the
-/// end.
-fn solve(h: &mut Harness, fx: &Fixture, k: u64) {
+/// Every run starts the same way: the layout, the test, the failing suite.
+fn opening(h: &mut Harness, fx: &Fixture) {
     let c = h.turn("I'll start by looking at the project layout.", &[("list_files", json!({"path": "."}))]);
     h.result(&c[0], "list_files", &fx.listing);
     let c = h.turn("", &[("read_file", json!({"path": "test/tasklist.test.ts"}))]);
     h.result(&c[0], "read_file", &fx.test);
     let c = h.turn("Let me run the suite to see the failure.", &[("run_tests", json!({}))]);
     h.result(&c[0], "run_tests", &fx.failing);
+}
+
+/// The runs that can see the bug line: baseline, age-truncate and compact. Run 2 repeats
+/// bugfix-todo's detour (the first rewrite drops `parseRequest`), run 3 re-reads `api.ts` at the
+/// end.
+fn solve(h: &mut Harness, fx: &Fixture, k: u64) {
+    opening(h, fx);
     let c = h.turn(
         "Test 3 fails: `complete` with the JSON payload `{\"id\":\"1\"}` returns `{ completed: false }`. The \
          request goes through parseRequest and Api.handle.",
@@ -442,12 +433,7 @@ fn solve(h: &mut Harness, fx: &Fixture, k: u64) {
 /// truncate-500: `src/api.ts` is cut before its handler, so the agent never sees the bug line,
 /// guesses at `storage.ts` and `types.ts`, and stops at the harness's turn limit.
 fn wander(h: &mut Harness, fx: &Fixture, k: u64) {
-    let c = h.turn("I'll start by looking at the project layout.", &[("list_files", json!({"path": "."}))]);
-    h.result(&c[0], "list_files", &fx.listing);
-    let c = h.turn("", &[("read_file", json!({"path": "test/tasklist.test.ts"}))]);
-    h.result(&c[0], "read_file", &fx.test);
-    let c = h.turn("Let me run the suite to see the failure.", &[("run_tests", json!({}))]);
-    h.result(&c[0], "run_tests", &fx.failing);
+    opening(h, fx);
     let c = h.turn(
         "The output is cut before the failing test. The request path goes through src/api.ts.",
         &[("read_file", json!({"path": "src/api.ts"}))],

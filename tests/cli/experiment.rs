@@ -53,18 +53,19 @@ fn the_bundled_experiment_reproduces_the_seeds_relations() {
     assert_eq!(passes("age-truncate-500-keep-3"), (3, 3));
     assert_eq!(passes("compact-at-12000-structured"), (3, 3));
     // Cost: truncate-500 several times baseline, its whole interval above 1; the two others on par
-    // with baseline (their intervals contain 1), compaction the cheapest, truncate-500 the dearest.
+    // with baseline (their intervals contain 1), compaction a little cheaper than age-truncate
+    // (the seed's $0.016 and $0.017), truncate-500 the dearest.
     let (t, tlo, _) = cost_ratio(&doc, "truncate-500");
     assert!((4.0..8.0).contains(&t) && tlo > 2.0, "truncate-500: {t}× from {tlo}");
     let (a, alo, ahi) = cost_ratio(&doc, "age-truncate-500-keep-3");
     let (c, clo, chi) = cost_ratio(&doc, "compact-at-12000-structured");
     assert!(alo < 1.0 && ahi > 1.0 && clo < 1.0 && chi > 1.0, "age {alo}–{ahi}, compact {clo}–{chi}");
-    assert!(c < 1.0 && c < a && a < t, "cost order: compact {c} < baseline 1 < age {a} < truncate {t}");
+    assert!(c < a && a < t, "cost order: compact {c} < age {a} < truncate {t}");
     assert!(metric(arm(&doc, "compact-at-12000-structured"), "compactions")["mean"].as_f64().unwrap() > 0.0);
     // The verdicts say it in words, and no more than the intervals.
     let verdict = |l: &str| arm(&doc, l)["verdict"].as_str().unwrap().to_string();
     assert!(
-        verdict("truncate-500").starts_with("fewer passes than baseline (0/3 vs 3/3); 5."),
+        verdict("truncate-500").starts_with("fewer passes than baseline (0/3 vs 3/3); 6.0× the cost, interval 4."),
         "{}",
         verdict("truncate-500")
     );
