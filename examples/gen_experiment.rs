@@ -227,20 +227,14 @@ impl Harness {
         let latency = 700 + prompt / 30 + completion * 6;
         self.wait(latency, latency + latency / 2);
         let cached = self.cached(&blocks, &tokens);
-        let calls_json: Vec<Value> =
-            calls.iter().zip(&ids).map(|((tool, args), id)| json!({"id": id, "tool": tool, "args": args})).collect();
-        let mut f = Map::new();
-        f.insert("id".into(), json!(format!("a_{}", self.turns)));
-        f.insert("text".into(), json!(text));
-        if !calls_json.is_empty() {
-            f.insert("calls".into(), Value::Array(calls_json));
+        let mut a = json!({"id": format!("a_{}", self.turns), "text": text});
+        if !calls.is_empty() {
+            let list = calls.iter().zip(&ids).map(|((tool, args), id)| json!({"id": id, "tool": tool, "args": args}));
+            a["calls"] = Value::Array(list.collect());
         }
-        f.insert(
-            "usage".into(),
-            json!({"prompt_tokens": prompt, "cached_tokens": cached, "completion_tokens": completion}),
-        );
-        f.insert("prompt_sha256".into(), json!(p.sha256()));
-        self.record("assistant", Value::Object(f));
+        a["usage"] = json!({"prompt_tokens": prompt, "cached_tokens": cached, "completion_tokens": completion});
+        a["prompt_sha256"] = json!(p.sha256());
+        self.record("assistant", a);
         ids
     }
 
