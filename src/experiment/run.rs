@@ -170,3 +170,43 @@ pub struct Run {
     pub measures: Measures,
     pub per_turn: Vec<TurnPoint>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::{billed::billed, PriceTable};
+    use crate::tokens::CharEstimator;
+
+    #[test]
+    fn measures_of_a_small_session_by_hand() {
+        let lines = [
+            r#"{"rev":1,"ts":"2026-12-01T10:00:00Z","kind":"session","id":"s","model":"google/gemini-2.5-flash"}"#,
+            r#"{"rev":2,"ts":"2026-12-01T10:00:00Z","kind":"user","id":"u1","text":"go"}"#,
+            r#"{"rev":3,"ts":"2026-12-01T10:00:10Z","kind":"assistant","id":"a1","text":"x","usage":{"prompt_tokens":2000,"cached_tokens":0,"completion_tokens":100}}"#,
+            r#"{"rev":4,"ts":"2026-12-01T10:00:11Z","kind":"compact","summary":"s","first_kept":4}"#,
+            r#"{"rev":5,"ts":"2026-12-01T10:01:40Z","kind":"assistant","id":"a2","text":"y","usage":{"prompt_tokens":3000,"cached_tokens":1500,"completion_tokens":50}}"#,
+            r#"{"rev":6,"ts":"2026-12-01T10:01:41Z","kind":"outcome","passed":false,"check":"t"}"#,
+            r#"{"rev":7,"ts":"2026-12-01T10:01:42Z","kind":"outcome","passed":true,"check":"t","detail":"fixed"}"#,
+        ];
+        let text = lines.join("\n") + "\n";
+        let j = crate::journal::parse_bytes(std::path::Path::new("j"), text.as_bytes(), Default::default()).unwrap();
+        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
+        let m = Measures::of(&j, &b);
+        assert_eq!(m.turns, Some(2.0));
+        assert_eq!(m.prompt_tokens, Some(5000.0));
+        assert_eq!(m.peak_prompt, Some(3000.0));
+        assert_eq!(m.cache_hit_rate, Some(1500.0 / 5000.0));
+        assert_eq!(m.compactions, Some(1.0));
+        assert_eq!(m.wall_seconds, Some(90.0));
+        // gemini-2.5-flash: $0.30 input, $0.03 cached, $2.50 output per million.
+        let cost = (2000.0 * 0.3 + 100.0 * 2.5 + 1500.0 * 0.3 + 1500.0 * 0.03 + 50.0 * 2.5) / 1e6;
+        assert!((m.cost.unwrap() - cost).abs() < 1e-12, "{:?} vs {cost}", m.cost);
+        let c = curve(&b);
+        assert_eq!(c[1].hit_rate, Some(0.5));
+        assert!((c[1].cumulative_cost.unwrap() - cost).abs() < 1e-12);
+        // The last outcome is the run's verdict.
+        let o = journal_outcome(&j).unwrap();
+        assert!(o.passed);
+        assert_eq!(o.source, OutcomeSource::Journal);
+    }
+}

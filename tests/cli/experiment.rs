@@ -306,3 +306,10 @@ fn report_experiment_draws_the_arms_and_never_writes_into_a_session() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(!target.exists());
 }
+
+#[test]
+fn the_bundled_experiment_table_snapshot() {
+    let out = ctxj().arg("experiment").arg(manifest()).args(["--replay", "truncate-500", "--detail"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!(String::from_utf8(out.stdout).unwrap());
+}
