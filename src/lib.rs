@@ -21,6 +21,7 @@
 
 pub mod cache;
 pub mod check;
+pub mod experiment;
 pub mod import;
 pub mod journal;
 pub mod projection;

@@ -49,6 +49,7 @@ pub const RULES: &[Rule] = &[
     r("path-escape", Error, Validate, "spill and attachment paths are relative and stay inside the session directory", "journal-v1 §1 (file references)"),
     r("path-missing", Error, Validate, "spill and attachment files exist", "journal-v1 §1, §2 `result`/`user`"),
     r("spill-note", Warning, Validate, "a result with `spill` ends its text with `[full output: <spill>]` (or `[полный вывод: <spill>]`)", "journal-v1 §2 `result`; seed 000"),
+    r("outcome-shape", Error, Validate, "an `outcome` names its check (non-empty `check`) and follows the turn it judges", "journal-v1 §2 `outcome`"),
     r("unknown-kind", Warning, Validate, "a record of a kind this version does not know (kept, ignored by the projection)", "journal-v1 §2 (forward compatibility)"),
     r("torn-line", Warning, Validate, "the last line was torn (no newline, does not parse) and was ignored", "journal-v1 §1 (lines)"),
     // mirror

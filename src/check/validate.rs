@@ -79,6 +79,7 @@ struct Integrity<'j> {
     attachments: HashSet<&'j str>,
     revs: HashSet<u64>,
     seen_session: bool,
+    seen_turn: bool,
 }
 
 impl<'j> Integrity<'j> {
@@ -157,6 +158,7 @@ impl<'j> Integrity<'j> {
                 }
             }
             Body::Result(r) => self.result(rec, r, out),
+            Body::Outcome(o) => outcome(o, self.seen_turn, rec, out),
             Body::Elide(_) | Body::Clear(_) | Body::Mirror(_) | Body::Compact(_) => self.refs(rec, out),
             Body::Unknown { kind } => {
                 out.push(find("unknown-kind", rec, format!("unknown kind {kind:?}: kept, ignored by the projection")))
@@ -164,6 +166,7 @@ impl<'j> Integrity<'j> {
             _ => {}
         }
         self.seen_session |= matches!(rec.body, Body::Session(_));
+        self.seen_turn |= matches!(rec.body, Body::Assistant(_));
     }
 
     /// result-orphan, result-twice, result-tool, spill-note.
@@ -285,6 +288,16 @@ impl<'j> Integrity<'j> {
                 );
             }
         }
+    }
+}
+
+/// outcome-shape: a named check, after a turn.
+fn outcome(o: &crate::journal::OutcomeRec, seen_turn: bool, rec: &Record, out: &mut Vec<Finding>) {
+    if o.check.trim().is_empty() {
+        out.push(find("outcome-shape", rec, "`outcome.check` is empty: name the command or check that judged the run"));
+    }
+    if !seen_turn {
+        out.push(find("outcome-shape", rec, "an `outcome` before the first turn: it judges the turn before it"));
     }
 }
 

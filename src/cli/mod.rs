@@ -16,6 +16,7 @@ pub mod budget;
 pub mod cache;
 pub mod completions;
 pub mod diff;
+pub mod experiment;
 pub mod import;
 pub mod log;
 pub mod output;
@@ -120,6 +121,7 @@ pub enum Command {
     Sessions(sessions::Args),
     Usage(usage::Args),
     Report(report::Args),
+    Experiment(experiment::Args),
     Completions(completions::Args),
     #[cfg(feature = "synth")]
     #[command(hide = true)]
@@ -225,6 +227,7 @@ pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
         Command::Sessions(a) => sessions::run(a, ctx),
         Command::Usage(a) => usage::run(a, ctx),
         Command::Report(a) => report::run(a, ctx),
+        Command::Experiment(a) => experiment::run(a, ctx),
         Command::Completions(a) => completions::run(a, ctx),
         #[cfg(feature = "synth")]
         Command::Synth(a) => synth::run(a, ctx),

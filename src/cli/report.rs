@@ -33,6 +33,7 @@ const DEFAULT_STRATEGIES: [&str; 2] = ["recorded", "baseline"];
 ///   ctxj report sample-journals/bugfix-todo -s baseline -s truncate-500 -o /tmp/report.html
 ///   ctxj report long-elision --root sample-journals --cache anthropic -o /tmp/long-elision.html
 ///   ctxj report sample-journals/transcripts/pi -s recorded -s sliding-8 -o /tmp/pi.html
+///   ctxj report --experiment sample-journals/experiment-bugfix/experiment.toml -o /tmp/exp.html
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -58,9 +59,17 @@ pub struct Args {
     /// --json: what was written (path, bytes, strategies, turns) instead of a line of text.
     #[command(flatten)]
     pub output_format: OutputArgs,
+    /// Read SESSION as an experiment manifest and draw the experiment: per-arm bars with
+    /// intervals, per-run dots, per-turn curves per run (docs/experiments.md); -s adds replays.
+    #[arg(long)]
+    pub experiment: bool,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
+    if args.experiment {
+        let json = args.output_format.json;
+        return super::experiment::report(&args.session.session, &args.strategies, &args.output, json);
+    }
     let (session, journal) = ctx.load(&args.session.session)?;
     let mut notes = Vec::new();
     let strategies: Vec<Strategy> = if args.strategies.is_empty() {

@@ -594,6 +594,7 @@ mod one_pass_de {
                         "mirror" => Body::Mirror(MirrorRec::deserialize(RestDe(&mut rest))?),
                         "compact" => Body::Compact(CompactRec::deserialize(RestDe(&mut rest))?),
                         "model" => Body::Model(ModelRec::deserialize(RestDe(&mut rest))?),
+                        "outcome" => Body::Outcome(OutcomeRec::deserialize(RestDe(&mut rest))?),
                         _ => {
                             while rest.next_key::<IgnoredAny>()?.is_some() {
                                 rest.next_value::<IgnoredAny>()?;

@@ -50,6 +50,8 @@ pub enum Body {
     Mirror(MirrorRec),
     Compact(CompactRec),
     Model(ModelRec),
+    /// A judged result (journal-v1 §2 `outcome`): not part of the projection.
+    Outcome(OutcomeRec),
     /// A kind this version does not know: kept, listed by `log`, ignored by the projection.
     Unknown {
         kind: String,
@@ -70,6 +72,7 @@ impl Body {
             Body::Mirror(_) => "mirror",
             Body::Compact(_) => "compact",
             Body::Model(_) => "model",
+            Body::Outcome(_) => "outcome",
             Body::Unknown { kind } => kind,
         }
     }
@@ -106,6 +109,7 @@ impl Body {
             "mirror" => Body::Mirror(serde_json::from_value(value)?),
             "compact" => Body::Compact(serde_json::from_value(value)?),
             "model" => Body::Model(serde_json::from_value(value)?),
+            "outcome" => Body::Outcome(serde_json::from_value(value)?),
             other => Body::Unknown { kind: other.to_string() },
         })
     }
@@ -135,6 +139,7 @@ impl Body {
             "mirror" => Body::Mirror(de(json)?),
             "compact" => Body::Compact(de(json)?),
             "model" => Body::Model(de(json)?),
+            "outcome" => Body::Outcome(de(json)?),
             other => Body::Unknown { kind: other.to_string() },
         })
     }
@@ -399,6 +404,17 @@ pub struct ModelRec {
     pub ctx: Option<CtxSettings>,
 }
 
+/// `outcome` (journal-v1 §2, addition of 2026-12): whether the run passed the named check,
+/// written after the turn it judges.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct OutcomeRec {
+    pub passed: bool,
+    pub check: String,
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
 /// Token estimates are written as integers when integral (`170`, not `170.0`).
 fn integral_or_float<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
     match *v {
@@ -424,6 +440,7 @@ impl Serialize for Body {
             Body::Mirror(r) => r.serialize(s),
             Body::Compact(r) => r.serialize(s),
             Body::Model(r) => r.serialize(s),
+            Body::Outcome(r) => r.serialize(s),
             Body::Unknown { .. } => serde::ser::SerializeMap::end(s.serialize_map(Some(0))?),
         }
     }

@@ -137,6 +137,12 @@ fn describe(rec: &Record, p: &Projection, delta: i64, turn: usize, before_len: u
             )
         }
         Body::Model(m) => format!("model → {} (from the next turn)", m.model),
+        Body::Outcome(o) => format!(
+            "outcome: {} ({}){}",
+            if o.passed { "passed" } else { "failed" },
+            escape_line(&o.check),
+            o.detail.as_deref().map(|d| format!(": {}", escape_line(d))).unwrap_or_default()
+        ),
         Body::Unknown { kind } => format!("unknown kind {kind:?}: kept, ignored"),
     }
 }

@@ -6,6 +6,8 @@ pub mod cache;
 pub mod cache_billed;
 pub mod check;
 pub mod diff;
+pub mod experiment;
+pub mod experiment_html;
 pub mod fit;
 pub mod format;
 pub mod html;

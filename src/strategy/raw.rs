@@ -131,7 +131,12 @@ impl<'j> Raw<'j> {
                     );
                 }
             }
-            Body::Elide(_) | Body::Clear(_) | Body::Mirror(_) | Body::Compact(_) | Body::Unknown { .. } => {}
+            Body::Elide(_)
+            | Body::Clear(_)
+            | Body::Mirror(_)
+            | Body::Compact(_)
+            | Body::Outcome(_)
+            | Body::Unknown { .. } => {}
         }
     }
 

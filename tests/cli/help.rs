@@ -23,6 +23,7 @@ fn subcommands() -> Vec<&'static str> {
         "sessions",
         "usage",
         "report",
+        "experiment",
         "completions",
     ];
     if cfg!(feature = "synth") {

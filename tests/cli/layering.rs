@@ -27,12 +27,18 @@ const LAYERS: &[(&str, &[&str])] = &[
     // `import` produces records from transcripts; it reads the price table of `cache`.
     ("import", &["journal", "projection", "text", "cache"]),
     ("usage", &["import", "cache", "journal", "projection", "tokens", "text"]),
-    ("report", &["usage", "import", "check", "cache", "strategy", "tokens", "projection", "journal", "text"]),
+    // Real runs side by side: reads sessions (`import`) and bills them (`cache`).
+    ("experiment", &["import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
+    (
+        "report",
+        &["experiment", "usage", "import", "check", "cache", "strategy", "tokens", "projection", "journal", "text"],
+    ),
     // Everything but `cli`.
     (
         "render",
         &[
             "report",
+            "experiment",
             "usage",
             "import",
             "synth",

@@ -1,0 +1,162 @@
+//! The experiment manifest (`docs/experiments.md`): a TOML file naming arms (a label and the
+//! sessions of its runs, by path or glob, relative to the manifest), the reference arm, optional
+//! outcomes per session, the model to price unlabelled turns with, a LiteLLM price table, and the
+//! bootstrap's seed and resample count.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::ExperimentError;
+
+/// The manifest as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// A title for the report.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The label of the arm the others are compared with (default: the first arm).
+    #[serde(default)]
+    pub reference: Option<String>,
+    /// Prices the turns whose model the session does not name.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// LiteLLM `model_prices_and_context_window.json`, relative to the manifest.
+    #[serde(default)]
+    pub prices: Option<PathBuf>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub resamples: Option<usize>,
+    #[serde(rename = "arm")]
+    pub arms: Vec<ArmSpec>,
+    /// Session path as written in an arm (or matched by its glob) → passed.
+    #[serde(default)]
+    pub outcomes: BTreeMap<String, bool>,
+}
+
+/// One `[[arm]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmSpec {
+    pub label: String,
+    /// Paths or globs (`*`, `?`, `[…]`, `**`), relative to the manifest.
+    pub sessions: Vec<String>,
+}
+
+/// The most resamples a manifest may ask for (the intervals are computed in memory).
+pub const MAX_RESAMPLES: usize = 1_000_000;
+
+impl Manifest {
+    /// Reads and checks the manifest at `path`.
+    pub fn read(path: &Path) -> Result<Manifest, ExperimentError> {
+        let file = path.display().to_string();
+        let text = crate::journal::input::read_regular_text(path)
+            .map_err(|source| ExperimentError::Read { path: file.clone(), source })?;
+        Manifest::parse(&file, &text)
+    }
+
+    /// Parses and checks manifest text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Manifest, ExperimentError> {
+        let m: Manifest =
+            toml::from_str(text).map_err(|e| ExperimentError::Toml { file: file.into(), msg: e.message().into() })?;
+        let bad = |msg: String| Err(ExperimentError::Manifest { file: file.into(), msg });
+        if m.arms.is_empty() {
+            return bad("no `[[arm]]`: name at least one arm with a `label` and its `sessions`".into());
+        }
+        for (i, a) in m.arms.iter().enumerate() {
+            if a.label.trim().is_empty() {
+                return bad(format!("arm {} has an empty `label`", i + 1));
+            }
+            if m.arms[..i].iter().any(|b| b.label == a.label) {
+                return bad(format!("two arms are labelled {:?}", a.label));
+            }
+            if a.sessions.is_empty() {
+                return bad(format!("arm {:?} lists no `sessions`", a.label));
+            }
+        }
+        if let Some(r) = &m.reference {
+            if !m.arms.iter().any(|a| &a.label == r) {
+                return bad(format!("`reference = {r:?}` is not the label of an arm"));
+            }
+        }
+        if m.resamples.is_some_and(|r| r > MAX_RESAMPLES) {
+            return bad(format!("`resamples` is at most {MAX_RESAMPLES}"));
+        }
+        Ok(m)
+    }
+
+    /// The reference arm's label.
+    pub fn reference(&self) -> &str {
+        self.reference.as_deref().unwrap_or(&self.arms[0].label)
+    }
+}
+
+/// One session of an arm: as the manifest names it (relative, `/`-separated) and on disk.
+#[derive(Debug, Clone)]
+pub struct SessionRef {
+    pub name: String,
+    pub path: PathBuf,
+}
+
+/// The sessions of `arm`: each entry taken as a path when it names one, else as a glob (matches
+/// sorted by name); an entry that matches nothing is an error.
+pub fn resolve(base: &Path, arm: &ArmSpec) -> Result<Vec<SessionRef>, ExperimentError> {
+    let mut out: Vec<SessionRef> = Vec::new();
+    for entry in &arm.sessions {
+        let direct = base.join(entry);
+        let found: Vec<PathBuf> = if direct.exists() {
+            vec![direct]
+        } else {
+            let pattern = base.join(entry).display().to_string();
+            let paths = glob::glob(&pattern).map_err(|e| ExperimentError::Glob {
+                label: arm.label.clone(),
+                pattern: entry.clone(),
+                msg: e.msg.to_string(),
+            })?;
+            let mut v: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
+            v.sort();
+            v
+        };
+        if found.is_empty() {
+            return Err(ExperimentError::NoMatch { label: arm.label.clone(), pattern: entry.clone() });
+        }
+        for path in found {
+            let name = path.strip_prefix(base).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            if !out.iter().any(|s| s.path == path) {
+                out.push(SessionRef { name, path });
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_parses_and_names_its_reference() {
+        let m = Manifest::parse(
+            "e.toml",
+            "reference = \"b\"\n[[arm]]\nlabel = \"a\"\nsessions = [\"a/*\"]\n[[arm]]\nlabel = \"b\"\nsessions = [\"b\"]\n\
+             [outcomes]\n\"b\" = true\n",
+        )
+        .unwrap();
+        assert_eq!(m.reference(), "b");
+        assert_eq!(m.outcomes.get("b"), Some(&true));
+    }
+
+    #[test]
+    fn bad_manifests_say_what_is_wrong() {
+        let err = |t: &str| Manifest::parse("e.toml", t).unwrap_err().to_string();
+        assert!(err("").contains("arm"), "{}", err(""));
+        assert!(err("[[arm]]\nlabel = \"a\"\nsessions = []\n").contains("lists no `sessions`"));
+        assert!(err("reference = \"x\"\n[[arm]]\nlabel = \"a\"\nsessions = [\"s\"]\n").contains("not the label"));
+        assert!(err("[[arm]]\nlabel = \"a\"\nsessions = [\"s\"]\n[[arm]]\nlabel = \"a\"\nsessions = [\"t\"]\n")
+            .contains("two arms"));
+        assert!(err("colour = 1\n[[arm]]\nlabel = \"a\"\nsessions = [\"s\"]\n").contains("e.toml"));
+    }
+}

@@ -1,0 +1,162 @@
+//! `ctxj experiment`: real runs of several context strategies side by side (seed 001's
+//! experiment) — per arm the pass count, and mean ± sd with a seeded bootstrap 95 % interval of
+//! cost, turns, prompt tokens, peak prompt, cache hit rate, cache breaks, compactions and wall
+//! time, each against a reference arm — plus, on request, counterfactual replays of the
+//! reference arm's runs (`docs/experiments.md`).
+//!
+//! Every figure of a real run is what the provider billed (`cache::billed`); replays go through
+//! `cache::compare`, the same simulation as `ctxj cache`.
+
+pub mod manifest;
+pub mod replay;
+pub mod run;
+pub mod stats;
+pub mod summary;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::cache::{self, billed::billed};
+use crate::import::{self, FromFormat};
+use crate::journal::ReadOptions;
+use crate::tokens::estimator_for;
+
+pub use manifest::Manifest;
+pub use run::{Metric, Run};
+pub use summary::{ArmKind, ArmSummary};
+
+/// Why an experiment cannot be run.
+#[derive(Debug, thiserror::Error)]
+pub enum ExperimentError {
+    #[error("reading the manifest {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file}: not a valid experiment manifest: {msg}")]
+    Toml { file: String, msg: String },
+    #[error("{file}: {msg}")]
+    Manifest { file: String, msg: String },
+    #[error("arm {label:?}: bad glob {pattern:?}: {msg}")]
+    Glob { label: String, pattern: String, msg: String },
+    #[error("arm {label:?}: {pattern:?} matches no session")]
+    NoMatch { label: String, pattern: String },
+    #[error("arm {label:?}: {session}")]
+    Load {
+        label: String,
+        session: String,
+        #[source]
+        source: Box<import::ImportError>,
+    },
+    #[error("{session}: {source}")]
+    Encoding {
+        session: String,
+        #[source]
+        source: crate::tokens::estimator::EncodingError,
+    },
+    #[error("`[outcomes]` names {0:?}, which is no session of any arm")]
+    StrayOutcome(String),
+    #[error(transparent)]
+    Prices(#[from] cache::PricingError),
+    #[error(transparent)]
+    Strategy(#[from] crate::strategy::StrategyError),
+}
+
+/// How to run it.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Strategies to replay over the reference arm's runs (`--replay`).
+    pub replay: Vec<String>,
+    /// Overrides the manifest's `seed`.
+    pub seed: Option<u64>,
+}
+
+/// The whole result (`"schema": "ctxj.experiment/1"` in JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct Experiment {
+    pub schema: &'static str,
+    pub manifest: String,
+    pub name: Option<String>,
+    pub reference: String,
+    pub seed: u64,
+    pub resamples: usize,
+    /// How intervals are computed, in words.
+    pub interval: &'static str,
+    pub arms: Vec<ArmSummary>,
+    pub runs: Vec<Run>,
+}
+
+/// The interval method, as shown to users.
+pub const INTERVAL: &str = "95% percentile bootstrap of the mean (each arm resampled on its own; ratio of means for cost, difference of means otherwise)";
+
+/// Reads the manifest at `path`, every session of every arm, and summarises them.
+pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
+    let m = Manifest::read(path)?;
+    let base = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let base = if base.as_os_str().is_empty() { PathBuf::from(".") } else { base };
+    let table = cache::load_table(m.prices.as_ref().map(|p| base.join(p)).as_deref())?;
+    let mut runs = Vec::new();
+    let mut journals = Vec::new();
+    for arm in &m.arms {
+        for s in manifest::resolve(&base, arm)? {
+            let spec = s.path.display().to_string();
+            let loaded = import::load(&spec, FromFormat::Auto, None, ReadOptions::default()).map_err(|source| {
+                ExperimentError::Load { label: arm.label.clone(), session: s.name.clone(), source: Box::new(source) }
+            })?;
+            let j = loaded.journal;
+            let est = estimator_for(&j, None)
+                .map_err(|source| ExperimentError::Encoding { session: s.name.clone(), source })?;
+            let b = billed(&j, &est, &table, m.model.as_deref());
+            let outcome = match m.outcomes.get(&s.name) {
+                Some(&passed) => Some(run::Outcome { passed, source: run::OutcomeSource::Manifest, check: None }),
+                None => run::journal_outcome(&j),
+            };
+            runs.push(Run {
+                arm: arm.label.clone(),
+                session: s.name,
+                format: loaded.format.name().to_string(),
+                model: b.models.first().cloned().or_else(|| m.model.clone()),
+                outcome,
+                measures: run::Measures::of(&j, &b),
+                per_turn: run::curve(&b),
+            });
+            journals.push(j);
+        }
+    }
+    if let Some(stray) = m.outcomes.keys().find(|k| !runs.iter().any(|r| &r.session == *k)) {
+        return Err(ExperimentError::StrayOutcome(stray.clone()));
+    }
+    let boot = stats::Bootstrap {
+        seed: opts.seed.or(m.seed).unwrap_or(stats::DEFAULT_SEED),
+        resamples: m.resamples.unwrap_or(stats::DEFAULT_RESAMPLES),
+    };
+    let reference = m.reference().to_string();
+    let of = |label: &str| runs.iter().filter(|r| r.arm == label).collect::<Vec<&Run>>();
+    let refs = of(&reference);
+    let mut arms: Vec<ArmSummary> = m
+        .arms
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let against = (a.label != reference).then_some((reference.as_str(), refs.as_slice()));
+            summary::summarize(&a.label, ArmKind::Runs, &of(&a.label), against, &boot, i)
+        })
+        .collect();
+    let ref_journals: Vec<_> = runs.iter().zip(&journals).filter(|(r, _)| r.arm == reference).map(|(_, j)| j).collect();
+    let replayed =
+        replay::replay(&ref_journals, &reference, &opts.replay, &table, m.model.as_deref(), &boot, arms.len())?;
+    arms.extend(replayed);
+    Ok(Experiment {
+        schema: "ctxj.experiment/1",
+        manifest: path.display().to_string(),
+        name: m.name.clone(),
+        reference,
+        seed: boot.seed,
+        resamples: boot.resamples,
+        interval: INTERVAL,
+        arms,
+        runs,
+    })
+}
