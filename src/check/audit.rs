@@ -469,7 +469,7 @@ impl<'j> Auditor<'j> {
         let Auditor { journal, mut findings, mut decisions, total, profile, .. } = self;
         // One verdict: what validate finds wrong with a decision record joins its row.
         let rows: HashMap<u64, usize> = decisions.iter().enumerate().map(|(i, d)| (d.rev, i)).collect();
-        for f in super::validate::validate(journal, None) {
+        for f in super::validate::validate_decisions(journal) {
             let row =
                 rows.get(&f.rev).filter(|_| f.severity != super::Severity::Info && DECISION_RULES.contains(&f.rule));
             if let Some(&row) = row {

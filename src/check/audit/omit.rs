@@ -27,6 +27,8 @@ pub(super) struct Pending {
     pub commits: usize,
     /// The settings `budget-over-window` last judged (reported once per change).
     pub judged: Option<InForce>,
+    /// The previous request was over the budget with no elision (reported already).
+    pub missing: bool,
 }
 
 /// A block eliding would shrink: its id and the raw tokens it would free.
@@ -118,12 +120,20 @@ impl Auditor<'_> {
         }
         let est = self.calibrated(raw);
         let target = elided.unwrap_or(s.target);
+        let missing = std::mem::take(&mut self.pending.missing);
         if est <= target {
             return;
         }
         let keep = usize::try_from(s.keep_results).unwrap_or(usize::MAX);
-        let cands = candidates(self.journal, &mut self.memo, &self.memory.named, self.r.projection(), keep);
+        let cands = match est > s.budget {
+            true => candidates(self.journal, &mut self.memo, &self.memory.named, self.r.projection(), keep),
+            false => Vec::new(),
+        };
         if est > s.budget && elided.is_none() && !cands.is_empty() {
+            self.pending.missing = true;
+            if missing {
+                return;
+            }
             let (n, saved) = self.would_free(raw, &cands, s.target);
             let times = est as f64 / s.budget.max(1) as f64;
             fs.push(find("elide-missing", rec, format!(
