@@ -178,6 +178,8 @@ pub struct TurnRequest<'a> {
     /// the first turn, and after a rebuild such as a compaction). Consumers that keep per-block
     /// state (the cache simulation) only revisit the blocks after them.
     pub unchanged: usize,
+    /// The summarizer requests of the compactions replayed before this turn (issue 17).
+    pub summarized: &'a [compact::SummarizerCall],
 }
 
 /// The origins of a recorded projection's blocks (from their marks), in [`Projection::blocks`]
@@ -247,7 +249,14 @@ pub fn replay_to(
             }
             origins.truncate(m);
             unchanged = unchanged.min(n);
-            f(&TurnRequest { turn: k + 1, record: idx, blocks: &blocks, origins: &origins, unchanged });
+            f(&TurnRequest {
+                turn: k + 1,
+                record: idx,
+                blocks: &blocks,
+                origins: &origins,
+                unchanged,
+                summarized: &[],
+            });
         }
         return;
     }
@@ -260,8 +269,10 @@ pub fn replay_to(
         let cx = TurnCx { turn: k + 1, record: idx, raw: &raw, new, est, journal };
         fam.before_turn(&cx, &mut out);
         let unchanged = out.mark();
-        f(&TurnRequest { turn: k + 1, record: idx, blocks: &out.blocks, origins: &out.origins, unchanged });
+        let summarized = &out.summarized;
+        f(&TurnRequest { turn: k + 1, record: idx, blocks: &out.blocks, origins: &out.origins, unchanged, summarized });
         fam.after_turn(&cx, &out);
+        out.summarized.clear();
     }
 }
 
@@ -357,6 +368,8 @@ pub(crate) struct Out {
     /// Leading blocks unchanged since the last [`Out::mark`]; every method that replaces,
     /// inserts or removes blocks lowers it (`push` appends and leaves it).
     stable: usize,
+    /// The summarizer requests of the passes before this turn ([`compact::pass`]).
+    pub summarized: Vec<compact::SummarizerCall>,
 }
 
 impl Out {
@@ -370,6 +383,7 @@ impl Out {
             has_system: false,
             measure,
             stable: 0,
+            summarized: Vec::new(),
         }
     }
 

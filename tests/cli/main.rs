@@ -21,6 +21,7 @@ mod report;
 mod samples;
 mod scale;
 mod strategy;
+mod summarizer;
 mod tokens;
 mod usage_agents;
 
