@@ -8,6 +8,7 @@
 use std::fmt;
 
 pub mod audit;
+pub mod context;
 pub mod profile;
 pub mod rules;
 pub mod validate;

@@ -9,6 +9,7 @@ mod bundled;
 mod check;
 mod common;
 mod conformance;
+mod context;
 mod foundation;
 mod help;
 mod hostile;
