@@ -145,15 +145,18 @@ pub(crate) fn pass(cx: &TurnCx<'_, '_>, out: &mut Out, pinned: Option<usize>, ta
     let journal = cx.journal;
     let is_error = |call: &str| journal.result(call).and_then(|r| r.is_error).unwrap_or(false);
     let s: Vec<Block> = conv[..cut].iter().map(|b| (*b).clone()).collect();
-    let text = summary::build(first_user, &s, &is_error);
+    let mut text = summary::build(first_user, &s, &is_error);
+    let system = out.blocks.first().filter(|_| out.has_system).cloned();
+    let instruction = Block::User { id: format!("summarize-{}", cx.turn), text: INSTRUCTION.into() };
+    let input: Vec<Block> = system.into_iter().chain(s).chain(std::iter::once(instruction)).collect();
+    if let Some(cmd) = cx.summarizer {
+        text = cmd.summarize(INSTRUCTION, &input[..input.len() - 1], &text);
+    }
     let summary = Block::Summary { text: text.into() };
 
     // Rebuild: system, pinned user, (old summaries when chaining), new summary, tail.
     let mut old = std::mem::replace(out, Out::new(out.measure));
     out.summarized = std::mem::take(&mut old.summarized);
-    let system = old.blocks.first().filter(|_| old.has_system).cloned();
-    let instruction = Block::User { id: format!("summarize-{}", cx.turn), text: INSTRUCTION.into() };
-    let input = system.into_iter().chain(s).chain(std::iter::once(instruction)).collect();
     out.summarized.push(SummarizerCall { input, summary: summary.clone() });
     let take = |i: usize| (old.blocks[i].clone(), old.origins[i], old.sizes[i]);
     let sys = usize::from(old.has_system);

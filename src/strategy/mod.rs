@@ -21,6 +21,7 @@ pub mod per_tool;
 pub mod raw;
 pub mod recorded;
 pub mod sliding;
+pub mod summarizer;
 pub mod summary;
 pub mod tiered;
 pub mod truncate;
@@ -49,12 +50,14 @@ pub struct Strategy {
     /// The name as the user wrote it.
     pub name: String,
     pub kind: Kind,
+    /// `--summarizer CMD`: compactions ask it for their summaries (else the template).
+    pub summarizer: Option<std::sync::Arc<summarizer::Summarizer>>,
 }
 
 impl Strategy {
     /// `recorded`: the journal's own projection.
     pub fn recorded() -> Strategy {
-        Strategy { name: "recorded".into(), kind: Kind::Recorded }
+        Strategy { name: "recorded".into(), kind: Kind::Recorded, summarizer: None }
     }
 
     /// Whether this is the journal's own projection.
@@ -266,7 +269,8 @@ pub fn replay_to(
     for (k, &idx) in journal.turns[..turns].iter().enumerate() {
         let new = raw.advance_to(idx);
         out.set_system(raw.system.as_ref(), est);
-        let cx = TurnCx { turn: k + 1, record: idx, raw: &raw, new, est, journal };
+        let summarizer = strategy.summarizer.as_deref();
+        let cx = TurnCx { turn: k + 1, record: idx, raw: &raw, new, est, journal, summarizer };
         fam.before_turn(&cx, &mut out);
         let unchanged = out.mark();
         let summarized = &out.summarized;
@@ -302,6 +306,8 @@ pub(crate) struct TurnCx<'a, 'j> {
     pub new: std::ops::Range<usize>,
     pub est: &'a dyn Estimator,
     pub journal: &'j Journal,
+    /// `--summarizer CMD`, when given.
+    pub summarizer: Option<&'a summarizer::Summarizer>,
 }
 
 /// One family's replay state.

@@ -65,3 +65,76 @@ fn turns_and_cache_tables_mark_the_summarizer_request() {
     assert!(text.lines().any(|l| l.contains("8 Σ") && l.contains("summarizer")), "{text}");
     assert!(text.contains("compact-at-2000t: 1 summarizer request(s)"), "{text}");
 }
+
+/// `--summarizer CMD` end to end with a fake command: its stdout becomes the summary, the answer
+/// is cached (the second run does not call it), failures exit 2 with one clear message.
+#[test]
+fn a_summarizer_command_writes_the_summary_and_is_cached() {
+    let d = tempfile::tempdir().unwrap();
+    let (cache, calls) = (d.path().join("cache"), d.path().join("calls"));
+    let script = d.path().join("fake.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nbytes=$(wc -c | tr -d ' ')\necho call >> '{}'\necho \"FAKE SUMMARY of $bytes bytes\"\n",
+            calls.display()
+        ),
+    )
+    .unwrap();
+    let cmd = format!("sh '{}'", script.display());
+    let run = |extra: &[&str]| {
+        ctxj()
+            .current_dir(repo())
+            .env("CTXJ_CACHE_DIR", &cache)
+            .args(["show", "sample-journals/bugfix-todo", "-s", "compact-at-2000t", "--summarizer"])
+            .arg(&cmd)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("FAKE SUMMARY of "), "{text}");
+    assert!(!text.contains("## Task Overview"), "the template is replaced: {text}");
+    let n = || std::fs::read_to_string(&calls).unwrap().lines().count();
+    assert_eq!(n(), 1);
+    assert_eq!(files_under(&cache.join("summaries"), "txt").len(), 1, "cached in <cache>/summaries");
+    let again = run(&[]);
+    assert_eq!(again.stdout, text.as_bytes(), "repeatable");
+    assert_eq!(n(), 1, "the second run reads the cache");
+    // without the flag nothing runs: the template
+    let plain = ctxj()
+        .current_dir(repo())
+        .args(["show", "sample-journals/bugfix-todo", "-s", "compact-at-2000t"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&plain.stdout).contains("## Task Overview"));
+    assert_eq!(n(), 1);
+    // failures: exit status, timeout, empty output — exit 2, one message, nothing printed
+    for (bad, timeout, want) in [
+        ("echo broken >&2; exit 3", "30", "exited with exit status: 3: broken"),
+        ("sleep 5", "1", "did not answer within 1 s (killed)"),
+        ("cat > /dev/null", "30", "wrote no summary"),
+    ] {
+        let out = ctxj()
+            .current_dir(repo())
+            .env("CTXJ_CACHE_DIR", &cache)
+            .args([
+                "cache",
+                "sample-journals/bugfix-todo",
+                "-s",
+                "compact-at-2000t",
+                "--summarizer",
+                bad,
+                "--summarizer-timeout",
+                timeout,
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains(want), "{bad}: {err}");
+        assert!(out.stdout.is_empty(), "{bad}: nothing printed");
+    }
+}
