@@ -210,7 +210,8 @@ mod tests {
     #[test]
     fn failures_fall_back_to_the_template_and_are_reported() {
         let d = tempfile::tempdir().unwrap();
-        let cases: [(&str, u64, fn(&SummarizerError) -> bool); 4] = [
+        type Want = fn(&SummarizerError) -> bool;
+        let cases: [(&str, u64, Want); 4] = [
             (
                 "echo oops >&2; exit 3",
                 20,
