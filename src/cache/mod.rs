@@ -14,6 +14,7 @@ pub mod model;
 pub mod prices;
 pub mod pricing;
 pub mod replay;
+pub mod summarizer;
 
 pub use billed::{billed, Billed, BreakCause, RecordedBreak};
 pub use compare::{compare, Comparison};

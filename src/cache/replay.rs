@@ -99,6 +99,10 @@ pub struct TurnFigures {
     /// Whether this turn is a cache break.
     #[serde(rename = "break")]
     pub is_break: bool,
+    /// The compaction summarizer's requests that ran before this turn (own figures and cost,
+    /// not in the fields above; absent from JSON when none ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summarizer: Option<super::summarizer::SummarizerFigures>,
 }
 
 /// The summary row of one strategy (spec §6).
@@ -123,6 +127,8 @@ pub struct Summary {
     pub simulated_hit_rate_same_turns: Option<f64>,
     /// Turns the recorded hit rate is taken over.
     pub recorded_turns: usize,
+    /// The compaction summarizer's requests (their cost is part of `cost`).
+    pub summarizer: super::summarizer::SummarizerTotals,
 }
 
 /// A strategy's simulation.
@@ -297,6 +303,7 @@ pub fn simulate(
         let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
         let keep_req = if turns.is_empty() { 0 } else { keep + pre };
+        let summarizer = super::summarizer::figures(&sim, r.summarized, est, prefix, PREFIX_KEY, opts.price, time);
         let gone = tail.req.replace_tail(keep_req, &fresh, system_len, time);
         // A break (spec §4): the first block of the previous request not repeated in place.
         let same = gone.iter().zip(&fresh).take_while(|(a, (b, _))| *a == b).count();
@@ -339,6 +346,7 @@ pub fn simulate(
             recorded_prompt: rp,
             recorded_cached: rc,
             is_break,
+            summarizer,
         });
         progress(turns.len(), total);
     });
@@ -367,6 +375,8 @@ pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize
         sc = sc.saturating_add(t.cached);
     }
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let summarizer =
+        super::summarizer::totals(turns.iter().filter_map(|t| t.summarizer.as_ref()), opts.price.is_some());
     Summary {
         strategy: name.to_string(),
         cache: opts.cache,
@@ -378,11 +388,12 @@ pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize
         write: sum(|t| t.write),
         output: sum(|t| t.output),
         hit_rate: ratio(cached, prompt),
-        cost: opts.price.map(|_| turns.iter().filter_map(|t| t.cost).sum()),
+        cost: opts.price.map(|_| turns.iter().filter_map(|t| t.cost).sum::<f64>() + summarizer.cost.unwrap_or(0.0)),
         breaks,
         recorded_hit_rate: (!rec.is_empty()).then(|| ratio(rc, rp)),
         simulated_hit_rate_same_turns: (!rec.is_empty()).then(|| ratio(sc, sp)),
         recorded_turns: rec.len(),
+        summarizer,
     }
 }
 

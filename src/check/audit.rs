@@ -18,7 +18,10 @@ use crate::tokens::budget::{in_force, InForce};
 use crate::tokens::estimator::EncodingError;
 use crate::tokens::{estimator_for, Calibrator, Estimator, BLOCK_FRAMING, FRAMING};
 
+use super::profile::{Cut, Harness, Profile};
 use super::Finding;
+
+mod omit;
 
 /// What part of a decision a rule judges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,8 +36,10 @@ pub enum Aspect {
 /// The aspect an audit rule belongs to.
 pub fn aspect(rule: &str) -> Aspect {
     match rule {
-        "elide-trigger" | "estimate-drift" | "compact-trigger" => Aspect::Trigger,
-        "elide-keep" | "elide-order" | "elide-stop" | "decision-twice" | "text-touched" => Aspect::Restraint,
+        "elide-trigger" | "estimate-drift" | "compact-trigger" | "compact-too-few" => Aspect::Trigger,
+        "elide-keep" | "elide-order" | "elide-stop" | "elide-stopped-early" | "decision-twice" | "text-touched" => {
+            Aspect::Restraint
+        }
         "decided-note" => Aspect::Habit,
         _ => Aspect::Outcome,
     }
@@ -69,6 +74,8 @@ pub struct Decision {
 /// The result of [`audit`].
 #[derive(Debug, Clone)]
 pub struct AuditReport {
+    /// The profile the journal was judged by.
+    pub harness: Harness,
     pub decisions: Vec<Decision>,
     /// Every finding, sorted by rev (decision findings and turn findings such as overflow).
     pub findings: Vec<Finding>,
@@ -84,6 +91,29 @@ struct Pause {
 }
 
 const DECIDED: [&str; 2] = ["DECIDED:", "РЕШЕНО:"];
+
+/// The `validate` rules about a decision record itself: a decision breaking one is never "ok" in
+/// `audit` (its row carries the finding; validate's implementation, not a second one).
+pub const DECISION_RULES: &[&str] = &[
+    "elide-ref",
+    "clear-ref",
+    "mirror-ref",
+    "compact-ref",
+    "mirror-rev-order",
+    "mirror-status",
+    "mirror-draft",
+    "R1",
+    "R2",
+    "R3",
+    "R4",
+    "R5",
+    "R6",
+    "mirror-rejected-valid",
+    "mirror-rewritten",
+    "mirror-service-call",
+    "clear-selection",
+    "clear-message",
+];
 
 fn find(id: &'static str, rec: &Record, message: impl Into<String>) -> Finding {
     Finding::new(id, rec.rev, rec.line, message)
@@ -195,17 +225,32 @@ pub fn audit(journal: &Journal) -> Result<AuditReport, EncodingError> {
 
 /// [`audit`], calling `progress(done, total)` as records are judged (`total`: the records).
 pub fn audit_progress(journal: &Journal, progress: &mut dyn FnMut(usize, usize)) -> Result<AuditReport, EncodingError> {
+    audit_as(journal, None, progress)
+}
+
+/// [`audit_progress`] by the rules of `harness` (`None`: the journal's own, [`Harness::detect`]).
+pub fn audit_as(
+    journal: &Journal,
+    harness: Option<Harness>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<AuditReport, EncodingError> {
     let est = estimator_for(journal, None)?;
-    Ok(audit_run(journal, &est, progress))
+    let h = harness.unwrap_or_else(|| Harness::detect(journal));
+    Ok(audit_run(journal, &est, h.profile(), progress))
 }
 
 /// Audits every decision of `journal` with `est`.
 pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
-    audit_run(journal, est, &mut |_, _| {})
+    audit_run(journal, est, Harness::detect(journal).profile(), &mut |_, _| {})
 }
 
-fn audit_run(journal: &Journal, est: &dyn Estimator, progress: &mut dyn FnMut(usize, usize)) -> AuditReport {
-    let mut a = Auditor::new(journal, est);
+fn audit_run(
+    journal: &Journal,
+    est: &dyn Estimator,
+    profile: Profile,
+    progress: &mut dyn FnMut(usize, usize),
+) -> AuditReport {
+    let mut a = Auditor::new(journal, est, profile);
     let n = journal.records.len();
     for (index, rec) in journal.records.iter().enumerate() {
         a.record(index, rec);
@@ -254,14 +299,21 @@ struct Auditor<'j> {
     total: i64,
     findings: Vec<Finding>,
     decisions: Vec<Decision>,
+    profile: Profile,
+    /// The profile's budget rules apply and the journal declares a budget ([`omit`]).
+    budget_rules: bool,
+    pending: omit::Pending,
 }
 
 impl<'j> Auditor<'j> {
-    fn new(journal: &'j Journal, est: &'j dyn Estimator) -> Self {
+    fn new(journal: &'j Journal, est: &'j dyn Estimator, profile: Profile) -> Self {
         let last_edit = journal.records.iter().rposition(|r| matches!(r.body, Body::Mirror(_) | Body::Clear(_)));
-        Auditor {
+        let mut a = Auditor {
             journal,
             est,
+            profile,
+            budget_rules: false,
+            pending: omit::Pending::default(),
             r: Replayer::new(journal),
             lag: Replayer::new(journal),
             memo: Memo::new(est),
@@ -272,7 +324,9 @@ impl<'j> Auditor<'j> {
             total: 0,
             findings: Vec::new(),
             decisions: Vec::new(),
-        }
+        };
+        a.budget_rules = profile.journal_rules && a.declares_budget();
+        a
     }
 
     /// round-half-up(raw × the multiplier before the next turn).
@@ -288,14 +342,25 @@ impl<'j> Auditor<'j> {
             Body::Assistant(a) => self.assistant(rec, a, settings, &mut fs),
             Body::Notice(n) => {
                 match n.topic.as_deref() {
-                    Some("manage_context") => self.memory.invited = true,
+                    Some("manage_context") => {
+                        self.invite_needless(rec, settings, &mut fs);
+                        self.memory.invited = true;
+                    }
                     Some("mirror_applied") => self.memory.confirmed = true,
                     _ => {}
                 }
                 self.r.step();
             }
-            Body::Model(m) => self.model_switch(index, rec, &m.model, settings, &mut fs),
+            Body::Model(m) => {
+                self.model_switch(index, rec, &m.model, settings, &mut fs);
+                self.budget_over_window(rec, &mut fs);
+            }
+            Body::Session(_) => {
+                self.r.step();
+                self.budget_over_window(rec, &mut fs);
+            }
             Body::Elide(_) | Body::Clear(_) | Body::Mirror(_) | Body::Compact(_) => {
+                self.mirror_uncommitted(rec, &mut fs);
                 self.decision(index, rec, settings, &mut fs);
             }
             _ => {
@@ -323,6 +388,7 @@ impl<'j> Auditor<'j> {
                 );
             }
         }
+        self.turn_omissions(rec, a, raw, settings, fs);
         self.turn += 1;
         self.cal.observe(self.turn, prompt, raw);
         self.r.step();
@@ -370,8 +436,10 @@ impl<'j> Auditor<'j> {
             before,
             after,
             multiplier: self.cal.multiplier(self.turn + 1),
+            profile: self.profile,
         };
         let (kind, what, recorded_before, recorded_after) = judge.judge(&mut self.memory, fs);
+        self.after_elide(rec, before, after_raw, settings, fs);
         let trigger_judged = match &rec.body {
             Body::Elide(e) => e.by.as_deref().is_none_or(|b| b == "auto"),
             Body::Compact(c) => c.trigger.as_deref() == Some("auto"),
@@ -398,7 +466,17 @@ impl<'j> Auditor<'j> {
 
     /// The report, findings sorted by rev (decision indices kept valid).
     fn finish(self) -> AuditReport {
-        let Auditor { findings, mut decisions, total, .. } = self;
+        let Auditor { journal, mut findings, mut decisions, total, profile, .. } = self;
+        // One verdict: what validate finds wrong with a decision record joins its row.
+        let rows: HashMap<u64, usize> = decisions.iter().enumerate().map(|(i, d)| (d.rev, i)).collect();
+        for f in super::validate::validate_decisions(journal) {
+            let row =
+                rows.get(&f.rev).filter(|_| f.severity != super::Severity::Info && DECISION_RULES.contains(&f.rule));
+            if let Some(&row) = row {
+                decisions[row].findings.push(findings.len());
+                findings.push(f);
+            }
+        }
         let mut order: Vec<usize> = (0..findings.len()).collect();
         order.sort_by_key(|&i| findings[i].rev);
         let mut new_pos = vec![0; findings.len()];
@@ -411,7 +489,7 @@ impl<'j> Auditor<'j> {
                 *i = new_pos[*i];
             }
         }
-        AuditReport { decisions, findings: sorted, total_saved: total }
+        AuditReport { harness: profile.harness, decisions, findings: sorted, total_saved: total }
     }
 }
 
@@ -457,6 +535,7 @@ struct Judge<'a> {
     after: u64,
     /// The calibration multiplier in force (before the next turn).
     multiplier: f64,
+    profile: Profile,
 }
 
 impl Judge<'_> {
@@ -735,19 +814,50 @@ impl Judge<'_> {
 
     fn compact(&self, c: &crate::journal::CompactRec, pause: &mut Option<Pause>, manual: bool, fs: &mut Vec<Finding>) {
         let rec = self.rec;
+        let prof = self.profile;
         self.drift([("tokens_before", c.tokens_before, self.before), ("tokens_after", c.tokens_after, self.after)], fs);
         // trigger
         if c.trigger.as_deref() == Some("auto") {
             let before = c.tokens_before.unwrap_or(self.before as f64);
-            let mut threshold = self.settings.budget;
-            if let Some(w) = self.settings.window {
-                threshold = threshold.min(w / 2);
-            }
+            let threshold = prof.compact_threshold(&self.settings);
             if before <= threshold as f64 {
-                fs.push(find("compact-trigger", rec, format!("auto compaction at {before:.0} tokens, not past the threshold of {threshold} (budget, or 50% of the window)")));
+                let rule = match prof.compact_pct {
+                    Some(p) => format!("{p}% of the window ({})", prof.harness),
+                    None => "budget, or 50% of the window".into(),
+                };
+                fs.push(find(
+                    "compact-trigger",
+                    rec,
+                    format!("auto compaction at {before:.0} tokens, not past the threshold of {threshold} ({rule})"),
+                ));
             }
         }
-        // cut
+        if crate::strategy::summary::has_secret(&c.summary) && prof.redact {
+            fs.push(find(
+                "compact-secret",
+                rec,
+                "the recorded summary contains a secret-looking string; it must read [REDACTED] (seed 002)",
+            ));
+        }
+        self.compact_cut(c, fs);
+        // thrash: the pause rule
+        if !manual && prof.thrash {
+            if let Some(p) = *pause {
+                if (self.before as f64) <= p.after as f64 * 1.10 {
+                    fs.push(find(
+                        "thrash",
+                        rec,
+                        format!("compaction at ~{} tokens while paused: the previous pass left ~{} and the request has not grown 10% since", self.before, p.after),
+                    ));
+                }
+            }
+            *pause = ((self.after as f64) > 0.8 * self.before as f64).then_some(Pause { after: self.after });
+        }
+    }
+
+    /// compact-split, compact-boundary / compact-cut-boundary, compact-tail, compact-too-few.
+    fn compact_cut(&self, c: &crate::journal::CompactRec, fs: &mut Vec<Finding>) {
+        let (rec, prof) = (self.rec, self.profile);
         let kept: HashSet<&str> = self.after_p.conv.iter().filter_map(|b| b.block.id()).collect();
         let is_kept = |b: &Block| b.id().is_some_and(|id| kept.contains(id));
         for b in &self.before_p.conv {
@@ -767,40 +877,31 @@ impl Judge<'_> {
                 }
             }
         }
-        if c.kept.is_none() {
-            if let Some(first) = self.before_p.conv.iter().find(|b| is_kept(&b.block)) {
-                if !matches!(first.block, Block::User { .. } | Block::Assistant { .. } | Block::Notice { .. }) {
-                    let id = first.block.id().unwrap_or_default();
-                    fs.push(
-                        find(
-                            "compact-boundary",
-                            rec,
-                            format!(
-                                "the first kept block is the {} {id}: not a turn boundary",
-                                first.block.type_name()
-                            ),
-                        )
+        let first = self.before_p.conv.iter().find(|b| is_kept(&b.block)).map(|b| &b.block);
+        if let (None, Some(first)) = (&c.kept, first) {
+            let id = first.id().unwrap_or_default();
+            let at = format!("the first kept block is the {} {id}", first.type_name());
+            let turn = matches!(first, Block::User { .. } | Block::Assistant { .. } | Block::Notice { .. });
+            if prof.cut == Cut::Turn && !turn {
+                fs.push(find("compact-boundary", rec, format!("{at}: not a turn boundary")).with_block(id));
+            } else if prof.cut == Cut::User && !matches!(first, Block::User { .. }) {
+                fs.push(
+                    find("compact-cut-boundary", rec, format!("{at}: {} cuts only at a user message", prof.harness))
                         .with_block(id),
-                    );
-                }
+                );
             }
         }
-        let n = self.after_p.conv.len();
-        if n < 3 && self.before_p.conv.len() >= 3 {
-            fs.push(find("compact-tail", rec, format!("only {n} block(s) kept; at least 3 expected")));
+        let (n, total) = (self.after_p.conv.len(), self.before_p.conv.len());
+        if let Some(min) = prof.min_tail.filter(|m| n < *m && total >= *m) {
+            fs.push(find("compact-tail", rec, format!("only {n} block(s) kept; at least {min} expected")));
         }
-        // thrash: the pause rule
-        if !manual {
-            if let Some(p) = *pause {
-                if (self.before as f64) <= p.after as f64 * 1.10 {
-                    fs.push(find(
-                        "thrash",
-                        rec,
-                        format!("compaction at ~{} tokens while paused: the previous pass left ~{} and the request has not grown 10% since", self.before, p.after),
-                    ));
-                }
-            }
-            *pause = ((self.after as f64) > 0.8 * self.before as f64).then_some(Pause { after: self.after });
+        let summarized = self.before_p.conv.iter().filter(|b| !is_kept(&b.block)).count();
+        if let Some(min) = prof.min_summarized.filter(|m| summarized < *m) {
+            fs.push(find(
+                "compact-too-few",
+                rec,
+                format!("the compaction summarized {summarized} block(s): with fewer than {min} there is nothing to summarize and nothing should happen (seed 003)"),
+            ));
         }
     }
 }

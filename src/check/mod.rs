@@ -8,10 +8,13 @@
 use std::fmt;
 
 pub mod audit;
+pub mod context;
+pub mod profile;
 pub mod rules;
 pub mod validate;
 
-pub use audit::{audit, audit_progress, AuditReport, Decision};
+pub use audit::{audit, audit_as, audit_progress, AuditReport, Decision};
+pub use profile::{Harness, Profile};
 pub use rules::{rule, Rule, RULES};
 pub use validate::validate;
 

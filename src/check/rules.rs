@@ -74,7 +74,7 @@ pub const RULES: &[Rule] = &[
     // audit: trigger
     r("elide-trigger", Error, Audit, "auto-elision only when the estimate exceeded `context_budget`", "journal-v1 §6; seed 000 «Автоэлизия»"),
     r("estimate-drift", Warning, Audit, "a recorded estimate within 10% of ctxj's calibrated recomputation", "strategies.md §3; issue 5"),
-    r("compact-trigger", Warning, Audit, "auto compaction only past its threshold (the budget, or 50% of the window)", "seeds 002, 003; issue 5"),
+    r("compact-trigger", Warning, Audit, "auto compaction only past its threshold (the budget, or 50% of the window; per profile below)", "seeds 002, 003; issue 5"),
     // audit: restraint
     r("elide-keep", Error, Audit, "auto-elision never touches the `keep_results` most recent results", "journal-v1 §6; seed 000"),
     r("elide-order", Warning, Audit, "auto-elision goes oldest first", "journal-v1 §6; seed 000"),
@@ -92,6 +92,17 @@ pub const RULES: &[Rule] = &[
     r("switch-no-compact", Warning, Audit, "a switch to a smaller window while above 90% of it is followed by a compaction", "seed 003"),
     r("window-overflow", Error, Audit, "a request within `ctx_window − context_reserve` provider tokens", "journal-v1 §6"),
     r("decided-note", Warning, Audit, "a clear or mirror commit is preceded by assistant text with `DECIDED:` or `РЕШЕНО:` since the previous one", "seed 000 «Границы»"),
+    r("elide-grew", Warning, Audit, "an elision never makes the request larger", "journal-v1 §6; issue 17"),
+    r("compact-secret", Error, Audit, "a recorded compaction summary holds no secret (the replay template's redaction pattern)", "seed 002 ([REDACTED]); strategies.md §2"),
+    r("compact-too-few", Warning, Audit, "a compaction summarizes at least 5 blocks (fewer: nothing should happen)", "seed 003; strategies.md §2"),
+    r("compact-cut-boundary", Error, Audit, "a harness that cuts only at user messages (veles) keeps from a user block", "seed 002"),
+    // audit: omissions (what did not happen at a request)
+    r("elide-missing", Error, Audit, "a request above `context_budget` with elision candidates is preceded by an elision", "journal-v1 §6; seed 000; issue 17"),
+    r("elide-stopped-early", Warning, Audit, "an elision that ends above `context_target` leaves no candidate uncollapsed", "journal-v1 §6; seed 000; issue 17"),
+    r("invite-missing", Warning, Audit, "a request still above `context_target` after elision (or with nothing left to elide) has a `manage_context` invitation", "journal-v1 §2 `notice`, §6; seed 000"),
+    r("invite-needless", Warning, Audit, "a `manage_context` notice is sent only while the estimate is above `context_target`", "journal-v1 §2 `notice`; seed 000"),
+    r("mirror-uncommitted", Error, Audit, "a mirror record follows a `ctx` commit call (editing the file applies nothing)", "seed 000; journal-v1 §2 `mirror`"),
+    r("budget-over-window", Error, Audit, "`context_budget` fits in `ctx_window − context_reserve`", "journal-v1 §6; issue 17"),
 ];
 
 /// The rule with this id. Panics on an unknown id: rule ids are compile-time constants and a
@@ -126,7 +137,7 @@ mod tests {
     fn every_rule_used_in_the_code_is_in_the_table() {
         let re = regex::Regex::new(r#"(?:find|Finding::new)\(\s*"([A-Za-z0-9-]+)""#).unwrap();
         let mut used = 0;
-        for file in ["validate.rs", "audit.rs"] {
+        for file in ["validate.rs", "audit.rs", "audit/omit.rs"] {
             let src = std::fs::read_to_string(format!("{}/src/check/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
             for c in re.captures_iter(&src) {
                 rule(&c[1]);

@@ -39,8 +39,17 @@ pub fn validate(journal: &Journal, dir: Option<&Path>) -> Vec<Finding> {
         out.push(Finding { line: w.line, ..Finding::new("torn-line", 0, w.line, w.message.clone()) });
     }
     integrity(journal, dir, &mut out);
-    replay(journal, &mut out);
+    replay(journal, true, &mut out);
     out.sort_by_key(|f| f.rev);
+    out
+}
+
+/// [`validate`] without the session directory and without the request hashes: what `audit`
+/// needs to carry validate's verdict on each decision record (issue 17, "one verdict").
+pub fn validate_decisions(journal: &Journal) -> Vec<Finding> {
+    let mut out = Vec::new();
+    integrity(journal, None, &mut out);
+    replay(journal, false, &mut out);
     out
 }
 
@@ -325,7 +334,7 @@ fn check_path(dir: Option<&Path>, rec: &Record, rel: &str, what: &str, block: &s
 }
 
 /// Pass 2: one replay of the recorded projection.
-fn replay(journal: &Journal, out: &mut Vec<Finding>) {
+fn replay(journal: &Journal, hash: bool, out: &mut Vec<Finding>) {
     let mut pending: BTreeSet<u64> = journal
         .records
         .iter()
@@ -352,7 +361,7 @@ fn replay(journal: &Journal, out: &mut Vec<Finding>) {
         }
         match &rec.body {
             Body::Assistant(a) => {
-                if let Some(want) = &a.prompt_sha256 {
+                if let Some(want) = a.prompt_sha256.as_ref().filter(|_| hash) {
                     let got = hashes.sha256(r.projection());
                     if !want.eq_ignore_ascii_case(&got) {
                         out.push(

@@ -121,3 +121,42 @@ impl RowsArgs {
         ctxj::render::fit::Layout { width, ascii: self.ascii }
     }
 }
+
+/// `--summarizer CMD` of the commands that replay strategies (show, diff, turns, cache, report).
+#[derive(Debug, Clone, clap::Args)]
+pub struct SummarizerArgs {
+    /// Ask CMD (run with `sh -c`) for each replayed compaction's summary instead of the
+    /// deterministic template: the summarizer request as JSON on stdin, the summary on stdout
+    /// (docs/summarizer.md). Answers are cached by content hash in the user's cache folder
+    /// ($CTXJ_CACHE_DIR, else ~/.cache/ctxj), in summaries/.
+    #[arg(long, value_name = "CMD")]
+    pub summarizer: Option<String>,
+    /// Seconds one summary may take before the command is killed.
+    #[arg(long, value_name = "SECS", default_value_t = 120, requires = "summarizer")]
+    pub summarizer_timeout: u64,
+}
+
+impl SummarizerArgs {
+    /// The summarizer, when `--summarizer` is given.
+    pub fn get(&self) -> Option<std::sync::Arc<ctxj::strategy::summarizer::Summarizer>> {
+        let t = std::time::Duration::from_secs(self.summarizer_timeout.max(1));
+        self.summarizer.as_deref().map(|c| std::sync::Arc::new(ctxj::strategy::summarizer::Summarizer::new(c, t)))
+    }
+
+    /// `s` with the summarizer `with` attached.
+    pub fn apply(
+        with: &Option<std::sync::Arc<ctxj::strategy::summarizer::Summarizer>>,
+        mut s: ctxj::strategy::Strategy,
+    ) -> ctxj::strategy::Strategy {
+        s.summarizer = with.clone();
+        s
+    }
+
+    /// The summarizer's first failure as an error (checked before anything is printed).
+    pub fn check(with: &Option<std::sync::Arc<ctxj::strategy::summarizer::Summarizer>>) -> Result<()> {
+        match with.as_ref().and_then(|s| s.take_error()) {
+            Some(e) => Err(anyhow::Error::new(e)),
+            None => Ok(()),
+        }
+    }
+}

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use ctxj::check::{audit_progress, Counts};
+use ctxj::check::{audit_as, Counts, Harness};
 use ctxj::render::check::{audit_json, audit_text};
 use ctxj::render::style::Paint;
 
@@ -17,13 +17,18 @@ use super::Ctx;
 /// One row per decision: ctxj's calibrated token estimate before and after it, the tokens saved
 /// and the running total ("saved ~41,300 tokens (total ~112,000 this session)"), and a verdict on
 /// its trigger, restraint and outcome — "ok", or the ids of the rules it broke (docs/rules.md).
-/// Then every finding. Exit 0 when there is no error (and, with `--deny warnings`, no warning),
+/// A decision `validate` finds invalid carries that finding. Then every finding, including the
+/// decisions that should have happened and did not (a request over the budget with no elision,
+/// a missing or needless invitation, a mirror without `ctx commit`, …). The rules are those of
+/// the harness that wrote the journal (its `harness` field: ctxj, claude-code, command-code,
+/// veles), or of `--harness`. Exit 0 when there is no error (and, with `--deny warnings`, no warning),
 /// 1 otherwise, 2 when the journal cannot be read.
 ///
 /// Examples:
 ///   ctxj audit sample-journals/long-elision
 ///   ctxj audit long-elision --root sample-journals --deny warnings
 ///   ctxj audit sample-journals/compaction/journal.jsonl --json
+///   ctxj audit sample-journals/compaction --harness veles
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -34,11 +39,15 @@ pub struct Args {
     /// Also fail (exit 1) on findings of this severity.
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub deny: Option<Deny>,
+    /// Judge by this harness's profile instead of the journal's own (ctxj, claude-code,
+    /// command-code, veles; docs/rules.md "Harness profiles").
+    #[arg(long, value_name = "NAME")]
+    pub harness: Option<Harness>,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let (_, journal) = ctx.load(&args.session.session)?;
-    let report = super::progress::with_progress_of("auditing record", |p| audit_progress(&journal, p))?;
+    let report = super::progress::with_progress_of("auditing record", |p| audit_as(&journal, args.harness, p))?;
     let path = journal.path.display().to_string();
     let text = match args.output.json {
         true => format!("{}\n", audit_json(&path, &report)),

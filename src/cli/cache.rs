@@ -12,7 +12,7 @@ use ctxj::render::style::Paint;
 use ctxj::strategy::{self, Strategy};
 use ctxj::tokens::estimator_for;
 
-use super::args::{EncodingArgs, OutputArgs, SessionArgs};
+use super::args::{EncodingArgs, OutputArgs, SessionArgs, SummarizerArgs};
 use super::progress::with_progress;
 use super::{Ctx, EXIT_OK};
 
@@ -62,6 +62,8 @@ pub struct Args {
     pub encoding: EncodingArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub summarizer: SummarizerArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
@@ -69,13 +71,16 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     if names.is_empty() {
         names = vec!["recorded".into(), "baseline".into()];
     }
-    let strategies: Vec<Strategy> = names.iter().map(|n| strategy::parse(n)).collect::<Result<_, _>>()?;
+    let sum = args.summarizer.get();
+    let strategies: Vec<Strategy> =
+        names.iter().map(|n| strategy::parse(n).map(|s| SummarizerArgs::apply(&sum, s))).collect::<Result<_, _>>()?;
     let forced_cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
     let table = cache::load_table(args.prices.as_deref())?;
     let (_, journal) = ctx.load(&args.session.session)?;
     let est = estimator_for(&journal, args.encoding.encoding.as_deref())?;
     let pricing = Pricing::for_session(&journal, args.model.as_deref(), forced_cache, table);
     let c = with_progress(|p| cache::compare(&journal, &strategies, &est, pricing, p));
+    SummarizerArgs::check(&sum)?;
     let shown = Shown { per_turn: args.per_turn, breaks: args.breaks };
     let mut out = super::stdout();
     if args.output.json {

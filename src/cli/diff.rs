@@ -10,8 +10,10 @@ use ctxj::journal::Journal;
 use ctxj::render::style::Paint;
 use ctxj::strategy::{self, recorded_view, strategy_view, View};
 
-use super::args::{AtArgs, OutputArgs, SessionArgs};
+use super::args::{AtArgs, OutputArgs, SessionArgs, SummarizerArgs};
 use super::{At, Ctx, EXIT_FINDINGS, EXIT_OK};
+use ctxj::strategy::summarizer::Summarizer;
+use std::sync::Arc;
 
 /// Diff two projections: strategies, revisions or turns.
 ///
@@ -56,6 +58,8 @@ pub struct Args {
     pub full: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub summarizer: SummarizerArgs,
 }
 
 /// What one side is.
@@ -81,10 +85,12 @@ fn sides(strategies: &[String], at: &[At]) -> Result<(Side, Side)> {
     })
 }
 
-fn resolve(journal: &Journal, side: Side) -> Result<View> {
+fn resolve(journal: &Journal, side: Side, sum: &Option<Arc<Summarizer>>) -> Result<View> {
     match side {
         Side::Recorded(at) => Ok(recorded_view(journal, at)?),
-        Side::Strategy(name, at) => Ok(strategy_view(journal, &strategy::parse(&name)?, at)?),
+        Side::Strategy(name, at) => {
+            Ok(strategy_view(journal, &SummarizerArgs::apply(sum, strategy::parse(&name)?), at)?)
+        }
     }
 }
 
@@ -95,8 +101,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     }
     let (ls, rs) = sides(&args.strategy, &at)?;
     let (_, journal) = ctx.load(&args.session.session)?;
-    let l = resolve(&journal, ls)?;
-    let r = resolve(&journal, rs)?;
+    let sum = args.summarizer.get();
+    let l = resolve(&journal, ls, &sum)?;
+    let r = resolve(&journal, rs, &sum)?;
+    SummarizerArgs::check(&sum)?;
     let d = strategy::compare(&l, &r);
     let text_diff = (!d.equal && !args.stat).then(|| ctxj::render::diff::text_diff(&l, &r, args.full));
     let mut out = super::stdout();

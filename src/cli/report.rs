@@ -11,7 +11,7 @@ use ctxj::cache::{self, CacheModel};
 use ctxj::report::{self, Options, DEFAULT_TEXT_CAP};
 use ctxj::strategy::{self, Strategy};
 
-use super::args::{EncodingArgs, OutputArgs, SessionArgs};
+use super::args::{EncodingArgs, OutputArgs, SessionArgs, SummarizerArgs};
 use super::{Ctx, EXIT_OK};
 
 /// Strategies shown when no --strategy is given.
@@ -63,6 +63,8 @@ pub struct Args {
     /// intervals, per-run dots, per-turn curves per run (docs/experiments.md); -s adds replays.
     #[arg(long)]
     pub experiment: bool,
+    #[command(flatten)]
+    pub summarizer: SummarizerArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
@@ -96,7 +98,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
     let prices = args.prices.as_deref().map(|p| cache::load_table(Some(p))).transpose()?;
     let opts = Options { text_cap: args.text_cap, cache, prices, encoding: args.encoding.encoding.clone(), notes };
+    let sum = args.summarizer.get();
+    let strategies: Vec<Strategy> = strategies.into_iter().map(|s| SummarizerArgs::apply(&sum, s)).collect();
     let data = super::progress::with_progress(|p| report::build_with_progress(&journal, &strategies, &opts, p))?;
+    SummarizerArgs::check(&sum)?;
     let html = ctxj::render::html::render(&data);
     ctxj::journal::session::write_guarded(&output, html.as_bytes(), &[&session.journal_path])
         .with_context(|| format!("writing {}", output.display()))?;

@@ -12,7 +12,7 @@ use ctxj::render::projection::Extra;
 use ctxj::render::style::Paint;
 use ctxj::strategy::{self, strategy_view, Strategy};
 
-use super::args::{AtArgs, OutputArgs, SessionArgs};
+use super::args::{AtArgs, OutputArgs, SessionArgs, SummarizerArgs};
 use super::{At, Ctx, EXIT_OK};
 
 /// Show what the provider received: the projection at a revision or turn.
@@ -50,10 +50,13 @@ pub struct Args {
     /// Replay this strategy (e.g. truncate-500, age-truncate-500-keep-3, compact-at-12000-structured).
     #[arg(short = 's', long, value_name = "NAME")]
     pub strategy: Option<String>,
+    #[command(flatten)]
+    pub summarizer: SummarizerArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let strategy = args.strategy.as_deref().map(strategy::parse).transpose()?;
+    let sum = args.summarizer.get();
+    let strategy = args.strategy.as_deref().map(strategy::parse).transpose()?.map(|s| SummarizerArgs::apply(&sum, s));
     let (session, journal) = ctx.load(&args.session.session)?;
     let mut at = args.at.one()?;
     if strategy.as_ref().is_some_and(Strategy::is_recorded) && at.is_none() && !journal.turns.is_empty() {
@@ -75,6 +78,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
             (if args.output.json { p.canonical() } else { Vec::new() }, text)
         }
     };
+    SummarizerArgs::check(&sum)?;
     let mut out = super::stdout();
     match text {
         Some(t) => out.write_all(t.as_bytes())?,

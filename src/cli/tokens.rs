@@ -8,6 +8,8 @@ use std::io::Write;
 use anyhow::Result;
 
 use ctxj::cache::{self, CacheModel};
+use ctxj::check::context::context_view;
+use ctxj::check::Harness;
 use ctxj::journal::Journal;
 use ctxj::projection::Replayer;
 use ctxj::render::style::Paint;
@@ -27,6 +29,11 @@ use ctxj::strategy::{parse as parse_strategy, recorded_view, strategy_view};
 /// multiplies by the recency-weighted ratio of the provider's prompt_tokens to the raw estimate of
 /// earlier recorded turns. Parts the journal does not hold are shown as "not recorded".
 ///
+/// Then the request as Claude Code's /context shows it: percent of the window, the pressure
+/// level (50%/80%, or the tiers of the harness profile, --harness), "≈ N k until" the next
+/// elision or auto-compact, the parts sorted by size with their counts, and hints (which tool
+/// results dominate; what elide-keep-K or ctx clear would free).
+///
 /// Without --at: the state after the last record (recorded) or the last turn (--strategy).
 /// With --per-turn: per turn the raw estimate, the calibrated one, the provider's prompt_tokens
 /// and both errors.
@@ -36,6 +43,7 @@ use ctxj::strategy::{parse as parse_strategy, recorded_view, strategy_view};
 ///   ctxj tokens sample-journals/long-elision --at turn 12
 ///   ctxj tokens sample-journals/bugfix-todo -s sliding-8 --encoding cl100k_base
 ///   ctxj tokens sample-journals/long-elision --per-turn --json
+///   ctxj tokens sample-journals/transcripts/claude-code --harness claude-code
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -53,6 +61,10 @@ pub struct Args {
     pub encoding: EncodingArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// The profile whose window, tiers and auto-cleanup point the /context view uses (ctxj,
+    /// claude-code, command-code, veles; default: the journal's `harness`).
+    #[arg(long, value_name = "NAME")]
+    pub harness: Option<Harness>,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
@@ -70,10 +82,16 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
             false => render::per_turn_text(&s.name, est.encoding().name(), &rows, &paint),
         }
     } else {
-        let r = request(&journal, strategy.as_ref(), at, &est)?;
+        let (r, blocks) = request(&journal, strategy.as_ref(), at, &est)?;
+        let harness = args.harness.unwrap_or_else(|| Harness::detect(&journal));
+        let view = context_view(&journal, &r, &blocks, &est, harness);
         match args.output.json {
-            true => render::request_json(&r).to_string(),
-            false => render::request_text(&r, &paint),
+            true => {
+                let mut v = render::request_json(&r);
+                v["context"] = serde_json::to_value(&view)?;
+                v.to_string()
+            }
+            false => render::request_text(&r, &paint) + &render::context_text(&view, &paint),
         }
     };
     let mut out = super::stdout();
@@ -91,7 +109,7 @@ fn request(
     strategy: Option<&Strategy>,
     at: Option<At>,
     est: &TiktokenEstimator,
-) -> Result<RequestTokens> {
+) -> Result<(RequestTokens, Vec<ctxj::projection::Block>)> {
     let view = match strategy {
         Some(s) => strategy_view(journal, s, at)?,
         None => recorded_view(journal, at)?,
@@ -109,7 +127,8 @@ fn request(
     let mut settings = Replayer::new(journal);
     settings.advance_to(end);
     let (model, ctx) = (settings.model.clone(), settings.ctx.clone());
-    Ok(RequestTokens::new(view.label, est.encoding().name(), model, &view.blocks, est, &cal, next_turn, ctx))
+    let r = RequestTokens::new(view.label, est.encoding().name(), model, &view.blocks, est, &cal, next_turn, ctx);
+    Ok((r, view.blocks))
 }
 
 /// Every turn of `s`'s replay: raw estimate, calibrated estimate, provider figure.

@@ -9,7 +9,7 @@ use anyhow::Result;
 use ctxj::render::style::Paint;
 use ctxj::strategy;
 
-use super::args::{AtArgs, OutputArgs, SessionArgs};
+use super::args::{AtArgs, OutputArgs, SessionArgs, SummarizerArgs};
 use super::{At, Ctx, EXIT_OK};
 
 /// One row per turn: the request's blocks and characters, and how it relates to the previous one.
@@ -41,13 +41,17 @@ pub struct Args {
     pub at: AtArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub summarizer: SummarizerArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let s = strategy::parse(&args.strategy)?;
+    let sum = args.summarizer.get();
+    let s = SummarizerArgs::apply(&sum, strategy::parse(&args.strategy)?);
     let at = args.at.one()?;
     let (_, journal) = ctx.load(&args.session.session)?;
     let mut rows = ctxj::report::turns::rows(&journal, &s)?;
+    SummarizerArgs::check(&sum)?;
     if let Some(at) = at {
         at.check(&journal)?;
         rows.retain(|r| match at {

@@ -49,6 +49,7 @@ pub fn text(c: &Comparison, journal: &Journal, shown: Shown, paint: &Paint) -> S
     out.push_str(&prices_line(c));
     let _ = writeln!(out, "{}", summary_table(c));
     out.push_str(&recorded_rate(c));
+    out.push_str(&summarizer_lines(c));
     out.push_str(&super::cache_billed::line(&c.billed));
     for s in &c.sims {
         out.push_str(&breaks(s, shown.breaks, paint));
@@ -142,6 +143,24 @@ fn summary_table(c: &Comparison) -> Table {
     t
 }
 
+/// One line per strategy whose compactions called the summarizer: its own requests, priced.
+fn summarizer_lines(c: &Comparison) -> String {
+    let mut out = String::new();
+    for s in c.sims.iter().filter(|s| s.summary.summarizer.calls > 0) {
+        let m = &s.summary.summarizer;
+        let _ = writeln!(
+            out,
+            "{}: {} summarizer request(s) (Σ rows with --per-turn): {} prompt + {} output tokens, {} (in its cost)",
+            escape_line(&s.summary.strategy),
+            m.calls,
+            thousands(m.prompt),
+            thousands(m.output),
+            money(m.cost)
+        );
+    }
+    out
+}
+
 fn recorded_rate(c: &Comparison) -> String {
     let Some(first) = c.sims.first().filter(|s| s.summary.recorded_hit_rate.is_some()) else {
         return String::new();
@@ -187,6 +206,18 @@ fn per_turn_table(s: &Simulation, anth: bool) -> Table {
     let h = ["turn", "prompt", "cached", "new", "output", "cost", "break"];
     let mut t = table(&with_write(h.to_vec(), 4, anth.then_some("write")));
     for x in &s.turns {
+        if let Some(f) = &x.summarizer {
+            let row = vec![
+                right(format!("{} Σ", x.turn)),
+                right(thousands(f.prompt)),
+                right(thousands(f.cached)),
+                right(thousands(f.new)),
+                right(format!("{}~", thousands(f.output))),
+                right(money(f.cost)),
+                Cell::new("summarizer"),
+            ];
+            t.add_row(with_write(row, 4, anth.then(|| right(thousands(f.write)))));
+        }
         let row = vec![
             right(x.turn.to_string()),
             right(thousands(x.prompt)),

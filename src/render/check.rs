@@ -115,6 +115,7 @@ pub fn audit_json(session: &str, report: &AuditReport) -> Value {
         .collect();
     json!({
         "session": session,
+        "harness": report.harness.name(),
         "decisions": decisions,
         "total_saved": report.total_saved,
         "findings": report.findings.iter().map(finding_json).collect::<Vec<_>>(),
@@ -185,8 +186,9 @@ pub fn audit_text(session: &str, report: &AuditReport, paint: &Paint) -> String 
         out += &format!("{t}\n");
     }
     out += &format!(
-        "audit {}: {} decision(s); saved {} tokens (total {} this session)\n{}\n",
+        "audit {} ({} rules): {} decision(s); saved {} tokens (total {} this session)\n{}\n",
         escape_line(session),
+        report.harness,
         report.decisions.len(),
         approx(report.total_saved),
         approx(report.total_saved),

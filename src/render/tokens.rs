@@ -139,6 +139,78 @@ pub fn request_text(r: &RequestTokens, paint: &Paint) -> String {
     out
 }
 
+/// "≈ 94.6k", "≈ 950".
+fn kilo(n: u64) -> String {
+    if n >= 10_000 {
+        format!("≈ {:.1}k", n as f64 / 1000.0)
+    } else {
+        format!("≈ {}", thousands(n))
+    }
+}
+
+/// The `/context` view: window share and pressure, the next automatic cleanup, the parts by
+/// size, the hints.
+pub fn context_text(v: &crate::check::context::ContextView, paint: &Paint) -> String {
+    let mut out = String::from("\ncontext (");
+    out += &format!("{} profile): {} tokens", v.harness, thousands(v.used));
+    if let (Some(w), Some(p)) = (v.window, v.percent) {
+        let tiers: Vec<String> = v.tiers.iter().map(|t| format!("{t}%")).collect();
+        let level = match v.level {
+            "normal" => paint.green(v.level),
+            "warning" => paint.yellow(v.level),
+            _ => paint.red(v.level),
+        };
+        out += &format!(
+            " of {} ({p:.1}% of the window) · pressure {level} (levels at {})",
+            thousands(w),
+            tiers.join(", ")
+        );
+    } else {
+        out += " · window not recorded";
+    }
+    out.push('\n');
+    if let Some(u) = &v.until {
+        out += &format!("{} tokens until {} (at {})\n", kilo(u.left), u.what, thousands(u.at));
+    }
+    let mut t = table(&["part", "tokens", "items", "share"]);
+    let sum: u64 = v.parts.iter().filter_map(|p| p.tokens).sum();
+    for p in &v.parts {
+        let share =
+            p.tokens.map_or_else(|| "–".to_string(), |n| format!("{:.1}%", n as f64 * 100.0 / sum.max(1) as f64));
+        t.add_row(vec![
+            Cell::new(escape_line(&p.name)),
+            right(p.tokens.map_or_else(
+                || "not recorded".into(),
+                |n| format!("{}{}", if p.inferred { "≈ " } else { "" }, thousands(n)),
+            )),
+            right(p.items.to_string()),
+            right(share),
+        ]);
+    }
+    out += &format!("{t}\n");
+    for h in &v.hints {
+        out += &format!("hint: {}\n", escape_line(&hint(h)));
+    }
+    out
+}
+
+fn hint(h: &crate::check::context::Hint) -> String {
+    use crate::check::context::Hint;
+    match h {
+        Hint::Dominates { tool, tokens, results, percent } => {
+            format!("{tool} results dominate: {} tokens in {results} result(s), {percent:.1}% of the request", thousands(*tokens))
+        }
+        Hint::Elide { keep, results, frees } => format!(
+            "elide-keep-{keep} would free {} tokens ({results} older result(s) collapsed to markers; ctxj show --strategy elide-keep-{keep})",
+            kilo(*frees)
+        ),
+        Hint::Clear { keep, tool, results, frees } => format!(
+            "ctx clear {{\"keep_last\": {keep}, \"tool\": \"{tool}\"}} would free {} tokens ({results} result(s))",
+            kilo(*frees)
+        ),
+    }
+}
+
 /// `tokens --per-turn --json`.
 pub fn per_turn_json(rows: &[TurnEstimate]) -> Value {
     Value::Array(

@@ -20,6 +20,21 @@ pub fn text(strategy: &str, rows: &[TurnRow], billed: Option<&Billed>, paint: &P
     let mut rewrites = 0;
     let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
     for r in rows {
+        if let Some(m) = &r.summarizer {
+            let what = format!(
+                "summarizer request: {} block(s) + instruction in ({} chars), summary out ({} chars)",
+                m.summarized,
+                thousands(m.input_chars as u64),
+                thousands(m.summary_chars as u64)
+            );
+            t.add_row(vec![
+                right(format!("{} Σ", r.turn)),
+                right(String::new()),
+                right(String::new()),
+                right(String::new()),
+                Cell::new(what),
+            ]);
+        }
         let change = match &r.change {
             Change::First => "first request".to_string(),
             Change::Appended { appended: 0 } => "identical".to_string(),

@@ -165,7 +165,11 @@ mod tests {
         let mut br = Browser::default();
         let o = [Origin::Verbatim; 3];
         let mut step = |blocks: &[Block], turn| {
-            br.step(&TurnRequest { turn, record: 0, blocks, origins: &o[..blocks.len()], unchanged: 0 }, &est, 10)
+            br.step(
+                &TurnRequest { turn, record: 0, blocks, origins: &o[..blocks.len()], unchanged: 0, summarized: &[] },
+                &est,
+                10,
+            )
         };
         let first = step(&[u("u1", "a"), u("u2", "b")], 1);
         assert_eq!((first.kept.blocks, first.blocks.len(), first.diff.added), (0, 2, 2));

@@ -203,7 +203,9 @@ fn replay_one(
         .turns
         .iter()
         .map(|t| {
-            cumulative = match (cumulative, t.cost) {
+            // The turn's cost includes the compaction summarizer's requests before it.
+            let cost = t.cost.map(|c| c + t.summarizer.as_ref().and_then(|s| s.cost).unwrap_or(0.0));
+            cumulative = match (cumulative, cost) {
                 (Some(c), Some(x)) => Some(c + x),
                 _ => None,
             };
@@ -211,7 +213,7 @@ fn replay_one(
                 turn: t.turn,
                 prompt_tokens: t.prompt,
                 cached_tokens: Some(t.cached),
-                cost: t.cost,
+                cost,
                 cumulative_cost: cumulative,
                 hit_rate: Some(if t.prompt == 0 { 0.0 } else { t.cached as f64 / t.prompt as f64 }),
             }

@@ -36,6 +36,27 @@ pub struct TurnRow {
     pub chars: usize,
     #[serde(flatten)]
     pub change: Change,
+    /// The compaction summarizer's requests that ran before this turn (issue 17).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summarizer: Option<SummarizerMark>,
+}
+
+/// The summarizer requests before a turn: blocks summarized, characters in and out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SummarizerMark {
+    pub calls: usize,
+    pub summarized: usize,
+    pub input_chars: usize,
+    pub summary_chars: usize,
+}
+
+fn summarizer_mark(calls: &[crate::strategy::compact::SummarizerCall]) -> Option<SummarizerMark> {
+    (!calls.is_empty()).then(|| SummarizerMark {
+        calls: calls.len(),
+        summarized: calls.iter().map(|c| c.summarized()).sum(),
+        input_chars: calls.iter().flat_map(|c| &c.input).map(Block::chars).sum(),
+        summary_chars: calls.iter().map(|c| c.summary.chars()).sum(),
+    })
 }
 
 /// Describes a prefix break of `blocks` against `prev` for the `turns` table.
@@ -94,6 +115,7 @@ pub fn rows(journal: &Journal, s: &Strategy) -> Result<Vec<TurnRow>, EncodingErr
             blocks: r.blocks.len(),
             chars: *cum.last().expect("cum starts with 0"),
             change: c,
+            summarizer: summarizer_mark(r.summarized),
         });
         let p = prev.get_or_insert_with(Vec::new);
         p.truncate(keep);

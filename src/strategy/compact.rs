@@ -110,6 +110,28 @@ impl Pause {
     }
 }
 
+/// What the summarizer is asked (seed `003_*`'s handover brief, in the five sections of the
+/// deterministic template). Priced as the last block of the summarizer's request.
+pub const INSTRUCTION: &str = "Summarize the conversation above for a handover in five sections: Task Overview, Current State, Important Discoveries, Next Steps, Context to Preserve. Replace secrets with [REDACTED].";
+
+/// The summarizer's own request in a replayed compaction: the system block and the summarized
+/// blocks, then [`INSTRUCTION`] as a user block, in; the summary out. `cache` prices it as a
+/// request of its own, before the turn whose request carries the summary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummarizerCall {
+    /// The system block (when there is one), the summarized blocks, the instruction.
+    pub input: Vec<Block>,
+    /// The summary it returned.
+    pub summary: Block,
+}
+
+impl SummarizerCall {
+    /// How many blocks it summarized.
+    pub fn summarized(&self) -> usize {
+        self.input.iter().filter(|b| !matches!(b, Block::System { .. })).count().saturating_sub(1)
+    }
+}
+
 /// One compaction pass over `out`, whose conversation starts at `out.head`. `pinned` is the
 /// absolute index of the pinned first user block when it still stands in the conversation;
 /// it moves right after the system block. The tail is measured with `out`'s measure (the
@@ -123,11 +145,19 @@ pub(crate) fn pass(cx: &TurnCx<'_, '_>, out: &mut Out, pinned: Option<usize>, ta
     let journal = cx.journal;
     let is_error = |call: &str| journal.result(call).and_then(|r| r.is_error).unwrap_or(false);
     let s: Vec<Block> = conv[..cut].iter().map(|b| (*b).clone()).collect();
-    let text = summary::build(first_user, &s, &is_error);
+    let mut text = summary::build(first_user, &s, &is_error);
+    let system = out.blocks.first().filter(|_| out.has_system).cloned();
+    let instruction = Block::User { id: format!("summarize-{}", cx.turn), text: INSTRUCTION.into() };
+    let input: Vec<Block> = system.into_iter().chain(s).chain(std::iter::once(instruction)).collect();
+    if let Some(cmd) = cx.summarizer {
+        text = cmd.summarize(INSTRUCTION, &input[..input.len() - 1], &text);
+    }
     let summary = Block::Summary { text: text.into() };
 
     // Rebuild: system, pinned user, (old summaries when chaining), new summary, tail.
-    let old = std::mem::replace(out, Out::new(out.measure));
+    let mut old = std::mem::replace(out, Out::new(out.measure));
+    out.summarized = std::mem::take(&mut old.summarized);
+    out.summarized.push(SummarizerCall { input, summary: summary.clone() });
     let take = |i: usize| (old.blocks[i].clone(), old.origins[i], old.sizes[i]);
     let sys = usize::from(old.has_system);
     if old.has_system {

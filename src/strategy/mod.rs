@@ -21,6 +21,7 @@ pub mod per_tool;
 pub mod raw;
 pub mod recorded;
 pub mod sliding;
+pub mod summarizer;
 pub mod summary;
 pub mod tiered;
 pub mod truncate;
@@ -49,12 +50,14 @@ pub struct Strategy {
     /// The name as the user wrote it.
     pub name: String,
     pub kind: Kind,
+    /// `--summarizer CMD`: compactions ask it for their summaries (else the template).
+    pub summarizer: Option<std::sync::Arc<summarizer::Summarizer>>,
 }
 
 impl Strategy {
     /// `recorded`: the journal's own projection.
     pub fn recorded() -> Strategy {
-        Strategy { name: "recorded".into(), kind: Kind::Recorded }
+        Strategy { name: "recorded".into(), kind: Kind::Recorded, summarizer: None }
     }
 
     /// Whether this is the journal's own projection.
@@ -178,6 +181,8 @@ pub struct TurnRequest<'a> {
     /// the first turn, and after a rebuild such as a compaction). Consumers that keep per-block
     /// state (the cache simulation) only revisit the blocks after them.
     pub unchanged: usize,
+    /// The summarizer requests of the compactions replayed before this turn (issue 17).
+    pub summarized: &'a [compact::SummarizerCall],
 }
 
 /// The origins of a recorded projection's blocks (from their marks), in [`Projection::blocks`]
@@ -247,7 +252,14 @@ pub fn replay_to(
             }
             origins.truncate(m);
             unchanged = unchanged.min(n);
-            f(&TurnRequest { turn: k + 1, record: idx, blocks: &blocks, origins: &origins, unchanged });
+            f(&TurnRequest {
+                turn: k + 1,
+                record: idx,
+                blocks: &blocks,
+                origins: &origins,
+                unchanged,
+                summarized: &[],
+            });
         }
         return;
     }
@@ -257,11 +269,14 @@ pub fn replay_to(
     for (k, &idx) in journal.turns[..turns].iter().enumerate() {
         let new = raw.advance_to(idx);
         out.set_system(raw.system.as_ref(), est);
-        let cx = TurnCx { turn: k + 1, record: idx, raw: &raw, new, est, journal };
+        let summarizer = strategy.summarizer.as_deref();
+        let cx = TurnCx { turn: k + 1, record: idx, raw: &raw, new, est, journal, summarizer };
         fam.before_turn(&cx, &mut out);
         let unchanged = out.mark();
-        f(&TurnRequest { turn: k + 1, record: idx, blocks: &out.blocks, origins: &out.origins, unchanged });
+        let summarized = &out.summarized;
+        f(&TurnRequest { turn: k + 1, record: idx, blocks: &out.blocks, origins: &out.origins, unchanged, summarized });
         fam.after_turn(&cx, &out);
+        out.summarized.clear();
     }
 }
 
@@ -291,6 +306,8 @@ pub(crate) struct TurnCx<'a, 'j> {
     pub new: std::ops::Range<usize>,
     pub est: &'a dyn Estimator,
     pub journal: &'j Journal,
+    /// `--summarizer CMD`, when given.
+    pub summarizer: Option<&'a summarizer::Summarizer>,
 }
 
 /// One family's replay state.
@@ -357,6 +374,8 @@ pub(crate) struct Out {
     /// Leading blocks unchanged since the last [`Out::mark`]; every method that replaces,
     /// inserts or removes blocks lowers it (`push` appends and leaves it).
     stable: usize,
+    /// The summarizer requests of the passes before this turn ([`compact::pass`]).
+    pub summarized: Vec<compact::SummarizerCall>,
 }
 
 impl Out {
@@ -370,6 +389,7 @@ impl Out {
             has_system: false,
             measure,
             stable: 0,
+            summarized: Vec::new(),
         }
     }
 

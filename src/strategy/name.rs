@@ -44,7 +44,7 @@ fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
 /// Parses a strategy name of spec §2.
 pub fn parse(name: &str) -> Result<Strategy, StrategyError> {
     let err = |why: &str| StrategyError { name: name.to_string(), why: why.to_string() };
-    let ok = |kind| Ok(Strategy { name: name.to_string(), kind });
+    let ok = |kind| Ok(Strategy { name: name.to_string(), kind, summarizer: None });
     let parts: Vec<&str> = name.split('-').collect();
     match parts.as_slice() {
         ["recorded"] => ok(Kind::Recorded),

@@ -26,6 +26,12 @@ pub fn redact(s: &str) -> String {
     secret_re().replace_all(s, "[REDACTED]").into_owned()
 }
 
+/// Whether `s` holds a match of [`SECRET_PATTERN`] (what [`redact`] would replace): a recorded
+/// summary that does breaks seed 002's rule (`audit`'s `compact-secret`).
+pub fn has_secret(s: &str) -> bool {
+    secret_re().is_match(s)
+}
+
 /// "Cut to L": more than `l` characters → the first `l` + `…`. When the cut falls inside a secret,
 /// the part of the secret that survives the cut is redacted too (so no prefix of a secret leaks).
 pub fn cut(s: &str, l: usize) -> String {

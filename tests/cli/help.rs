@@ -59,6 +59,7 @@ fn sandbox() -> tempfile::TempDir {
     std::fs::create_dir_all(d.path().join("docs")).unwrap();
     std::fs::copy(repo().join("docs/harness.toml"), d.path().join("docs/harness.toml")).unwrap();
     copy_dir(&repo().join("tests/data/valid"), &d.path().join("tests/data/valid"));
+    copy_dir(&repo().join("tests/data/invalid"), &d.path().join("tests/data/invalid"));
     let (home, t) = (d.path().join("home"), repo().join("sample-journals/transcripts"));
     copy_dir(&t.join("claude-code/projects"), &home.join(".claude/projects"));
     copy_dir(&t.join("codex/sessions"), &home.join(".codex/sessions"));

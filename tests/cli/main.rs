@@ -3,11 +3,13 @@
 //! kept, `TZ=UTC`, a temporary `HOME`, no colour). A test whose input is missing (python3,
 //! chromium, `../shared/samples`) is ignored with a reason, and fails under `CI=true` (build.rs).
 
+mod audit;
 mod billed;
 mod bundled;
 mod check;
 mod common;
 mod conformance;
+mod context;
 mod experiment;
 mod foundation;
 mod help;
@@ -21,6 +23,7 @@ mod report;
 mod samples;
 mod scale;
 mod strategy;
+mod summarizer;
 mod tokens;
 mod usage_agents;
 

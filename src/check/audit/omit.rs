@@ -1,0 +1,243 @@
+//! Omissions: the decision that should have happened at a request and did not (`elide-missing`,
+//! `elide-stopped-early`, `invite-missing`, `invite-needless`, `mirror-uncommitted`,
+//! `budget-over-window`), and the decision-level checks that need the profile (`elide-grew`).
+//!
+//! The budget rules are judged only when the journal declares `ctx` settings: a harness that
+//! promised no budget (an imported Codex or pi transcript) omitted nothing.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use crate::journal::{AssistantRec, Body, Journal, Record};
+use crate::projection::{markers, Block, Projection};
+use crate::strategy::elide::marker_for;
+use crate::tokens::budget::InForce;
+use crate::tokens::BLOCK_FRAMING;
+
+use super::{find, Auditor, Memo};
+use crate::check::Finding;
+
+/// What the omission rules remember between records.
+#[derive(Default)]
+pub(super) struct Pending {
+    /// The target of an elision recorded since the previous turn.
+    pub elided: Option<u64>,
+    /// `ctx` commit calls since the last mirror record.
+    pub commits: usize,
+    /// The settings `budget-over-window` last judged (reported once per change).
+    pub judged: Option<InForce>,
+    /// The previous request was over the budget with no elision (reported already).
+    pub missing: bool,
+}
+
+/// A block eliding would shrink: its id and the raw tokens it would free.
+pub(super) struct Candidate {
+    pub id: String,
+    pub frees: u64,
+}
+
+/// The elision candidates of `p` in projection order, oldest first: results outside the
+/// `keep` most recent and attachments, not named by a decision yet, not already a marker, whose
+/// marker is smaller than the block.
+pub(super) fn candidates(
+    journal: &Journal,
+    memo: &mut Memo<'_>,
+    named: &HashSet<String>,
+    p: &Projection,
+    keep: usize,
+) -> Vec<Candidate> {
+    let results: Vec<usize> =
+        p.conv.iter().enumerate().filter(|(_, b)| matches!(b.block, Block::Result { .. })).map(|(i, _)| i).collect();
+    let protected_from = results.len().checked_sub(keep).and_then(|i| results.get(i).copied()).unwrap_or(usize::MAX);
+    let mut out = Vec::new();
+    for (i, pb) in p.conv.iter().enumerate() {
+        let b = &pb.block;
+        let open = match b {
+            Block::Result { .. } => i < protected_from,
+            Block::Attachment { .. } => true,
+            _ => false,
+        };
+        let Some(id) = b.id().filter(|id| open && !named.contains(*id) && !markers::is_marker(b.text())) else {
+            continue;
+        };
+        let Some(m) = marker_for(journal, b) else { continue };
+        let (now, then) = (memo.block(b), BLOCK_FRAMING.saturating_add(memo.est.count(&m)));
+        if now > then {
+            out.push(Candidate { id: id.to_string(), frees: now - then });
+        }
+    }
+    out
+}
+
+/// Whether a call is `ctx commit` (an empty object, or no action, is a commit too: seed 000).
+fn is_commit(tool: &str, args: &Value) -> bool {
+    tool == "ctx"
+        && match args.get("action") {
+            None => args.as_object().is_some_and(|o| o.is_empty()) || args.is_null(),
+            Some(a) => a.as_str() == Some("commit"),
+        }
+}
+
+impl Auditor<'_> {
+    /// Whether the journal declares budget settings (session or model `ctx`).
+    pub(super) fn declares_budget(&self) -> bool {
+        self.journal.records.iter().any(|r| match &r.body {
+            Body::Session(s) => s.ctx.is_some(),
+            Body::Model(m) => m.ctx.is_some(),
+            _ => false,
+        })
+    }
+
+    /// Eliding `cands` oldest first until the calibrated estimate of `raw` reaches `target`:
+    /// how many, and the calibrated tokens that frees.
+    fn would_free(&self, raw: u64, cands: &[Candidate], target: u64) -> (usize, u64) {
+        let mut freed = 0u64;
+        let mut n = 0;
+        for c in cands {
+            if self.calibrated(raw.saturating_sub(freed)) <= target {
+                break;
+            }
+            freed = freed.saturating_add(c.frees);
+            n += 1;
+        }
+        (n, self.calibrated(raw).saturating_sub(self.calibrated(raw.saturating_sub(freed))))
+    }
+
+    /// At a request: elision missing, invitation missing; commits counted for the next mirror.
+    pub(super) fn turn_omissions(
+        &mut self,
+        rec: &Record,
+        a: &AssistantRec,
+        raw: u64,
+        s: InForce,
+        fs: &mut Vec<Finding>,
+    ) {
+        self.pending.commits += a.calls.iter().filter(|c| is_commit(&c.tool, &c.args)).count();
+        let elided = self.pending.elided.take();
+        if !self.budget_rules {
+            return;
+        }
+        let est = self.calibrated(raw);
+        let target = elided.unwrap_or(s.target);
+        let missing = std::mem::take(&mut self.pending.missing);
+        if est <= target {
+            return;
+        }
+        let keep = usize::try_from(s.keep_results).unwrap_or(usize::MAX);
+        let cands = match est > s.budget {
+            true => candidates(self.journal, &mut self.memo, &self.memory.named, self.r.projection(), keep),
+            false => Vec::new(),
+        };
+        if est > s.budget && elided.is_none() && !cands.is_empty() {
+            self.pending.missing = true;
+            if missing {
+                return;
+            }
+            let (n, saved) = self.would_free(raw, &cands, s.target);
+            let times = est as f64 / s.budget.max(1) as f64;
+            fs.push(find("elide-missing", rec, format!(
+                "request of ~{est} tokens is {times:.2}× the budget of {} and no elision preceded it: eliding {n} of {} candidate(s) oldest first (from {}) would have saved ~{saved} tokens (target {})",
+                s.budget, cands.len(), cands[0].id, s.target
+            )).with_block(&a.id));
+        }
+        let exhausted = elided.is_some() || (est > s.budget && cands.is_empty());
+        if exhausted && !self.memory.invited {
+            let why = if elided.is_some() { "after the elision" } else { "with nothing left to elide" };
+            fs.push(find("invite-missing", rec, format!(
+                "request of ~{est} tokens is still above the target of {target} {why}, and no manage_context notice invited the model"
+            )).with_block(&a.id));
+        }
+    }
+
+    /// At a `manage_context` notice: needless when the estimate is already at or below target.
+    pub(super) fn invite_needless(&mut self, rec: &Record, s: InForce, fs: &mut Vec<Finding>) {
+        if !self.budget_rules {
+            return;
+        }
+        let raw = self.tally.request(&mut self.memo, self.r.projection());
+        let est = self.calibrated(raw);
+        if est <= s.target {
+            fs.push(find(
+                "invite-needless",
+                rec,
+                format!("manage_context notice at ~{est} tokens, already at or below the target of {}", s.target),
+            ));
+        }
+    }
+
+    /// At a `session` or `model` record (after it applied): a budget the window cannot hold.
+    pub(super) fn budget_over_window(&mut self, rec: &Record, fs: &mut Vec<Finding>) {
+        let s = crate::tokens::budget::in_force(&self.r.ctx);
+        if self.pending.judged == Some(s) {
+            return;
+        }
+        self.pending.judged = Some(s);
+        let Some(w) = s.window else { return };
+        let room = w.saturating_sub(s.reserve);
+        if s.budget > room {
+            fs.push(find("budget-over-window", rec, format!(
+                "context_budget {} is above ctx_window − context_reserve = {w} − {} = {room}: the window overflows before elision starts",
+                s.budget, s.reserve
+            )));
+        }
+    }
+
+    /// At a mirror record: no `ctx commit` call since the previous mirror record.
+    pub(super) fn mirror_uncommitted(&mut self, rec: &Record, fs: &mut Vec<Finding>) {
+        if let Body::Mirror(m) = &rec.body {
+            if self.pending.commits == 0 {
+                fs.push(find(
+                    "mirror-uncommitted",
+                    rec,
+                    format!("mirror r{} has no `ctx` commit call since the previous mirror record: editing LIVE_CONTEXT.json applies nothing without it", m.mirror_rev),
+                ));
+            }
+            self.pending.commits = 0;
+        }
+    }
+
+    /// After an elide record: it grew the request, or it stopped above the target while
+    /// candidates remained.
+    pub(super) fn after_elide(&mut self, rec: &Record, before: u64, after_raw: u64, s: InForce, fs: &mut Vec<Finding>) {
+        let Body::Elide(e) = &rec.body else { return };
+        let target = e.target.unwrap_or(s.target);
+        self.pending.elided = Some(target);
+        let after = self.calibrated(after_raw);
+        if after > before {
+            fs.push(find(
+                "elide-grew",
+                rec,
+                format!("the elision grew the request from ~{before} to ~{after} tokens (+{})", after - before),
+            ));
+        }
+        let after_recorded = e.estimate_after.map_or(after, |x| x.max(0.0) as u64);
+        if !self.budget_rules || after_recorded <= target {
+            return;
+        }
+        let keep = e.keep_results.map_or(s.keep_results, |k| k);
+        let keep = usize::try_from(keep).unwrap_or(usize::MAX);
+        let cands = candidates(self.journal, &mut self.memo, &self.memory.named, self.r.projection(), keep);
+        if !cands.is_empty() {
+            let (n, saved) = self.would_free(after_raw, &cands, target);
+            fs.push(find("elide-stopped-early", rec, format!(
+                "the elision stopped at ~{after_recorded} tokens, above the target of {target}, while {} candidate(s) remained (from {}): {n} more would have saved ~{saved} tokens",
+                cands.len(), cands[0].id
+            )));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_calls() {
+        assert!(is_commit("ctx", &serde_json::json!({"action": "commit"})));
+        assert!(is_commit("ctx", &serde_json::json!({})));
+        assert!(!is_commit("ctx", &serde_json::json!({"action": "status"})));
+        assert!(!is_commit("ctx", &serde_json::json!({"action": "clear", "call_ids": ["c1"]})));
+        assert!(!is_commit("edit", &serde_json::json!({"action": "commit"})));
+    }
+}

@@ -1,0 +1,180 @@
+//! `/context` parity for `ctxj tokens` (issue 17): the request as a share of the window, the
+//! pressure level of the harness's profile, how far the next automatic cleanup is, the parts
+//! sorted by size, and hints — which tool's results dominate, what `elide-keep-K` or a
+//! `ctx clear` would free. Parts the journal does not record stay labelled as such.
+
+use serde::Serialize;
+
+use super::profile::{pct, Harness, Profile};
+use std::collections::HashSet;
+
+use crate::journal::{ClearRequest, Journal};
+use crate::projection::clear::select;
+use crate::projection::{markers, Block, Mark, ProjBlock, Projection};
+use crate::tokens::breakdown::RequestTokens;
+use crate::tokens::budget::in_force;
+use crate::tokens::{calibrate, Estimator, BLOCK_FRAMING};
+
+/// One part of the request, as `/context` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContextPart {
+    pub name: String,
+    /// `None`: the journal does not record it.
+    pub tokens: Option<u64>,
+    pub items: usize,
+    /// Estimated, not counted (an imported session's system prompt and tool schemas).
+    pub inferred: bool,
+}
+
+/// The next automatic cleanup.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Until {
+    /// `elision` (journal-v1's budget) or `auto-compact`.
+    pub what: &'static str,
+    pub at: u64,
+    pub left: u64,
+}
+
+/// The `/context` view of one request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContextView {
+    pub harness: &'static str,
+    /// ctxj's calibrated estimate.
+    pub used: u64,
+    pub window: Option<u64>,
+    /// `used / window` in percent.
+    pub percent: Option<f64>,
+    /// `normal`, `warning`, `danger`, `critical`: how many of the profile's tiers are passed.
+    pub level: &'static str,
+    pub tiers: Vec<u64>,
+    pub until: Option<Until>,
+    /// Largest first; the tool results split by tool.
+    pub parts: Vec<ContextPart>,
+    pub hints: Vec<Hint>,
+}
+
+/// Builds the view of `r` (the counted request whose blocks are `blocks`) under `harness`.
+pub fn context_view(
+    journal: &Journal,
+    r: &RequestTokens,
+    blocks: &[Block],
+    est: &dyn Estimator,
+    harness: Harness,
+) -> ContextView {
+    let p: Profile = harness.profile();
+    let s = in_force(&r.settings);
+    let window = p.window(&s);
+    let used = r.calibrated;
+    let percent = window.filter(|w| *w > 0).map(|w| used as f64 * 100.0 / w as f64);
+    let passed = window.map_or(0, |w| p.tiers.iter().filter(|t| used >= pct(w, **t)).count());
+    let level = ["normal", "warning", "danger", "critical"][passed.min(3)];
+    let until = p.auto_point(&s).map(|at| Until {
+        what: if harness == Harness::Ctxj { "elision" } else { "auto-compact" },
+        at,
+        left: at.saturating_sub(used),
+    });
+    let mut parts: Vec<ContextPart> = Vec::new();
+    if let Some(x) = r.unrecorded_prefix {
+        parts.push(ContextPart {
+            name: "system prompt + tool schemas (not recorded, inferred)".into(),
+            tokens: Some(x),
+            items: 1,
+            inferred: true,
+        });
+    }
+    for part in &r.breakdown.parts {
+        match part.name {
+            "tool results" => {
+                for (tool, (n, k)) in &r.breakdown.results_by_tool {
+                    parts.push(ContextPart {
+                        name: format!("{tool} results"),
+                        tokens: Some(*n),
+                        items: *k,
+                        inferred: false,
+                    });
+                }
+            }
+            // the inferred part above stands for them
+            _ if part.tokens.is_none() && r.unrecorded_prefix.is_some() => {}
+            name => parts.push(ContextPart {
+                name: if part.tokens.is_none() { format!("{name} (not recorded)") } else { name.to_string() },
+                tokens: part.tokens,
+                items: part.items,
+                inferred: false,
+            }),
+        }
+    }
+    parts.retain(|x| x.tokens != Some(0));
+    parts.sort_by(|a, b| b.tokens.cmp(&a.tokens).then_with(|| a.name.cmp(&b.name)));
+    let hints = hints(journal, r, blocks, est, s.keep_results);
+    ContextView { harness: harness.name(), used, window, percent, level, tiers: p.tiers.to_vec(), until, parts, hints }
+}
+
+/// A hint, typed (the renderer words it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "hint", rename_all = "snake_case")]
+pub enum Hint {
+    /// One tool's results hold at least a fifth of the request.
+    Dominates { tool: String, tokens: u64, results: usize, percent: f64 },
+    /// `elide-keep-K` would collapse `results` older results and free ≈ `frees` tokens.
+    Elide { keep: u64, results: usize, frees: u64 },
+    /// `ctx clear {"keep_last": K, "tool": T}` would clear `results` and free ≈ `frees` tokens.
+    Clear { keep: u64, tool: String, results: usize, frees: u64 },
+}
+
+/// Raw tokens the blocks at `idx` would free collapsed to `marker(b)`, calibrated.
+fn frees(r: &RequestTokens, blocks: &[&Block], est: &dyn Estimator, marker: impl Fn(&Block) -> Option<String>) -> u64 {
+    let raw: u64 = blocks
+        .iter()
+        .filter_map(|b| {
+            let m = marker(b)?;
+            est.block(b).checked_sub(BLOCK_FRAMING.saturating_add(est.count(&m)))
+        })
+        .sum();
+    calibrate::apply(raw, r.multiplier)
+}
+
+fn hints(journal: &Journal, r: &RequestTokens, blocks: &[Block], est: &dyn Estimator, keep: u64) -> Vec<Hint> {
+    let mut out = Vec::new();
+    let total = r.breakdown.total.max(1);
+    let top = r.breakdown.results_by_tool.iter().max_by_key(|(_, (n, _))| *n);
+    if let Some((tool, (n, k))) = top.filter(|(_, (n, _))| n.saturating_mul(5) >= total) {
+        out.push(Hint::Dominates {
+            tool: tool.clone(),
+            tokens: *n,
+            results: *k,
+            percent: *n as f64 * 100.0 / total as f64,
+        });
+    }
+    let k = usize::try_from(keep).unwrap_or(usize::MAX);
+    let results: Vec<&Block> = blocks.iter().filter(|b| matches!(b, Block::Result { .. })).collect();
+    let open: Vec<&Block> =
+        results[..results.len().saturating_sub(k)].iter().copied().filter(|b| !markers::is_marker(b.text())).collect();
+    let elide = frees(r, &open, est, |b| crate::strategy::elide::marker_for(journal, b));
+    if elide > 0 {
+        out.push(Hint::Elide { keep, results: open.len(), frees: elide });
+    }
+    if let Some((tool, _)) = top {
+        // the one selection rule of `ctx clear`, on the request as a projection
+        let p = Projection {
+            system: None,
+            summaries: Vec::new(),
+            conv: blocks.iter().map(|b| ProjBlock { block: b.clone(), src_rev: 0, mark: Mark::None }).collect(),
+        };
+        let request = ClearRequest { keep_last: Some(keep), tool: Some(tool.clone()), ..ClearRequest::default() };
+        let ids: HashSet<String> = select(&p, &request, &HashSet::new()).into_iter().collect();
+        let chosen: Vec<&Block> =
+            results.iter().copied().filter(|b| b.id().is_some_and(|id| ids.contains(id))).collect();
+        let cleared = |b: &Block| match b {
+            Block::Result { call, tool, .. } => {
+                Some(markers::cleared(tool, journal.result(call).map_or(0, |x| x.bytes)))
+            }
+            _ => None,
+        };
+        let n = frees(r, &chosen, est, cleared);
+        if n > 0 {
+            out.push(Hint::Clear { keep, tool: tool.clone(), results: chosen.len(), frees: n });
+        }
+    }
+    out
+}

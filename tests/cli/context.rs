@@ -1,0 +1,52 @@
+//! `tokens` reads like Claude Code's `/context` (issue 17): percent of the window, pressure
+//! level, the distance to the next elision or auto-compact, parts by size, hints.
+
+use serde_json::Value;
+
+use crate::common::*;
+
+fn tokens(args: &[&str]) -> String {
+    let out = ctxj().current_dir(repo()).arg("tokens").args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The /context part of the output (after the settings).
+fn context_part(text: &str) -> String {
+    let at = text.find("\ncontext (").unwrap_or_else(|| panic!("no context view: {text}"));
+    text[at + 1..].to_string()
+}
+
+#[test]
+fn tokens_reads_like_context() {
+    insta::assert_snapshot!("context_bugfix_todo", context_part(&tokens(&["sample-journals/bugfix-todo"])));
+    // an imported Claude Code session: its own profile, the inferred system prompt labelled
+    insta::assert_snapshot!(
+        "context_claude_code_transcript",
+        context_part(&tokens(&["sample-journals/transcripts/claude-code"]))
+    );
+}
+
+#[test]
+fn context_json_and_the_harness_override() {
+    let v: Value = serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json"])).unwrap();
+    let c = &v["context"];
+    assert_eq!(c["harness"], "ctxj");
+    assert_eq!(c["window"], 200_000);
+    assert_eq!(c["until"]["what"], "elision");
+    assert_eq!(c["until"]["at"], 100_000);
+    assert_eq!(c["until"]["left"], 100_000 - c["used"].as_u64().unwrap());
+    let parts = c["parts"].as_array().unwrap();
+    let sizes: Vec<u64> = parts.iter().map(|p| p["tokens"].as_u64().unwrap()).collect();
+    assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "parts sorted by size: {sizes:?}");
+    assert_eq!(parts[0]["name"], "read_file results");
+    assert_eq!(parts[0]["items"], 6);
+    let hints: Vec<&str> = c["hints"].as_array().unwrap().iter().map(|h| h["hint"].as_str().unwrap()).collect();
+    assert_eq!(hints, ["dominates", "elide", "clear"]);
+    // command-code's tiers and its 90% compaction point
+    let v: Value =
+        serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json", "--harness", "command-code"])).unwrap();
+    assert_eq!(v["context"]["tiers"], serde_json::json!([50, 80, 90]));
+    assert_eq!(v["context"]["until"]["what"], "auto-compact");
+    assert_eq!(v["context"]["until"]["at"], 180_000);
+}
