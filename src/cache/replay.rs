@@ -99,6 +99,12 @@ pub struct TurnFigures {
     /// Whether this turn is a cache break.
     #[serde(rename = "break")]
     pub is_break: bool,
+    /// The prompt exceeds the model's context window ([`super::window::check`]; absent when not).
+    #[serde(skip_serializing_if = "is_false")]
+    pub over_window: bool,
+    /// The prompt is below the provider's minimum cacheable prompt (absent when not).
+    #[serde(skip_serializing_if = "is_false")]
+    pub below_cache_min: bool,
 }
 
 /// The summary row of one strategy (spec §6).
@@ -123,6 +129,9 @@ pub struct Summary {
     pub simulated_hit_rate_same_turns: Option<f64>,
     /// Turns the recorded hit rate is taken over.
     pub recorded_turns: usize,
+    /// The requests against the context window and the cache minimum
+    /// ([`super::window::check`]; empty until checked).
+    pub limits: super::window::LimitCheck,
 }
 
 /// A strategy's simulation.
@@ -339,6 +348,8 @@ pub fn simulate(
             recorded_prompt: rp,
             recorded_cached: rc,
             is_break,
+            over_window: false,
+            below_cache_min: false,
         });
         progress(turns.len(), total);
     });
@@ -348,6 +359,10 @@ pub fn simulate(
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The summary row of per-turn figures (the totals are plain sums, so `--per-turn` adds up;
@@ -383,6 +398,7 @@ pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize
         recorded_hit_rate: (!rec.is_empty()).then(|| ratio(rc, rp)),
         simulated_hit_rate_same_turns: (!rec.is_empty()).then(|| ratio(sc, sp)),
         recorded_turns: rec.len(),
+        limits: Default::default(),
     }
 }
 
