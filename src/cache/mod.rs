@@ -7,10 +7,12 @@
 //! * [`pricing`]: the one choice of cache model and price for a session;
 //! * [`replay`]: a strategy replayed turn by turn through a cache model, priced, with its cache
 //!   breaks explained;
+//! * [`marks`]: what `ctxj turns` marks per turn (prompt size, over the window, recorded break);
 //! * [`window`]: context windows and minimum cacheable prompts, and the requests that cross them.
 
 pub mod billed;
 pub mod compare;
+pub mod marks;
 pub mod model;
 pub mod prices;
 pub mod pricing;

@@ -37,7 +37,7 @@ use super::{Ctx, EXIT_OK};
 ///   ctxj cache sample-journals/bugfix-todo -s baseline -s sliding-8 --cache ideal
 ///   ctxj cache sample-journals/long-elision -s recorded --per-turn --model openai/gpt-4.1
 ///   ctxj cache sample-journals/transcripts/pi --json
-///   ctxj cache sample-journals/transcripts/pi -s baseline --window 20000
+///   ctxj cache sample-journals/transcripts/pi -s baseline --window 3000
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
