@@ -57,16 +57,13 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
     out
 }
 
-/// The harness names the importers write into the `session` record.
-const IMPORTED_HARNESSES: [&str; 3] = ["claude-code", "codex", "pi"];
-
 /// Whether `journal` is an imported session whose format does not record the system prompt and
 /// tool schemas: its `session` names an importer's harness (`claude-code`, `codex`, `pi`) and no
 /// `system` record carries tools. Such sessions are calibrated with the affine fit and carry the
 /// inferred prefix; every other journal keeps the spec's ratio calibration, figures unchanged.
 pub fn prefix_unrecorded(journal: &Journal) -> bool {
     let imported =
-        journal.session().and_then(|s| s.harness.as_deref()).is_some_and(|h| IMPORTED_HARNESSES.contains(&h));
+        journal.session().and_then(|s| s.harness.as_deref()).is_some_and(|h| crate::tokens::IMPORTED.contains(&h));
     imported && !journal.records.iter().any(|r| matches!(&r.body, Body::System(s) if s.tools.is_some()))
 }
 
