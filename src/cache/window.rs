@@ -64,6 +64,11 @@ const BUILTIN: &[Row] = &[
     ("gpt-5.2", Some(GPT5), Some(1024)),
     ("gpt-5.3-codex", Some(GPT5), Some(1024)),
     ("gpt-5.4", Some(1_050_000), Some(1024)),
+    // Priced, window not known to any source here (listed so that `gpt-5` does not answer for them).
+    ("gpt-5.5", None, Some(1024)),
+    ("gpt-5.6-sol", None, Some(1024)),
+    ("gpt-5.6-terra", None, Some(1024)),
+    ("gpt-5.6-luna", None, Some(1024)),
     ("o1", Some(O_SERIES), Some(1024)),
     ("o3", Some(O_SERIES), Some(1024)),
     ("o3-mini", Some(O_SERIES), Some(1024)),
@@ -268,7 +273,9 @@ mod tests {
         assert_eq!(l.cache_min, Some(Limit { tokens: 4096, source: Source::Builtin }));
         let l = l.with_window(Some(50_000));
         assert_eq!(l.window, Some(Limit { tokens: 50_000, source: Source::Flag }));
-        let unknown = Limits::for_session(&plain, Some("gpt-5.6-luna"), &t);
+        let luna = Limits::for_session(&plain, Some("gpt-5.6-luna"), &t);
+        assert_eq!((luna.window, luna.cache_min.map(|m| m.source)), (None, Some(Source::Builtin)), "not gpt-5's");
+        let unknown = Limits::for_session(&plain, Some("gpt-6"), &t);
         assert_eq!((unknown.window, unknown.cache_min.map(|m| m.source)), (None, Some(Source::Provider)));
         assert_eq!(Limits::for_session(&plain, None, &t), Limits::default());
         let ctx = journal(&[

@@ -87,11 +87,12 @@ pub fn calibrator_for(journal: &Journal, est: &dyn Estimator) -> Calibrator {
     c
 }
 
-/// The unrecorded system prompt + tool schemas of an imported session, as the affine fit over
-/// all its turns knows them.
+/// The unrecorded system prompt + tool schemas of an imported session as every replay carries it.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct UnrecordedPrefix {
-    /// The prefix, in provider tokens (the fit's final offset).
+    /// The prefix, in provider tokens: the mean over the turns with `prompt_tokens` of
+    /// `prompt − slope × counted`, so the replayed recorded requests add up to what the provider
+    /// counted (never negative).
     pub tokens: u64,
     /// The fit's final slope: provider tokens per counted token.
     pub slope: f64,
@@ -100,10 +101,25 @@ pub struct UnrecordedPrefix {
 /// The unrecorded prefix of `journal` when [`prefix_unrecorded`] and some turn records
 /// `prompt_tokens`; else `None`. Every strategy's replay carries this same fixed prefix (the real
 /// requests carried it too) and counts its blocks in provider tokens (× slope).
+///
+/// The prefix is the session-wide mean residual at the final slope rather than the fit's last
+/// offset: where the provider counts more than the journal holds (a Codex rollout's encrypted
+/// reasoning, a redacted compaction), the last turn's residual can be far from the others' —
+/// 47.7k against a session-wide 21.4k on the shared long Codex rollout, +22 % on every replayed
+/// request (`docs/tokens-and-cache.md`).
 pub fn unrecorded_prefix(journal: &Journal, est: &dyn Estimator) -> Option<UnrecordedPrefix> {
     if !prefix_unrecorded(journal) {
         return None;
     }
-    let cal = calibrator_for(journal, est);
-    (!cal.is_empty()).then(|| UnrecordedPrefix { tokens: cal.last_offset(), slope: cal.last_multiplier() })
+    let turns = recorded_turns(journal, est);
+    let mut cal = new_calibrator(journal);
+    for t in &turns {
+        cal.observe(t.turn, t.prompt_tokens, t.raw);
+    }
+    let slope = cal.last_multiplier();
+    let residuals: Vec<f64> =
+        turns.iter().filter_map(|t| Some(t.prompt_tokens? as f64 - slope * t.raw as f64)).collect();
+    let mean = residuals.iter().sum::<f64>() / residuals.len().max(1) as f64;
+    (!residuals.is_empty())
+        .then(|| UnrecordedPrefix { tokens: crate::tokens::calibrate::apply(1, mean), slope })
 }
