@@ -312,6 +312,27 @@ fn cause_of(
     (BreakCause::Provider, None, format!("the request was an append{after}; nothing recorded explains it"))
 }
 
+/// Whether the session writes one-hour cache entries: some call reports cache writes, and every
+/// call that does wrote them all with the one-hour lifetime (`cache_write_1h_tokens`). Replays of
+/// such a session keep entries an hour and price writes at the one-hour rate.
+pub fn writes_one_hour(journal: &Journal) -> bool {
+    let mut any = false;
+    for rec in &journal.records {
+        let Body::Assistant(a) = &rec.body else { continue };
+        let Some(u) = &a.usage else { continue };
+        match u.cache_write_tokens {
+            Some(w) if w > 0 => {
+                if u.cache_write_1h_tokens.unwrap_or(0) < w {
+                    return false;
+                }
+                any = true;
+            }
+            _ => {}
+        }
+    }
+    any
+}
+
 /// `5 s`, `7 min 3 s`, `1 h 2 min`.
 pub fn duration(secs: i64) -> String {
     match secs {

@@ -270,6 +270,19 @@ pub(crate) fn explain(
 
 /// The key of the virtual block that stands for an unrecorded system prompt + tool schemas.
 const PREFIX_KEY: Key = 0x7072_6566_6978_5f75_6e72_6563_6f72_6465;
+/// The key of its part the provider's cache held before the session began.
+const WARM_KEY: Key = 0x7761_726d_5f70_7265_6669_785f_6b65_7900;
+
+/// The virtual blocks of an unrecorded prefix: its warm part (when some, a block of its own, so a
+/// cache can hold it alone) and the rest.
+fn prefix_blocks(p: &strategy::UnrecordedPrefix) -> Vec<(Key, u64)> {
+    let warm = p.warm.min(p.tokens);
+    match (warm, p.tokens - warm) {
+        (0, t) => vec![(PREFIX_KEY, t)],
+        (w, 0) => vec![(WARM_KEY, w)],
+        (w, t) => vec![(WARM_KEY, w), (PREFIX_KEY, t)],
+    }
+}
 
 /// Replays `strategy` and simulates the cache; `progress(done, total)` is called after each turn.
 ///
@@ -283,7 +296,15 @@ pub fn simulate(
     mut progress: impl FnMut(usize, usize),
 ) -> Simulation {
     let total = journal.turns.len();
+    // The harness's cache lifetime: an hour, writes at the one-hour rate, when every recorded
+    // write was a one-hour write.
+    let one_hour = super::billed::writes_one_hour(journal);
     let mut sim = Simulator::new(opts.cache);
+    let mut price = opts.price;
+    if one_hour {
+        sim = sim.with_ttl(super::billed::TTL_1H * 1000);
+        price = price.map(|p| Price { write: Some(p.write_1h_rate()), ..p });
+    }
     let mut memo = BlockMemo::default();
     let mut tail = Tail::default();
     let mut turns = Vec::with_capacity(total);
@@ -291,7 +312,8 @@ pub fn simulate(
     // The unrecorded system prompt + tool schemas of an imported session: a virtual first block
     // with a fixed key and the inferred token count, cached like a real system block.
     let prefix = strategy::unrecorded_prefix(journal, est);
-    let pre = usize::from(prefix.is_some());
+    let pblocks = prefix.as_ref().map(prefix_blocks).unwrap_or_default();
+    let pre = pblocks.len();
     strategy::replay(journal, strat, est, |r| {
         let keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
         let prev_len = tail.req.len() - if turns.is_empty() { 0 } else { pre };
@@ -300,11 +322,15 @@ pub fn simulate(
             // Imported sessions count in provider tokens: × the fit's slope.
             fresh.iter_mut().for_each(|f| f.1 = crate::tokens::calibrate::apply(f.1, p.slope));
             if turns.is_empty() {
-                fresh.insert(0, (PREFIX_KEY, p.tokens));
+                fresh.splice(0..0, pblocks.iter().copied());
             }
         }
         let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
+        if let (true, Some(&(WARM_KEY, w))) = (turns.is_empty(), pblocks.first()) {
+            // The first call read this part from a cache warmed before the session: so does the replay.
+            sim.step(&Request::new(vec![WARM_KEY], vec![w], 1, time));
+        }
         let keep_req = if turns.is_empty() { 0 } else { keep + pre };
         let gone = tail.req.replace_tail(keep_req, &fresh, system_len, time);
         // A break (spec §4): the first block of the previous request not repeated in place.
@@ -344,7 +370,7 @@ pub fn simulate(
             write: o.write,
             output,
             output_recorded,
-            cost: opts.price.map(|p| p.cost(new, o.write, o.cached, output)),
+            cost: price.map(|p| p.cost(new, o.write, o.cached, output)),
             recorded_prompt: rp,
             recorded_cached: rc,
             is_break,

@@ -96,6 +96,11 @@ pub struct UnrecordedPrefix {
     pub tokens: u64,
     /// The fit's final slope: provider tokens per counted token.
     pub slope: f64,
+    /// Of `tokens`: what the session's first call already read from the provider's cache
+    /// (`cached_tokens` of turn 1, at most `tokens`) — a cache warmed before the session began
+    /// (Claude Code shares its system prompt and tools across sessions; a subagent or compaction
+    /// call reads its parent's). Replays start with this part warm.
+    pub warm: u64,
 }
 
 /// The unrecorded prefix of `journal` when [`prefix_unrecorded`] and some turn records
@@ -120,6 +125,7 @@ pub fn unrecorded_prefix(journal: &Journal, est: &dyn Estimator) -> Option<Unrec
     let residuals: Vec<f64> =
         turns.iter().filter_map(|t| Some(t.prompt_tokens? as f64 - slope * t.raw as f64)).collect();
     let mean = residuals.iter().sum::<f64>() / residuals.len().max(1) as f64;
-    (!residuals.is_empty())
-        .then(|| UnrecordedPrefix { tokens: crate::tokens::calibrate::apply(1, mean), slope })
+    let tokens = crate::tokens::calibrate::apply(1, mean);
+    let warm = turns.first().filter(|t| t.turn == 1).and_then(|t| t.cached_tokens).unwrap_or(0).min(tokens);
+    (!residuals.is_empty()).then_some(UnrecordedPrefix { tokens, slope, warm })
 }
