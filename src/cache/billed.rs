@@ -357,8 +357,15 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
         let t = &mut per_turn[c.at];
         t.brk = Some(cause);
         let price = t.model.as_deref().and_then(|m| table.lookup(m)).map(|(_, p)| p);
-        // Written again at the write price where the call reports writes, else sent as input.
-        let write_rate = |p: &Price| if t.cache_write.unwrap_or(0) > 0 { p.write_rate() } else { p.input };
+        // Written again at the call's write price (its 5-minute / one-hour mix) where it reports
+        // writes, else sent as input.
+        let write_rate = |p: &Price| match t.cache_write.unwrap_or(0) {
+            0 => p.input,
+            w => {
+                let h = t.cache_write_1h.unwrap_or(0).min(w) as f64;
+                ((w as f64 - h) * p.write_rate() + h * p.write_1h_rate()) / w as f64
+            }
+        };
         breaks.push(RecordedBreak {
             turn: t.turn,
             cause,

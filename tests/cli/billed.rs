@@ -356,3 +356,51 @@ fn codex_redacted_rollout_calibrates_within_the_median_and_p90_targets() {
     };
     assert!(pct("median") <= 1.0 && pct("p90") <= 3.0, "{line}");
 }
+
+/// Two calls 400 s apart on a long request; `one_hour`: every write a one-hour write.
+fn idle_session(one_hour: bool) -> tempfile::TempDir {
+    let h = |w: u64| if one_hour { format!(r#","cache_write_1h_tokens":{w}"#) } else { String::new() };
+    let long = "lorem ipsum dolor sit amet ".repeat(600);
+    let lines = [
+        r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"claude-opus-4-6"}"#.to_string(),
+        format!(r#"{{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"{long}"}}"#),
+        format!(
+            r#"{{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a1","text":"ok","usage":{{"prompt_tokens":5000,"cached_tokens":0,"cache_write_tokens":5000{},"completion_tokens":10}}}}"#,
+            h(5000)
+        ),
+        r#"{"rev":4,"ts":"2026-11-29T10:06:40Z","kind":"user","id":"u2","text":"more"}"#.to_string(),
+        format!(
+            r#"{{"rev":5,"ts":"2026-11-29T10:06:42Z","kind":"assistant","id":"a2","text":"done","usage":{{"prompt_tokens":5100,"cached_tokens":0,"cache_write_tokens":5100{},"completion_tokens":10}}}}"#,
+            h(5100)
+        ),
+    ];
+    session_with(&(lines.join("\n") + "\n"))
+}
+
+#[test]
+fn a_one_hour_session_is_simulated_with_the_one_hour_lifetime_and_price() {
+    let sim = |one_hour: bool| {
+        let d = idle_session(one_hour);
+        json_of(&["cache", "-s", "recorded", "--json", "--per-turn"], d.path())["strategies"][0]["turns"].clone()
+    };
+    let (five, hour) = (sim(false), sim(true));
+    assert_eq!(five[1]["cached"], 0, "400 s idle: the 5-minute entry is gone");
+    assert!(hour[1]["cached"].as_u64().unwrap() > 1000, "the one-hour entry lives: {hour}");
+    // Turn 1 writes everything: at 2 × input ($10/M) instead of 1.25 × ($6.25/M).
+    let w = hour[0]["write"].as_f64().unwrap();
+    let out = hour[0]["output"].as_f64().unwrap();
+    assert!((hour[0]["cost"].as_f64().unwrap() - (w * 10.0 + out * 25.0) / 1e6).abs() < 1e-9, "{hour}");
+    assert!((five[0]["cost"].as_f64().unwrap() - (w * 6.25 + out * 25.0) / 1e6).abs() < 1e-9, "{five}");
+}
+
+#[test]
+fn a_break_in_a_one_hour_session_costs_the_one_hour_write_price() {
+    let calls = [(0, OPUS, 30_000, 0, 30_000), (10, OPUS, 31_000, 30_000, 1_000), (15, OPUS, 32_000, 20_000, 12_000)];
+    let one_hour = journal(&calls, &[]).replace(
+        r#""cache_write_tokens":12000"#,
+        r#""cache_write_tokens":12000,"cache_write_1h_tokens":12000"#,
+    );
+    let b = recorded(session_with(&one_hour).path())["breaks"][0].clone();
+    assert_eq!((b["cause"].as_str(), b["rewritten_tokens"].as_u64()), (Some("provider"), Some(11_000)));
+    assert!((b["cost"].as_f64().unwrap() - 11_000.0 * (10.0 - 0.5) / 1e6).abs() < 1e-12, "{b}");
+}
