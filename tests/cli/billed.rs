@@ -404,3 +404,23 @@ fn a_break_in_a_one_hour_session_costs_the_one_hour_write_price() {
     assert_eq!((b["cause"].as_str(), b["rewritten_tokens"].as_u64()), (Some("provider"), Some(11_000)));
     assert!((b["cost"].as_f64().unwrap() - 11_000.0 * (10.0 - 0.5) / 1e6).abs() < 1e-12, "{b}");
 }
+
+#[test]
+fn the_prefix_part_the_first_call_read_starts_warm_in_every_replay() {
+    // An imported session (harness claude-code, no system record): its first call read 15,000
+    // tokens of the unrecorded system prompt and tools from a cache warmed before it began.
+    let lines = [
+        r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"claude-opus-4-6","harness":"claude-code"}"#,
+        r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"fix the bug"}"#,
+        r#"{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a1","text":"looking","usage":{"prompt_tokens":20000,"cached_tokens":15000,"cache_write_tokens":5000,"completion_tokens":10}}"#,
+        r#"{"rev":4,"ts":"2026-11-29T10:00:03Z","kind":"user","id":"u2","text":"and the test"}"#,
+        r#"{"rev":5,"ts":"2026-11-29T10:00:04Z","kind":"assistant","id":"a2","text":"done","usage":{"prompt_tokens":20010,"cached_tokens":20000,"cache_write_tokens":10,"completion_tokens":10}}"#,
+    ];
+    let d = session_with(&(lines.join("\n") + "\n"));
+    let v = json_of(&["cache", "-s", "recorded", "-s", "baseline", "--json", "--per-turn"], d.path());
+    for s in v["strategies"].as_array().unwrap() {
+        let t = &s["turns"][0];
+        assert!(t["unrecorded_prefix"].as_u64().unwrap() > 15_000, "{t}");
+        assert_eq!(t["cached"], 15_000, "{}: {t}", s["summary"]["strategy"]);
+    }
+}
