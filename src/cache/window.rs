@@ -278,9 +278,8 @@ mod tests {
         let unknown = Limits::for_session(&plain, Some("gpt-6"), &t);
         assert_eq!((unknown.window, unknown.cache_min.map(|m| m.source)), (None, Some(Source::Provider)));
         assert_eq!(Limits::for_session(&plain, None, &t), Limits::default());
-        let ctx = journal(&[
-            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","ctx":{"ctx_window":8192}}"#,
-        ]);
+        let ctx =
+            journal(&[r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","ctx":{"ctx_window":8192}}"#]);
         let l = Limits::for_session(&ctx, Some("claude-opus-4-6"), &t);
         assert_eq!(l.window, Some(Limit { tokens: 8192, source: Source::Journal }));
         let file = br#"{"claude-opus-4-6": {"input_cost_per_token": 5e-06, "output_cost_per_token": 2.5e-05,

@@ -71,7 +71,9 @@ pub fn text(strategy: &str, rows: &[TurnRow], marks: Option<&Marks>, paint: &Pai
             None => change,
         };
         let change = match mark.filter(|m| m.over_window) {
-            Some(m) => format!("{change} · {}", paint.red(&format!("over the window ({})", thousands(m.prompt_tokens)))),
+            Some(m) => {
+                format!("{change} · {}", paint.red(&format!("over the window ({})", thousands(m.prompt_tokens))))
+            }
             None => change,
         };
         t.add_row(vec![
@@ -83,7 +85,8 @@ pub fn text(strategy: &str, rows: &[TurnRow], marks: Option<&Marks>, paint: &Pai
         ]);
     }
     // Only the breaks of the turns shown (`--at` may narrow the rows).
-    let shown = marks.map_or(0, |m| rows.iter().filter(|r| m.at(r.turn).is_some_and(|t| t.recorded_break.is_some())).count());
+    let shown =
+        marks.map_or(0, |m| rows.iter().filter(|r| m.at(r.turn).is_some_and(|t| t.recorded_break.is_some())).count());
     let recorded = if shown == 0 {
         String::new()
     } else {

@@ -241,7 +241,10 @@ fn cache_window_flags_every_request_over_it() {
     let peak = s["summary"]["peak_prompt"].as_f64().unwrap();
     assert_eq!(s["summary"]["limits"]["peak_vs_window"].as_f64(), Some(peak / 3000.0));
     let text = stdout_of(&["cache", "-s", "baseline", "--window", "3000"], &bundled_pi());
-    let want = format!("baseline: over the 3,000-token context window of anthropic/claude-sonnet-4-5 (--window): {} of 13 requests", over.len());
+    let want = format!(
+        "baseline: over the 3,000-token context window of anthropic/claude-sonnet-4-5 (--window): {} of 13 requests",
+        over.len()
+    );
     assert!(text.contains(&want), "{text}");
 }
 
@@ -334,7 +337,10 @@ fn baseline_on_the_pi_sample_exceeds_the_200k_window() {
     let f = shared_samples().join("pi/sessions/--Users-badlogic-workspaces-pi-mono--/before-compaction.jsonl");
     let v = json_of(&["cache", "--json"], &f);
     assert_eq!(v["limits"]["window"]["tokens"], 200_000);
-    let s = |name: &str| v["strategies"].as_array().unwrap().iter().find(|s| s["summary"]["strategy"] == name).unwrap()["summary"].clone();
+    let s = |name: &str| {
+        v["strategies"].as_array().unwrap().iter().find(|s| s["summary"]["strategy"] == name).unwrap()["summary"]
+            .clone()
+    };
     assert_eq!(s("recorded")["limits"]["over_window"], 0, "the real requests fit");
     let base = s("baseline");
     assert!(base["limits"]["over_window"].as_u64().unwrap() > 100, "{base}");
@@ -349,7 +355,8 @@ fn codex_redacted_rollout_calibrates_within_the_median_and_p90_targets() {
     let f = shared_samples()
         .join("codex/sessions/2026/02/23/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl");
     let text = stdout_of(&["tokens", "--per-turn"], &f);
-    let line = text.lines().find(|l| l.starts_with("calibrated |error| over 285 turns")).unwrap_or_else(|| panic!("{text}"));
+    let line =
+        text.lines().find(|l| l.starts_with("calibrated |error| over 285 turns")).unwrap_or_else(|| panic!("{text}"));
     let pct = |key: &str| -> f64 {
         let at = line.find(key).unwrap() + key.len();
         line[at..].split('%').next().unwrap().trim().parse().unwrap()
@@ -396,10 +403,8 @@ fn a_one_hour_session_is_simulated_with_the_one_hour_lifetime_and_price() {
 #[test]
 fn a_break_in_a_one_hour_session_costs_the_one_hour_write_price() {
     let calls = [(0, OPUS, 30_000, 0, 30_000), (10, OPUS, 31_000, 30_000, 1_000), (15, OPUS, 32_000, 20_000, 12_000)];
-    let one_hour = journal(&calls, &[]).replace(
-        r#""cache_write_tokens":12000"#,
-        r#""cache_write_tokens":12000,"cache_write_1h_tokens":12000"#,
-    );
+    let one_hour = journal(&calls, &[])
+        .replace(r#""cache_write_tokens":12000"#, r#""cache_write_tokens":12000,"cache_write_1h_tokens":12000"#);
     let b = recorded(session_with(&one_hour).path())["breaks"][0].clone();
     assert_eq!((b["cause"].as_str(), b["rewritten_tokens"].as_u64()), (Some("provider"), Some(11_000)));
     assert!((b["cost"].as_f64().unwrap() - 11_000.0 * (10.0 - 0.5) / 1e6).abs() < 1e-12, "{b}");

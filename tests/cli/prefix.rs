@@ -143,6 +143,9 @@ fn simulated_recorded_cost_is_within_five_percent_of_the_billed_cost() {
         assert!(provider > 0.0, "{id}: each long spotter session has one provider break");
         let billed = json(&["usage", "--json"], &f)["rows"][0]["cost_usd"].as_f64().expect("billed cost");
         let got = sim + provider;
-        assert!((got - billed).abs() <= 0.05 * billed, "{id}: simulated ${sim:.2} + ${provider:.2} vs billed ${billed:.2}");
+        assert!(
+            (got - billed).abs() <= 0.05 * billed,
+            "{id}: simulated ${sim:.2} + ${provider:.2} vs billed ${billed:.2}"
+        );
     }
 }
