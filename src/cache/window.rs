@@ -80,8 +80,11 @@ const BUILTIN: &[Row] = &[
     ("gemini-3.1-pro-preview", Some(GEMINI), Some(4096)),
 ];
 
-fn builtin() -> &'static HashMap<String, (Option<u64>, Option<u64>)> {
-    static MAP: OnceLock<HashMap<String, (Option<u64>, Option<u64>)>> = OnceLock::new();
+/// Max input tokens and minimum cacheable prompt of a model.
+type Figures = (Option<u64>, Option<u64>);
+
+fn builtin() -> &'static HashMap<String, Figures> {
+    static MAP: OnceLock<HashMap<String, Figures>> = OnceLock::new();
     MAP.get_or_init(|| BUILTIN.iter().map(|&(n, w, m)| (normalize(n), (w, m))).collect())
 }
 
