@@ -470,14 +470,8 @@ pub(crate) fn incremental(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal::Journal;
+    use crate::strategy::testkit::from_lines as journal;
     use crate::tokens::CharEstimator;
-
-    fn journal(lines: &[&str]) -> Journal {
-        let text = lines.join("\n") + "\n";
-        crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
-            .expect("valid journal")
-    }
 
     #[test]
     fn recorded_replay_adds_up_and_explains_breaks() {

@@ -242,12 +242,7 @@ pub fn check(sim: &mut Simulation, limits: &Limits) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn journal(lines: &[&str]) -> Journal {
-        let text = lines.join("\n") + "\n";
-        crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
-            .expect("valid journal")
-    }
+    use crate::strategy::testkit::from_lines as journal;
 
     #[test]
     fn known_windows_and_minimums() {
