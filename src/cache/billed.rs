@@ -312,6 +312,27 @@ fn cause_of(
     (BreakCause::Provider, None, format!("the request was an append{after}; nothing recorded explains it"))
 }
 
+/// Whether the session writes one-hour cache entries: some call reports cache writes, and every
+/// call that does wrote them all with the one-hour lifetime (`cache_write_1h_tokens`). Replays of
+/// such a session keep entries an hour and price writes at the one-hour rate.
+pub fn writes_one_hour(journal: &Journal) -> bool {
+    let mut any = false;
+    for rec in &journal.records {
+        let Body::Assistant(a) = &rec.body else { continue };
+        let Some(u) = &a.usage else { continue };
+        match u.cache_write_tokens {
+            Some(w) if w > 0 => {
+                if u.cache_write_1h_tokens.unwrap_or(0) < w {
+                    return false;
+                }
+                any = true;
+            }
+            _ => {}
+        }
+    }
+    any
+}
+
 /// `5 s`, `7 min 3 s`, `1 h 2 min`.
 pub fn duration(secs: i64) -> String {
     match secs {
@@ -336,8 +357,15 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
         let t = &mut per_turn[c.at];
         t.brk = Some(cause);
         let price = t.model.as_deref().and_then(|m| table.lookup(m)).map(|(_, p)| p);
-        // Written again at the write price where the call reports writes, else sent as input.
-        let write_rate = |p: &Price| if t.cache_write.unwrap_or(0) > 0 { p.write_rate() } else { p.input };
+        // Written again at the call's write price (its 5-minute / one-hour mix) where it reports
+        // writes, else sent as input.
+        let write_rate = |p: &Price| match t.cache_write.unwrap_or(0) {
+            0 => p.input,
+            w => {
+                let h = t.cache_write_1h.unwrap_or(0).min(w) as f64;
+                ((w as f64 - h) * p.write_rate() + h * p.write_1h_rate()) / w as f64
+            }
+        };
         breaks.push(RecordedBreak {
             turn: t.turn,
             cause,

@@ -52,7 +52,8 @@ pub fn compare(
         .iter()
         .map(|s| {
             let base = done;
-            let r = simulate(journal, s, est, opts, |d, _| progress(base + d, total));
+            let mut r = simulate(journal, s, est, opts, |d, _| progress(base + d, total));
+            super::window::check(&mut r, &pricing.limits);
             done += journal.turns.len();
             r
         })

@@ -6,15 +6,19 @@
 //! * [`prices`]: the built-in dated price table and LiteLLM's JSON format;
 //! * [`pricing`]: the one choice of cache model and price for a session;
 //! * [`replay`]: a strategy replayed turn by turn through a cache model, priced, with its cache
-//!   breaks explained.
+//!   breaks explained;
+//! * [`marks`]: what `ctxj turns` marks per turn (prompt size, over the window, recorded break);
+//! * [`window`]: context windows and minimum cacheable prompts, and the requests that cross them.
 
 pub mod billed;
 pub mod compare;
+pub mod marks;
 pub mod model;
 pub mod prices;
 pub mod pricing;
 pub mod replay;
 pub mod summarizer;
+pub mod window;
 
 pub use billed::{billed, Billed, BreakCause, RecordedBreak};
 pub use compare::{compare, Comparison};
@@ -22,3 +26,4 @@ pub use model::{CacheModel, Simulator};
 pub use prices::{Price, PriceTable};
 pub use pricing::{cost_ratio, load_table, Pricing, PricingError};
 pub use replay::{simulate, Options, Simulation, Summary, TurnFigures};
+pub use window::{LimitCheck, Limits};

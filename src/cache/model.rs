@@ -241,6 +241,9 @@ struct Entry {
 #[derive(Debug, Clone)]
 pub struct Simulator {
     model: CacheModel,
+    /// Entry lifetime after the last use (ms): [`TTL_MS`], or an hour for a session that writes
+    /// one-hour entries ([`Simulator::with_ttl`]).
+    ttl_ms: i64,
     /// ideal / openai / gemini: whole requests (none a prefix of a later one).
     entries: Vec<Entry>,
     /// anthropic: prefix hash → (length in blocks, last use).
@@ -251,7 +254,13 @@ pub struct Simulator {
 
 impl Simulator {
     pub fn new(model: CacheModel) -> Simulator {
-        Simulator { model, entries: Vec::new(), points: HashMap::new(), now: 0 }
+        Simulator { model, ttl_ms: TTL_MS, entries: Vec::new(), points: HashMap::new(), now: 0 }
+    }
+
+    /// The same simulator with entries living `ttl_ms` after their last use.
+    pub fn with_ttl(mut self, ttl_ms: i64) -> Simulator {
+        self.ttl_ms = ttl_ms;
+        self
     }
 
     pub fn model(&self) -> CacheModel {
@@ -272,7 +281,8 @@ impl Simulator {
     fn step_prefix(&mut self, req: &Request, now: i64, m: CacheModel) -> Outcome {
         let ttl = m != CacheModel::Ideal;
         if ttl {
-            self.entries.retain(|e| alive(e.last_use, now));
+            let ttl = self.ttl_ms;
+            self.entries.retain(|e| alive(e.last_use, now, ttl));
         }
         let lcps: Vec<usize> = self.entries.iter().map(|e| common_prefix(&e.ph, &req.ph)).collect();
         let best = lcps.iter().copied().max().unwrap_or(0);
@@ -301,7 +311,8 @@ impl Simulator {
     }
 
     fn step_anthropic(&mut self, req: &Request, now: i64) -> Outcome {
-        self.points.retain(|_, (_, t)| alive(*t, now));
+        let ttl = self.ttl_ms;
+        self.points.retain(|_, (_, t)| alive(*t, now, ttl));
         let n = req.len();
         let lo = n.saturating_sub(LOOKBACK_BLOCKS - 1).max(1);
         let mut hit = None;
@@ -332,8 +343,8 @@ impl Simulator {
     }
 }
 
-fn alive(last_use: i64, now: i64) -> bool {
-    now.saturating_sub(last_use) <= TTL_MS
+fn alive(last_use: i64, now: i64, ttl_ms: i64) -> bool {
+    now.saturating_sub(last_use) <= ttl_ms
 }
 
 /// Parses an RFC 3339 timestamp to milliseconds since the epoch.

@@ -123,6 +123,9 @@ pub struct PriceTable {
     /// Where the figures come from ("built-in 2026-11-30", a file name).
     pub source: String,
     map: HashMap<String, (String, Price)>,
+    /// A LiteLLM file's `max_input_tokens` and `prompt_cache_min_tokens` per model (empty for the
+    /// built-in table, whose limits are [`super::window`]'s list).
+    limits: HashMap<String, (Option<u64>, Option<u64>)>,
 }
 
 /// A `--prices` file that is not LiteLLM's format.
@@ -136,9 +139,13 @@ pub enum PriceError {
     Empty { file: String },
 }
 
-/// The table key of a model slug.
+/// The table key of a model slug (a context-size suffix such as Claude Code's `[1m]` dropped).
 pub fn normalize(slug: &str) -> String {
     let s = slug.trim().to_ascii_lowercase();
+    let s = match s.strip_suffix(']').and_then(|x| x.rsplit_once('[')) {
+        Some((base, _)) => base.to_string(),
+        None => s,
+    };
     let name = s.rsplit('/').next().unwrap_or(&s);
     name.replace('.', "-")
 }
@@ -153,7 +160,7 @@ pub fn builtin_price(model: &str) -> Option<Price> {
 impl PriceTable {
     /// The built-in table.
     pub fn builtin() -> PriceTable {
-        let mut t = PriceTable { source: format!("built-in table of {BUILTIN_DATE}"), map: HashMap::new() };
+        let mut t = PriceTable { source: format!("built-in table of {BUILTIN_DATE}"), ..PriceTable::default() };
         for &(name, input, cached, write, output) in BUILTIN {
             t.map.insert(normalize(name), (name.to_string(), Price { input, cached, write, output }));
         }
@@ -166,7 +173,7 @@ impl PriceTable {
     pub fn from_litellm(file: &str, bytes: &[u8]) -> Result<PriceTable, PriceError> {
         let v: Value = serde_json::from_slice(bytes).map_err(|err| PriceError::Json { file: file.into(), err })?;
         let obj = v.as_object().ok_or_else(|| PriceError::Shape { file: file.into() })?;
-        let mut t = PriceTable { source: file.to_string(), map: HashMap::new() };
+        let mut t = PriceTable { source: file.to_string(), ..PriceTable::default() };
         let per_m = |e: &Value, k: &str| e.get(k).and_then(num).map(|x| x * 1e6);
         for (name, e) in obj {
             if name == "sample_spec" {
@@ -187,6 +194,8 @@ impl PriceTable {
             match t.map.get(&key) {
                 Some((old, _)) if !old.contains('/') || prefixed => {}
                 _ => {
+                    let whole = |k: &str| e.get(k).and_then(num).filter(|x| *x >= 1.0 && *x < 1e12).map(|x| x as u64);
+                    t.limits.insert(key.clone(), (whole("max_input_tokens"), whole("prompt_cache_min_tokens")));
                     t.map.insert(key, (name.clone(), price));
                 }
             }
@@ -208,16 +217,27 @@ impl PriceTable {
 
     /// The price of `slug`: (the table's name for it, its price).
     pub fn lookup(&self, slug: &str) -> Option<(&str, Price)> {
-        let key = normalize(slug);
-        if let Some((n, p)) = self.map.get(&key) {
-            return Some((n, *p));
-        }
-        self.map
-            .iter()
-            .filter(|(k, _)| key.len() > k.len() && key.starts_with(k.as_str()) && key.as_bytes()[k.len()] == b'-')
-            .max_by_key(|(k, _)| k.len())
-            .map(|(_, (n, p))| (n.as_str(), *p))
+        find(&self.map, slug).map(|(n, p)| (n.as_str(), *p))
     }
+
+    /// A LiteLLM file's `max_input_tokens` and `prompt_cache_min_tokens` for `slug` (both `None`
+    /// for the built-in table or a model the file does not have).
+    pub fn limits(&self, slug: &str) -> (Option<u64>, Option<u64>) {
+        find(&self.limits, slug).copied().unwrap_or_default()
+    }
+}
+
+/// The entry of `map` (keyed by [`normalize`]d names) for `slug`: an exact name, else the longest
+/// name followed by `-` in the slug — the one look-up rule of prices and limits.
+pub(crate) fn find<'a, V>(map: &'a HashMap<String, V>, slug: &str) -> Option<&'a V> {
+    let key = normalize(slug);
+    if let Some(v) = map.get(&key) {
+        return Some(v);
+    }
+    map.iter()
+        .filter(|(k, _)| key.len() > k.len() && key.starts_with(k.as_str()) && key.as_bytes()[k.len()] == b'-')
+        .max_by_key(|(k, _)| k.len())
+        .map(|(_, v)| v)
 }
 
 fn num(v: &Value) -> Option<f64> {

@@ -7,6 +7,7 @@ use std::path::Path;
 use super::model::CacheModel;
 use super::prices::{Price, PriceError, PriceTable};
 use super::replay::Options;
+use super::window::Limits;
 use crate::journal::Journal;
 
 /// Why a price table cannot be loaded.
@@ -42,6 +43,9 @@ pub struct Pricing {
     pub table: PriceTable,
     /// The table's entry for the slug: its name there and the price.
     pub priced: Option<(String, Price)>,
+    /// The slug's context window and minimum cacheable prompt ([`Pricing::with_window`] overrides
+    /// the window).
+    pub limits: Limits,
 }
 
 impl Pricing {
@@ -56,7 +60,14 @@ impl Pricing {
         let slug = model.map(str::to_string).or_else(|| journal.session().and_then(|s| s.model.clone()));
         let chosen = cache.unwrap_or_else(|| slug.as_deref().map(CacheModel::for_slug).unwrap_or(CacheModel::Ideal));
         let priced = slug.as_deref().and_then(|s| table.lookup(s)).map(|(n, p)| (n.to_string(), p));
-        Pricing { slug, cache: chosen, cache_from_slug: cache.is_none(), table, priced }
+        let limits = Limits::for_session(journal, slug.as_deref(), &table);
+        Pricing { slug, cache: chosen, cache_from_slug: cache.is_none(), table, priced, limits }
+    }
+
+    /// `--window N`: the context window replayed requests are checked against.
+    pub fn with_window(mut self, window: Option<u64>) -> Pricing {
+        self.limits = self.limits.with_window(window);
+        self
     }
 
     /// The simulation options: the cache model and the price, if any.

@@ -103,6 +103,12 @@ pub struct TurnFigures {
     /// not in the fields above; absent from JSON when none ran).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summarizer: Option<super::summarizer::SummarizerFigures>,
+    /// The prompt exceeds the model's context window ([`super::window::check`]; absent when not).
+    #[serde(skip_serializing_if = "is_false")]
+    pub over_window: bool,
+    /// The prompt is below the provider's minimum cacheable prompt (absent when not).
+    #[serde(skip_serializing_if = "is_false")]
+    pub below_cache_min: bool,
 }
 
 /// The summary row of one strategy (spec §6).
@@ -129,6 +135,9 @@ pub struct Summary {
     pub recorded_turns: usize,
     /// The compaction summarizer's requests (their cost is part of `cost`).
     pub summarizer: super::summarizer::SummarizerTotals,
+    /// The requests against the context window and the cache minimum
+    /// ([`super::window::check`]; empty until checked).
+    pub limits: super::window::LimitCheck,
 }
 
 /// A strategy's simulation.
@@ -267,6 +276,19 @@ pub(crate) fn explain(
 
 /// The key of the virtual block that stands for an unrecorded system prompt + tool schemas.
 const PREFIX_KEY: Key = 0x7072_6566_6978_5f75_6e72_6563_6f72_6465;
+/// The key of its part the provider's cache held before the session began.
+const WARM_KEY: Key = 0x7761_726d_5f70_7265_6669_785f_6b65_7900;
+
+/// The virtual blocks of an unrecorded prefix: its warm part (when some, a block of its own, so a
+/// cache can hold it alone) and the rest.
+fn prefix_blocks(p: &strategy::UnrecordedPrefix) -> Vec<(Key, u64)> {
+    let warm = p.warm.min(p.tokens);
+    match (warm, p.tokens - warm) {
+        (0, t) => vec![(PREFIX_KEY, t)],
+        (w, 0) => vec![(WARM_KEY, w)],
+        (w, t) => vec![(WARM_KEY, w), (PREFIX_KEY, t)],
+    }
+}
 
 /// Replays `strategy` and simulates the cache; `progress(done, total)` is called after each turn.
 ///
@@ -280,7 +302,15 @@ pub fn simulate(
     mut progress: impl FnMut(usize, usize),
 ) -> Simulation {
     let total = journal.turns.len();
+    // The harness's cache lifetime: an hour, writes at the one-hour rate, when every recorded
+    // write was a one-hour write.
+    let one_hour = super::billed::writes_one_hour(journal);
     let mut sim = Simulator::new(opts.cache);
+    let mut price = opts.price;
+    if one_hour {
+        sim = sim.with_ttl(super::billed::TTL_1H * 1000);
+        price = price.map(|p| Price { write: Some(p.write_1h_rate()), ..p });
+    }
     let mut memo = BlockMemo::default();
     let mut tail = Tail::default();
     let mut turns = Vec::with_capacity(total);
@@ -288,7 +318,8 @@ pub fn simulate(
     // The unrecorded system prompt + tool schemas of an imported session: a virtual first block
     // with a fixed key and the inferred token count, cached like a real system block.
     let prefix = strategy::unrecorded_prefix(journal, est);
-    let pre = usize::from(prefix.is_some());
+    let pblocks = prefix.as_ref().map(prefix_blocks).unwrap_or_default();
+    let pre = pblocks.len();
     strategy::replay(journal, strat, est, |r| {
         let keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
         let prev_len = tail.req.len() - if turns.is_empty() { 0 } else { pre };
@@ -297,11 +328,15 @@ pub fn simulate(
             // Imported sessions count in provider tokens: × the fit's slope.
             fresh.iter_mut().for_each(|f| f.1 = crate::tokens::calibrate::apply(f.1, p.slope));
             if turns.is_empty() {
-                fresh.insert(0, (PREFIX_KEY, p.tokens));
+                fresh.splice(0..0, pblocks.iter().copied());
             }
         }
         let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
+        if let (true, Some(&(WARM_KEY, w))) = (turns.is_empty(), pblocks.first()) {
+            // The first call read this part from a cache warmed before the session: so does the replay.
+            sim.step(&Request::new(vec![WARM_KEY], vec![w], 1, time));
+        }
         let keep_req = if turns.is_empty() { 0 } else { keep + pre };
         let summarizer = super::summarizer::figures(&sim, r.summarized, est, prefix, PREFIX_KEY, opts.price, time);
         let gone = tail.req.replace_tail(keep_req, &fresh, system_len, time);
@@ -342,11 +377,13 @@ pub fn simulate(
             write: o.write,
             output,
             output_recorded,
-            cost: opts.price.map(|p| p.cost(new, o.write, o.cached, output)),
+            cost: price.map(|p| p.cost(new, o.write, o.cached, output)),
             recorded_prompt: rp,
             recorded_cached: rc,
             is_break,
             summarizer,
+            over_window: false,
+            below_cache_min: false,
         });
         progress(turns.len(), total);
     });
@@ -356,6 +393,10 @@ pub fn simulate(
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The summary row of per-turn figures (the totals are plain sums, so `--per-turn` adds up;
@@ -394,6 +435,7 @@ pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize
         simulated_hit_rate_same_turns: (!rec.is_empty()).then(|| ratio(sc, sp)),
         recorded_turns: rec.len(),
         summarizer,
+        limits: Default::default(),
     }
 }
 
@@ -439,14 +481,8 @@ pub(crate) fn incremental(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal::Journal;
+    use crate::strategy::testkit::from_lines as journal;
     use crate::tokens::CharEstimator;
-
-    fn journal(lines: &[&str]) -> Journal {
-        let text = lines.join("\n") + "\n";
-        crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
-            .expect("valid journal")
-    }
 
     #[test]
     fn recorded_replay_adds_up_and_explains_breaks() {

@@ -76,6 +76,20 @@ pub struct EncodingArgs {
     pub encoding: Option<String>,
 }
 
+/// `--prices` and `--window`: the price table, and the context window requests are checked
+/// against.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct PricesArgs {
+    /// LiteLLM model_prices_and_context_window.json to price with (its max_input_tokens and
+    /// prompt_cache_min_tokens also give the context window and the cache minimum).
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+    /// Context window in tokens (default: the journal's ctx_window, else the model's); requests
+    /// above it are flagged.
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub window: Option<u64>,
+}
+
 /// `--format` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {

@@ -12,7 +12,7 @@ use ctxj::render::style::Paint;
 use ctxj::strategy::{self, Strategy};
 use ctxj::tokens::estimator_for;
 
-use super::args::{EncodingArgs, OutputArgs, SessionArgs, SummarizerArgs};
+use super::args::{EncodingArgs, OutputArgs, PricesArgs, SessionArgs, SummarizerArgs};
 use super::progress::with_progress;
 use super::{Ctx, EXIT_OK};
 
@@ -23,6 +23,8 @@ use super::{Ctx, EXIT_OK};
 /// (cached / prompt), cost, cost relative to `baseline`, and cache breaks (turns whose request
 /// does not start with the whole previous request). The first breaks of each strategy are then
 /// explained: the first differing block (numbered from 1, as in `ctxj show`) and what changed it.
+/// Requests above the model's context window (--window overrides it) and below the provider's
+/// minimum cacheable prompt are counted per strategy.
 ///
 /// Tokens are raw tiktoken estimates (the same unit for every strategy). Output tokens are the
 /// recorded completion_tokens, else the estimate of the turn's assistant block. Without
@@ -35,6 +37,7 @@ use super::{Ctx, EXIT_OK};
 ///   ctxj cache sample-journals/bugfix-todo -s baseline -s sliding-8 --cache ideal
 ///   ctxj cache sample-journals/long-elision -s recorded --per-turn --model openai/gpt-4.1
 ///   ctxj cache sample-journals/transcripts/pi --json
+///   ctxj cache sample-journals/transcripts/pi -s baseline --window 3000
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -49,9 +52,8 @@ pub struct Args {
     /// Price (and default cache model) as this model slug instead of the session's.
     #[arg(long, value_name = "SLUG")]
     pub model: Option<String>,
-    /// LiteLLM model_prices_and_context_window.json to price with.
-    #[arg(long, value_name = "FILE")]
-    pub prices: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub prices: PricesArgs,
     /// Per-turn prompt / cached / new / write / output / cost for each strategy, then its total.
     #[arg(long)]
     pub per_turn: bool,
@@ -75,10 +77,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let strategies: Vec<Strategy> =
         names.iter().map(|n| strategy::parse(n).map(|s| SummarizerArgs::apply(&sum, s))).collect::<Result<_, _>>()?;
     let forced_cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
-    let table = cache::load_table(args.prices.as_deref())?;
+    let table = cache::load_table(args.prices.prices.as_deref())?;
     let (_, journal) = ctx.load(&args.session.session)?;
     let est = estimator_for(&journal, args.encoding.encoding.as_deref())?;
-    let pricing = Pricing::for_session(&journal, args.model.as_deref(), forced_cache, table);
+    let pricing =
+        Pricing::for_session(&journal, args.model.as_deref(), forced_cache, table).with_window(args.prices.window);
     let c = with_progress(|p| cache::compare(&journal, &strategies, &est, pricing, p));
     SummarizerArgs::check(&sum)?;
     let shown = Shown { per_turn: args.per_turn, breaks: args.breaks };

@@ -6,10 +6,11 @@ use std::io::Write;
 
 use anyhow::Result;
 
+use ctxj::cache;
 use ctxj::render::style::Paint;
 use ctxj::strategy;
 
-use super::args::{AtArgs, OutputArgs, SessionArgs, SummarizerArgs};
+use super::args::{AtArgs, OutputArgs, PricesArgs, SessionArgs, SummarizerArgs};
 use super::{At, Ctx, EXIT_OK};
 
 /// One row per turn: the request's blocks and characters, and how it relates to the previous one.
@@ -19,8 +20,10 @@ use super::{At, Ctx, EXIT_OK};
 /// strategy did to that block ("truncated", "elided (turn 5)", "summary (turn 9)", …) or
 /// "dropped" when the block left the request. Block numbers count from 1, as in `ctxj show`.
 /// On the recorded replay, turns where the provider's own usage shows a cache break (the read
-/// fell short of what the previous call left) are marked "recorded cache break: CAUSE"; `ctxj
-/// cache` explains them.
+/// fell short of what the previous call left) are marked "recorded cache break: CAUSE" with the
+/// tokens written again and their cost; `ctxj cache` explains them. Requests above the model's
+/// context window (the journal's ctx_window, else the model's; --window overrides) are marked
+/// "over the window". --json rows carry prompt_tokens, over_window and recorded_break.
 ///
 /// `--at turn K` prints the row of turn K only; `--at rev N` the rows of the turns sent within
 /// records 1..N.
@@ -29,6 +32,7 @@ use super::{At, Ctx, EXIT_OK};
 ///   ctxj turns sample-journals/bugfix-todo --strategy sliding-8
 ///   ctxj turns sample-journals/bugfix-todo -s age-truncate-500-keep-3 --json
 ///   ctxj turns sample-journals/long-elision --at turn 12
+///   ctxj turns sample-journals/transcripts/pi -s baseline --window 3000
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -40,6 +44,8 @@ pub struct Args {
     #[command(flatten)]
     pub at: AtArgs,
     #[command(flatten)]
+    pub prices: PricesArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
     pub summarizer: SummarizerArgs,
@@ -49,6 +55,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let sum = args.summarizer.get();
     let s = SummarizerArgs::apply(&sum, strategy::parse(&args.strategy)?);
     let at = args.at.one()?;
+    let table = cache::load_table(args.prices.prices.as_deref())?;
     let (_, journal) = ctx.load(&args.session.session)?;
     let mut rows = ctxj::report::turns::rows(&journal, &s)?;
     SummarizerArgs::check(&sum)?;
@@ -59,18 +66,16 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
             At::Rev(n) => r.rev <= n,
         });
     }
+    // Prompt sizes against the window and, on the recorded replay (the journal's own requests),
+    // where the provider's cache broke.
+    let est = ctxj::tokens::estimator_for(&journal, None)?;
+    let pricing = cache::Pricing::for_session(&journal, None, None, table).with_window(args.prices.window);
+    let marks = cache::marks::marks(&journal, &s, &est, &pricing);
     let mut out = super::stdout();
     if args.output.json {
-        writeln!(out, "{}", ctxj::render::turns::json(&rows)?)?;
+        writeln!(out, "{}", ctxj::render::turns::json(&rows, Some(&marks))?)?;
     } else {
-        // The recorded replay is the journal's own requests: mark where the provider's cache broke.
-        let billed = if s.is_recorded() {
-            let est = ctxj::tokens::estimator_for(&journal, None)?;
-            Some(ctxj::cache::billed(&journal, &est, &ctxj::cache::PriceTable::builtin(), None))
-        } else {
-            None
-        };
-        let text = ctxj::render::turns::text(&s.name, &rows, billed.as_ref(), &Paint::new(ctx.color));
+        let text = ctxj::render::turns::text(&s.name, &rows, Some(&marks), &Paint::new(ctx.color));
         out.write_all(text.as_bytes())?;
     }
     out.flush()?;

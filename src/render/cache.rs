@@ -33,6 +33,7 @@ pub fn json(c: &Comparison, shown: Shown) -> serde_json::Value {
         "memo": { "hits": c.memo.hits, "misses": c.memo.misses, "hit_rate": c.memo.hit_rate(),
                   "bytes_tokenized": c.memo.bytes_tokenized },
         "recorded": c.billed,
+        "limits": p.limits,
         "prices": { "source": p.table.source, "model": p.priced.as_ref().map(|(n, _)| n), "price": p.priced.as_ref().map(|(_, p)| p) },
         "strategies": c.sims.iter().map(|s| json!({
             "summary": s.summary,
@@ -51,6 +52,7 @@ pub fn text(c: &Comparison, journal: &Journal, shown: Shown, paint: &Paint) -> S
     out.push_str(&recorded_rate(c));
     out.push_str(&summarizer_lines(c));
     out.push_str(&super::cache_billed::line(&c.billed));
+    out.push_str(&super::cache_limits::lines(c, paint));
     for s in &c.sims {
         out.push_str(&breaks(s, shown.breaks, paint));
     }

@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod cache_billed;
+pub mod cache_limits;
 pub mod check;
 pub mod diff;
 pub mod experiment;

@@ -57,16 +57,13 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
     out
 }
 
-/// The harness names the importers write into the `session` record.
-const IMPORTED_HARNESSES: [&str; 3] = ["claude-code", "codex", "pi"];
-
 /// Whether `journal` is an imported session whose format does not record the system prompt and
 /// tool schemas: its `session` names an importer's harness (`claude-code`, `codex`, `pi`) and no
 /// `system` record carries tools. Such sessions are calibrated with the affine fit and carry the
 /// inferred prefix; every other journal keeps the spec's ratio calibration, figures unchanged.
 pub fn prefix_unrecorded(journal: &Journal) -> bool {
     let imported =
-        journal.session().and_then(|s| s.harness.as_deref()).is_some_and(|h| IMPORTED_HARNESSES.contains(&h));
+        journal.session().and_then(|s| s.harness.as_deref()).is_some_and(|h| crate::tokens::IMPORTED.contains(&h));
     imported && !journal.records.iter().any(|r| matches!(&r.body, Body::System(s) if s.tools.is_some()))
 }
 
@@ -90,23 +87,45 @@ pub fn calibrator_for(journal: &Journal, est: &dyn Estimator) -> Calibrator {
     c
 }
 
-/// The unrecorded system prompt + tool schemas of an imported session, as the affine fit over
-/// all its turns knows them.
+/// The unrecorded system prompt + tool schemas of an imported session as every replay carries it.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct UnrecordedPrefix {
-    /// The prefix, in provider tokens (the fit's final offset).
+    /// The prefix, in provider tokens: the mean over the turns with `prompt_tokens` of
+    /// `prompt − slope × counted`, so the replayed recorded requests add up to what the provider
+    /// counted (never negative).
     pub tokens: u64,
     /// The fit's final slope: provider tokens per counted token.
     pub slope: f64,
+    /// Of `tokens`: what the session's first call already read from the provider's cache
+    /// (`cached_tokens` of turn 1, at most `tokens`) — a cache warmed before the session began
+    /// (Claude Code shares its system prompt and tools across sessions; a subagent or compaction
+    /// call reads its parent's). Replays start with this part warm.
+    pub warm: u64,
 }
 
 /// The unrecorded prefix of `journal` when [`prefix_unrecorded`] and some turn records
 /// `prompt_tokens`; else `None`. Every strategy's replay carries this same fixed prefix (the real
 /// requests carried it too) and counts its blocks in provider tokens (× slope).
+///
+/// The prefix is the session-wide mean residual at the final slope rather than the fit's last
+/// offset: where the provider counts more than the journal holds (a Codex rollout's encrypted
+/// reasoning, a redacted compaction), the last turn's residual can be far from the others' —
+/// 47.7k against a session-wide 21.4k on the shared long Codex rollout, +22 % on every replayed
+/// request (`docs/tokens-and-cache.md`).
 pub fn unrecorded_prefix(journal: &Journal, est: &dyn Estimator) -> Option<UnrecordedPrefix> {
     if !prefix_unrecorded(journal) {
         return None;
     }
-    let cal = calibrator_for(journal, est);
-    (!cal.is_empty()).then(|| UnrecordedPrefix { tokens: cal.last_offset(), slope: cal.last_multiplier() })
+    let turns = recorded_turns(journal, est);
+    let mut cal = new_calibrator(journal);
+    for t in &turns {
+        cal.observe(t.turn, t.prompt_tokens, t.raw);
+    }
+    let slope = cal.last_multiplier();
+    let residuals: Vec<f64> =
+        turns.iter().filter_map(|t| Some(t.prompt_tokens? as f64 - slope * t.raw as f64)).collect();
+    let mean = residuals.iter().sum::<f64>() / residuals.len().max(1) as f64;
+    let tokens = crate::tokens::calibrate::apply(1, mean);
+    let warm = turns.first().filter(|t| t.turn == 1).and_then(|t| t.cached_tokens).unwrap_or(0).min(tokens);
+    (!residuals.is_empty()).then_some(UnrecordedPrefix { tokens, slope, warm })
 }

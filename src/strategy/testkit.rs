@@ -27,6 +27,13 @@ pub fn journal(bodies: Vec<Value>) -> Journal {
     Journal::from_records("mem.jsonl", records)
 }
 
+/// A journal parsed from its JSONL lines, as a file would be.
+pub fn from_lines(lines: &[&str]) -> Journal {
+    let text = lines.join("\n") + "\n";
+    crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
+        .expect("valid journal")
+}
+
 pub fn session() -> Value {
     json!({"kind":"session","id":"s","model":"vendor/model-x"})
 }

@@ -175,9 +175,17 @@ pub struct TiktokenEstimator {
     hits: AtomicU64,
     misses: AtomicU64,
     bytes: AtomicU64,
+    /// Count redaction markers as the text they replaced ([`super::redacted`]; imported sessions).
+    redactions: bool,
 }
 
 impl TiktokenEstimator {
+    /// Counts `[REDACTED_… len=N sha=…]` markers as N characters ([`super::redacted`]).
+    pub fn with_redactions(mut self, on: bool) -> TiktokenEstimator {
+        self.redactions = on;
+        self
+    }
+
     /// An estimator for `encoding` with an empty memo (the encoder itself is shared).
     pub fn new(encoding: Encoding) -> TiktokenEstimator {
         TiktokenEstimator {
@@ -186,6 +194,7 @@ impl TiktokenEstimator {
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
+            redactions: false,
         }
     }
 
@@ -285,6 +294,18 @@ pub fn fallbacks() -> u64 {
 
 impl Estimator for TiktokenEstimator {
     fn count(&self, s: &str) -> u64 {
+        if self.redactions {
+            if let Some(n) = super::redacted::count(s, |t| self.count_text(t)) {
+                return n;
+            }
+        }
+        self.count_text(s)
+    }
+}
+
+impl TiktokenEstimator {
+    /// n(s) of spec §3: the piece rule, memoized.
+    fn count_text(&self, s: &str) -> u64 {
         if s.len() <= WHOLE_LIMIT {
             return self.count_piece(s);
         }

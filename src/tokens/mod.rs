@@ -12,6 +12,7 @@ pub mod breakdown;
 pub mod budget;
 pub mod calibrate;
 pub mod estimator;
+pub mod redacted;
 
 pub use calibrate::Calibrator;
 pub use estimator::{Encoding, TiktokenEstimator};
@@ -62,10 +63,15 @@ impl Estimator for CharEstimator {
     }
 }
 
+/// The harness names the importers write into the `session` record.
+pub const IMPORTED: [&str; 3] = ["claude-code", "codex", "pi"];
+
 /// The one estimator chooser of every command: encoding from `flag` (`--encoding`), else the
 /// session's `encoding`, else `o200k_base` (spec §3). An unknown name, flag or session hint, is
 /// an error naming it and the known encodings.
 pub fn estimator_for(journal: &Journal, flag: Option<&str>) -> Result<TiktokenEstimator, estimator::EncodingError> {
     let hint = journal.session().and_then(|s| s.encoding.clone());
-    Ok(TiktokenEstimator::new(Encoding::choose(flag, hint.as_deref())?))
+    // Sanitised transcripts: a redaction marker counts as what it replaced (imported sessions only).
+    let imported = journal.session().and_then(|s| s.harness.as_deref()).is_some_and(|h| IMPORTED.contains(&h));
+    Ok(TiktokenEstimator::new(Encoding::choose(flag, hint.as_deref())?).with_redactions(imported))
 }

@@ -206,3 +206,226 @@ fn turns_marks_the_recorded_breaks() {
     let other = ctxj().args(["turns", "--strategy", "baseline"]).arg(bundled_claude()).output().unwrap();
     assert!(!String::from_utf8(other.stdout).unwrap().contains("recorded cache break"), "only the recorded replay");
 }
+
+fn bundled_pi() -> PathBuf {
+    repo().join("sample-journals/transcripts/pi")
+}
+
+fn stdout_of(args: &[&str], path: &Path) -> String {
+    let out = ctxj().args(args).arg(path).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn cache_window_flags_every_request_over_it() {
+    let v = json_of(&["cache", "-s", "baseline", "--window", "3000", "--json"], &bundled_pi());
+    assert_eq!(v["limits"]["window"], serde_json::json!({"tokens": 3000, "source": "flag"}));
+    let s = &v["strategies"][0];
+    let turns = json_of(&["cache", "-s", "baseline", "--window", "3000", "--json", "--per-turn"], &bundled_pi())
+        ["strategies"][0]["turns"]
+        .clone();
+    let over: Vec<u64> = turns
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["over_window"] == true)
+        .map(|t| {
+            assert!(t["prompt"].as_u64().unwrap() > 3000, "{t}");
+            t["turn"].as_u64().unwrap()
+        })
+        .collect();
+    assert!(!over.is_empty() && over.len() < turns.as_array().unwrap().len(), "{over:?}");
+    assert_eq!(s["summary"]["limits"]["over_window"], over.len());
+    assert_eq!(s["summary"]["limits"]["first_over_window"], over[0]);
+    let peak = s["summary"]["peak_prompt"].as_f64().unwrap();
+    assert_eq!(s["summary"]["limits"]["peak_vs_window"].as_f64(), Some(peak / 3000.0));
+    let text = stdout_of(&["cache", "-s", "baseline", "--window", "3000"], &bundled_pi());
+    let want = format!(
+        "baseline: over the 3,000-token context window of anthropic/claude-sonnet-4-5 (--window): {} of 13 requests",
+        over.len()
+    );
+    assert!(text.contains(&want), "{text}");
+}
+
+#[test]
+fn the_window_defaults_to_the_model_and_is_silent_when_no_request_exceeds_it() {
+    let v = json_of(&["cache", "--json"], &bundled_pi());
+    assert_eq!(v["limits"]["window"], serde_json::json!({"tokens": 200000, "source": "builtin"}));
+    assert_eq!(v["limits"]["cache_min"], serde_json::json!({"tokens": 1024, "source": "builtin"}));
+    assert_eq!(v["strategies"][0]["summary"]["limits"]["over_window"], 0);
+    assert!(!stdout_of(&["cache"], &bundled_pi()).contains("context window"));
+}
+
+#[test]
+fn a_window_of_zero_or_text_is_a_usage_error() {
+    for w in ["0", "big"] {
+        let out = ctxj().args(["cache", "--window", w]).arg(bundled_pi()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "--window {w}");
+    }
+}
+
+#[test]
+fn a_litellm_file_gives_the_window_and_the_cache_minimum() {
+    let d = tempfile::tempdir().unwrap();
+    let prices = d.path().join("prices.json");
+    std::fs::write(
+        &prices,
+        r#"{"claude-sonnet-4-5": {"input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05,
+            "max_input_tokens": 2500, "prompt_cache_min_tokens": 2048}}"#,
+    )
+    .unwrap();
+    let args = ["cache", "-s", "baseline", "--json", "--prices", prices.to_str().unwrap()];
+    let v = json_of(&args, &bundled_pi());
+    assert_eq!(v["limits"]["window"], serde_json::json!({"tokens": 2500, "source": "prices"}));
+    assert_eq!(v["limits"]["cache_min"], serde_json::json!({"tokens": 2048, "source": "prices"}));
+    assert!(v["strategies"][0]["summary"]["limits"]["over_window"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn requests_below_the_cache_minimum_are_counted() {
+    // claude-opus-4-6 caches nothing below 4,096 tokens; these requests are a few dozen.
+    let d = session_with(&journal(&[(0, OPUS, 3_000, 0, 0), (10, OPUS, 3_100, 0, 0)], &[]));
+    let v = json_of(&["cache", "--json", "--per-turn"], d.path());
+    assert_eq!(v["limits"]["cache_min"], serde_json::json!({"tokens": 4096, "source": "builtin"}));
+    for s in v["strategies"].as_array().unwrap() {
+        assert_eq!(s["summary"]["limits"]["below_cache_min"], 2, "{s}");
+        assert!(s["turns"].as_array().unwrap().iter().all(|t| t["below_cache_min"] == true));
+    }
+    let text = stdout_of(&["cache"], d.path());
+    assert!(
+        text.contains("recorded: below the 4,096-token minimum cacheable prompt of claude-opus-4-6 (built-in list): 2 of 2 requests"),
+        "{text}"
+    );
+}
+
+#[test]
+fn turns_json_carries_the_recorded_break_and_the_window_per_turn() {
+    let rows = json_of(&["turns", "--json"], &bundled_claude());
+    let rows = rows.as_array().unwrap();
+    let breaks: Vec<(u64, &str)> = rows
+        .iter()
+        .filter(|r| !r["recorded_break"].is_null())
+        .map(|r| (r["turn"].as_u64().unwrap(), r["recorded_break"]["cause"].as_str().unwrap()))
+        .collect();
+    assert_eq!(breaks, [(17, "ttl"), (20, "compaction"), (25, "model_switch")]);
+    for r in rows {
+        assert!(r["prompt_tokens"].as_u64().unwrap() > 0 && r["over_window"] == false, "{r}");
+        if let Some(b) = r["recorded_break"].as_object() {
+            assert!(b["rewritten_tokens"].as_u64().unwrap() > 0 && b["cost"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+    let cached = recorded(&bundled_claude());
+    assert_eq!(cached["breaks"][0]["cost"], rows[16]["recorded_break"]["cost"], "the same break as cache's");
+    let base = json_of(&["turns", "-s", "baseline", "--json"], &bundled_claude());
+    assert!(base.as_array().unwrap().iter().all(|r| r["recorded_break"].is_null()), "only the recorded replay");
+}
+
+#[test]
+fn turns_window_marks_the_rows_over_it() {
+    let text = stdout_of(&["turns", "-s", "baseline", "--window", "3000"], &bundled_pi());
+    let marked = text.lines().filter(|l| l.contains("over the window (")).count();
+    let rows = json_of(&["turns", "-s", "baseline", "--window", "3000", "--json"], &bundled_pi());
+    let over = rows.as_array().unwrap().iter().filter(|r| r["over_window"] == true).count();
+    assert!(over > 0 && marked == over, "{text}");
+    assert!(text.contains(&format!("{over} requests over the 3,000-token context window")), "{text}");
+}
+
+#[test]
+#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+fn baseline_on_the_pi_sample_exceeds_the_200k_window() {
+    let f = shared_samples().join("pi/sessions/--Users-badlogic-workspaces-pi-mono--/before-compaction.jsonl");
+    let v = json_of(&["cache", "--json"], &f);
+    assert_eq!(v["limits"]["window"]["tokens"], 200_000);
+    let s = |name: &str| {
+        v["strategies"].as_array().unwrap().iter().find(|s| s["summary"]["strategy"] == name).unwrap()["summary"]
+            .clone()
+    };
+    assert_eq!(s("recorded")["limits"]["over_window"], 0, "the real requests fit");
+    let base = s("baseline");
+    assert!(base["limits"]["over_window"].as_u64().unwrap() > 100, "{base}");
+    assert!(base["limits"]["peak_vs_window"].as_f64().unwrap() > 1.5, "{base}");
+}
+
+#[test]
+#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+fn codex_redacted_rollout_calibrates_within_the_median_and_p90_targets() {
+    // Every text of the shared (sanitised) rollouts is a `[REDACTED_TEXT len=N sha=…]` marker;
+    // counted as the N characters it replaced, the affine fit meets median ≤ 1 % and p90 ≤ 3 %.
+    let f = shared_samples()
+        .join("codex/sessions/2026/02/23/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl");
+    let text = stdout_of(&["tokens", "--per-turn"], &f);
+    let line =
+        text.lines().find(|l| l.starts_with("calibrated |error| over 285 turns")).unwrap_or_else(|| panic!("{text}"));
+    let pct = |key: &str| -> f64 {
+        let at = line.find(key).unwrap() + key.len();
+        line[at..].split('%').next().unwrap().trim().parse().unwrap()
+    };
+    assert!(pct("median") <= 1.0 && pct("p90") <= 3.0, "{line}");
+}
+
+/// Two calls 400 s apart on a long request; `one_hour`: every write a one-hour write.
+fn idle_session(one_hour: bool) -> tempfile::TempDir {
+    let h = |w: u64| if one_hour { format!(r#","cache_write_1h_tokens":{w}"#) } else { String::new() };
+    let long = "lorem ipsum dolor sit amet ".repeat(600);
+    let lines = [
+        r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"claude-opus-4-6"}"#.to_string(),
+        format!(r#"{{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"{long}"}}"#),
+        format!(
+            r#"{{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a1","text":"ok","usage":{{"prompt_tokens":5000,"cached_tokens":0,"cache_write_tokens":5000{},"completion_tokens":10}}}}"#,
+            h(5000)
+        ),
+        r#"{"rev":4,"ts":"2026-11-29T10:06:40Z","kind":"user","id":"u2","text":"more"}"#.to_string(),
+        format!(
+            r#"{{"rev":5,"ts":"2026-11-29T10:06:42Z","kind":"assistant","id":"a2","text":"done","usage":{{"prompt_tokens":5100,"cached_tokens":0,"cache_write_tokens":5100{},"completion_tokens":10}}}}"#,
+            h(5100)
+        ),
+    ];
+    session_with(&(lines.join("\n") + "\n"))
+}
+
+#[test]
+fn a_one_hour_session_is_simulated_with_the_one_hour_lifetime_and_price() {
+    let sim = |one_hour: bool| {
+        let d = idle_session(one_hour);
+        json_of(&["cache", "-s", "recorded", "--json", "--per-turn"], d.path())["strategies"][0]["turns"].clone()
+    };
+    let (five, hour) = (sim(false), sim(true));
+    assert_eq!(five[1]["cached"], 0, "400 s idle: the 5-minute entry is gone");
+    assert!(hour[1]["cached"].as_u64().unwrap() > 1000, "the one-hour entry lives: {hour}");
+    // Turn 1 writes everything: at 2 × input ($10/M) instead of 1.25 × ($6.25/M).
+    let w = hour[0]["write"].as_f64().unwrap();
+    let out = hour[0]["output"].as_f64().unwrap();
+    assert!((hour[0]["cost"].as_f64().unwrap() - (w * 10.0 + out * 25.0) / 1e6).abs() < 1e-9, "{hour}");
+    assert!((five[0]["cost"].as_f64().unwrap() - (w * 6.25 + out * 25.0) / 1e6).abs() < 1e-9, "{five}");
+}
+
+#[test]
+fn a_break_in_a_one_hour_session_costs_the_one_hour_write_price() {
+    let calls = [(0, OPUS, 30_000, 0, 30_000), (10, OPUS, 31_000, 30_000, 1_000), (15, OPUS, 32_000, 20_000, 12_000)];
+    let one_hour = journal(&calls, &[])
+        .replace(r#""cache_write_tokens":12000"#, r#""cache_write_tokens":12000,"cache_write_1h_tokens":12000"#);
+    let b = recorded(session_with(&one_hour).path())["breaks"][0].clone();
+    assert_eq!((b["cause"].as_str(), b["rewritten_tokens"].as_u64()), (Some("provider"), Some(11_000)));
+    assert!((b["cost"].as_f64().unwrap() - 11_000.0 * (10.0 - 0.5) / 1e6).abs() < 1e-12, "{b}");
+}
+
+#[test]
+fn the_prefix_part_the_first_call_read_starts_warm_in_every_replay() {
+    // An imported session (harness claude-code, no system record): its first call read 15,000
+    // tokens of the unrecorded system prompt and tools from a cache warmed before it began.
+    let lines = [
+        r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"claude-opus-4-6","harness":"claude-code"}"#,
+        r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"fix the bug"}"#,
+        r#"{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a1","text":"looking","usage":{"prompt_tokens":20000,"cached_tokens":15000,"cache_write_tokens":5000,"completion_tokens":10}}"#,
+        r#"{"rev":4,"ts":"2026-11-29T10:00:03Z","kind":"user","id":"u2","text":"and the test"}"#,
+        r#"{"rev":5,"ts":"2026-11-29T10:00:04Z","kind":"assistant","id":"a2","text":"done","usage":{"prompt_tokens":20010,"cached_tokens":20000,"cache_write_tokens":10,"completion_tokens":10}}"#,
+    ];
+    let d = session_with(&(lines.join("\n") + "\n"));
+    let v = json_of(&["cache", "-s", "recorded", "-s", "baseline", "--json", "--per-turn"], d.path());
+    for s in v["strategies"].as_array().unwrap() {
+        let t = &s["turns"][0];
+        assert!(t["unrecorded_prefix"].as_u64().unwrap() > 15_000, "{t}");
+        assert_eq!(t["cached"], 15_000, "{}: {t}", s["summary"]["strategy"]);
+    }
+}

@@ -1,0 +1,73 @@
+//! What `ctxj turns` marks on each turn of a strategy's replay: its prompt tokens, whether the
+//! request exceeds the model's context window, and — on the recorded replay, whose requests are
+//! the ones the provider saw — the recorded cache break [`super::billed`] found there.
+
+use serde::Serialize;
+
+use super::billed::{billed, BreakCause};
+use super::model::CacheModel;
+use super::pricing::Pricing;
+use super::replay::{simulate, Options};
+use super::window::{check, Limits};
+use crate::journal::Journal;
+use crate::strategy::Strategy;
+use crate::tokens::Estimator;
+
+/// A recorded cache break as a turn carries it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BreakMark {
+    pub cause: BreakCause,
+    /// Tokens processed again instead of read from the cache.
+    pub rewritten_tokens: u64,
+    /// What that cost over reading them ($; `None` without a price for the call's model).
+    pub cost: Option<f64>,
+}
+
+/// One turn's marks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TurnMark {
+    /// The request's prompt tokens as `cache` replays it (raw estimate; provider tokens with the
+    /// unrecorded prefix for imported sessions).
+    pub prompt_tokens: u64,
+    /// The prompt exceeds the context window.
+    pub over_window: bool,
+    /// The recorded cache break at this turn (recorded replay only; `null` elsewhere).
+    pub recorded_break: Option<BreakMark>,
+}
+
+/// The marks of every turn, in turn order, and the limits they were checked against.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Marks {
+    pub limits: Limits,
+    pub turns: Vec<TurnMark>,
+}
+
+impl Marks {
+    /// The marks of turn `turn` (from 1).
+    pub fn at(&self, turn: usize) -> Option<&TurnMark> {
+        turn.checked_sub(1).and_then(|i| self.turns.get(i))
+    }
+}
+
+/// Replays `strategy` (through the `ideal` cache, unpriced: only the prompt sizes count), checks
+/// each request against `pricing`'s limits and, for the recorded replay, adds the session's
+/// recorded cache breaks priced with `pricing`'s table.
+pub fn marks(journal: &Journal, strategy: &Strategy, est: &dyn Estimator, pricing: &Pricing) -> Marks {
+    let mut sim = simulate(journal, strategy, est, Options { cache: CacheModel::Ideal, price: None }, |_, _| {});
+    check(&mut sim, &pricing.limits);
+    let b = strategy.is_recorded().then(|| billed(journal, est, &pricing.table, pricing.slug.as_deref()));
+    let turns = sim
+        .turns
+        .iter()
+        .map(|t| TurnMark {
+            prompt_tokens: t.prompt,
+            over_window: t.over_window,
+            recorded_break: b.as_ref().and_then(|b| b.break_at(t.turn)).map(|x| BreakMark {
+                cause: x.cause,
+                rewritten_tokens: x.rewritten_tokens,
+                cost: x.cost,
+            }),
+        })
+        .collect();
+    Marks { limits: pricing.limits.clone(), turns }
+}
