@@ -20,4 +20,4 @@ pub use compare::{compare, Comparison};
 pub use model::{CacheModel, Simulator};
 pub use prices::{Price, PriceTable};
 pub use pricing::{cost_ratio, load_table, Pricing, PricingError};
-pub use replay::{simulate, Options, Simulation, Summary, TurnFigures};
+pub use replay::{simulate, simulate_observed, Options, Simulation, Summary, TurnFigures};

@@ -271,7 +271,20 @@ pub fn simulate(
     strat: &Strategy,
     est: &dyn Estimator,
     opts: Options,
+    progress: impl FnMut(usize, usize),
+) -> Simulation {
+    simulate_observed(journal, strat, est, opts, progress, |_| {})
+}
+
+/// [`simulate`], also handing each request to `observe` (after its figures are computed), so a
+/// caller that needs the requests too (the report's turn browser) replays the strategy once.
+pub fn simulate_observed(
+    journal: &Journal,
+    strat: &Strategy,
+    est: &dyn Estimator,
+    opts: Options,
     mut progress: impl FnMut(usize, usize),
+    mut observe: impl FnMut(&strategy::TurnRequest<'_>),
 ) -> Simulation {
     let total = journal.turns.len();
     let mut sim = Simulator::new(opts.cache);
@@ -340,6 +353,7 @@ pub fn simulate(
             recorded_cached: rc,
             is_break,
         });
+        observe(r);
         progress(turns.len(), total);
     });
     let summary = summarize(&strat.name, opts, &turns, breaks.len());

@@ -14,8 +14,8 @@ use crate::render::format::{money, percent, thousands};
 use crate::text::escape_block;
 
 use crate::report::{
-    Availability, BlockView, Change, ComparisonRow, Decision, ReportData, StrategyData, TurnFigures, TurnUsage,
-    TurnView,
+    Availability, BlockView, Change, ComparisonRow, Decision, RecordedBreakView, ReportData, StrategyData, TurnFigures,
+    TurnUsage, TurnView,
 };
 
 /// HTML-escapes `s` for text content and for quoted attribute values (`&`, `<`, `>`, `"`, `'`).
@@ -85,6 +85,8 @@ pre.text{white-space:pre-wrap;word-break:break-word;background:var(--soft);borde
 .capped{color:#9a6700;font-size:12px}
 .removed{color:#cf222e}
 .v-ok{color:#1a7f37}.v-warning{color:#9a6700}.v-error{color:#cf222e}.v-none{color:var(--muted)}
+svg .rbreak line{stroke:#bc4c00;stroke-width:1.5;stroke-dasharray:1 3}
+.rbreak{color:#bc4c00;font-weight:600}.rbreak-detail{color:#bc4c00}
 "#;
 
 /// Series colours, by strategy index (cycled, with a dash pattern after the first round).
@@ -245,6 +247,7 @@ fn charts(h: &mut String, d: &ReportData) {
             series: &series,
             provider: provider.as_ref().map(|p| (p, "recorded usage.prompt_tokens (provider)")),
             decisions: &d.decisions,
+            breaks: &d.recorded_breaks,
             missing: None,
         },
     );
@@ -267,6 +270,7 @@ fn charts(h: &mut String, d: &ReportData) {
             series: &series,
             provider: None,
             decisions: &[],
+            breaks: &[],
             missing: cost_missing.then_some(why.as_str()),
         },
     );
@@ -290,6 +294,7 @@ fn charts(h: &mut String, d: &ReportData) {
             series: &series,
             provider: provider.as_ref().map(|p| (p, "recorded usage.cached_tokens / prompt_tokens (provider)")),
             decisions: &[],
+            breaks: &d.recorded_breaks,
             missing: hit_missing.then_some(why.as_str()),
         },
     );
@@ -329,7 +334,17 @@ fn optional_series(d: &ReportData, f: impl Fn(&TurnFigures) -> Option<f64>) -> (
 
 struct Line<'a> {
     name: &'a str,
+    /// (turn, value), in turn order.
     points: Vec<(usize, f64)>,
+}
+
+impl Line<'_> {
+    /// The value at turn `t` (a binary search: the points are in turn order, and a lookup per
+    /// turn must not scan the whole line, issue 15).
+    fn at(&self, t: usize) -> Option<f64> {
+        let i = self.points.partition_point(|p| p.0 < t);
+        self.points.get(i).filter(|p| p.0 == t).map(|p| p.1)
+    }
 }
 
 struct Chart<'a> {
@@ -343,6 +358,8 @@ struct Chart<'a> {
     series: &'a [Line<'a>],
     provider: Option<(&'a Line<'a>, &'a str)>,
     decisions: &'a [Decision],
+    /// The provider's recorded cache breaks, marked at their turns.
+    breaks: &'a [RecordedBreakView],
     /// Why the strategies' series are not available, if they are not.
     missing: Option<&'a str>,
 }
@@ -434,6 +451,7 @@ fn chart(h: &mut String, c: &Chart) {
     axes(h, c, &f, step);
     hover_columns(h, c, &f);
     decision_marks(h, c, &f);
+    break_marks(h, c, &f);
     lines(h, c, &f);
     h.push_str("</svg>\n<ul class=\"legend\">\n");
     legend(h, c);
@@ -504,13 +522,13 @@ fn hover_columns(h: &mut String, c: &Chart, f: &Frame) {
     for t in 1..=n {
         let mut tip = format!("turn {t}");
         for l in c.series {
-            if let Some(p) = l.points.iter().find(|p| p.0 == t) {
-                let _ = write!(tip, "\n{}: {}", l.name, (c.fmt)(p.1));
+            if let Some(v) = l.at(t) {
+                let _ = write!(tip, "\n{}: {}", l.name, (c.fmt)(v));
             }
         }
         if let Some((p, label)) = c.provider {
-            if let Some(p) = p.points.iter().find(|p| p.0 == t) {
-                let _ = write!(tip, "\n{label}: {}", (c.fmt)(p.1));
+            if let Some(v) = p.at(t) {
+                let _ = write!(tip, "\n{label}: {}", (c.fmt)(v));
             }
         }
         let x0 = (x(t as f64) - colw / 2.0).max(ML);
@@ -551,6 +569,31 @@ fn decision_marks(h: &mut String, c: &Chart, f: &Frame) {
             escape(&dcs.kind),
             MT + ph,
             xx,
+            escape(&tip)
+        );
+    }
+}
+
+/// The provider's recorded cache breaks: a dotted line at each break's turn, with its cause.
+fn break_marks(h: &mut String, c: &Chart, f: &Frame) {
+    for b in c.breaks {
+        let xx = f.x(b.turn as f64);
+        let tip = format!(
+            "turn {}: recorded cache break ({})\n{} tokens processed again instead of read{}\n{}",
+            b.turn,
+            b.cause,
+            thousands(b.rewritten_tokens),
+            b.cost.map_or(String::new(), |c| format!(", {} extra", money(c))),
+            b.detail
+        );
+        let _ = writeln!(
+            h,
+            "<g class=\"rbreak\" data-turn=\"{}\" data-cause=\"{}\"><line x1=\"{xx:.1}\" y1=\"{MT}\" x2=\"{xx:.1}\" y2=\"{:.1}\"/>\
+<circle cx=\"{xx:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"#bc4c00\"><title>{}</title></circle></g>",
+            b.turn,
+            escape(&b.cause),
+            MT + f.ph,
+            MT + f.ph,
             escape(&tip)
         );
     }
@@ -614,6 +657,13 @@ fn legend(h: &mut String, c: &Chart) {
     }
     if let Some((_, label)) = c.provider {
         let _ = writeln!(h, "<li><span class=\"sw dash\" style=\"border-color:#24292f\"></span>{}</li>", escape(label));
+    }
+    if !c.breaks.is_empty() {
+        let _ = writeln!(
+            h,
+            "<li><span class=\"rbreak\">● recorded cache break</span> <span class=\"muted\">({} in the provider's usage; hover for the cause)</span></li>",
+            thousands(c.breaks.len() as u64)
+        );
     }
     if c.decisions.iter().any(|d| d.turn.is_some()) {
         h.push_str(
@@ -789,20 +839,38 @@ compared with the same strategy's previous request. Text is inlined only for blo
 and at most {} characters per block (longer texts say where they were cut). Click a turn in a chart to open it here.</p>",
         thousands(d.text_cap as u64)
     );
-    let turns = d.strategies.iter().map(|s| s.views.len()).max().unwrap_or(0);
-    for k in 0..turns {
-        let t = k + 1;
+    let shown = d.strategies.iter().map(|s| s.views.len()).max().unwrap_or(0);
+    let all = d.header.turns;
+    if shown < all {
+        let (a, b) = (d.browser_turns.start(), d.browser_turns.end());
+        let _ = writeln!(
+            h,
+            "<p class=\"callout\" id=\"browser-range\">This page's turn browser holds {} of the session's {} turns{} (<code>--turns</code> / <code>--last</code>); the charts and tables cover every turn.</p>",
+            thousands(shown as u64),
+            thousands(all as u64),
+            if shown > 0 { format!(", turns {a}–{b}") } else { String::new() }
+        );
+    }
+    let mut breaks = d.recorded_breaks.iter().peekable();
+    for k in 0..shown {
+        let Some(t) = d.strategies.iter().find_map(|s| s.views.get(k)).map(|v| v.turn) else { continue };
         let mut sum = Vec::new();
         for s in &d.strategies {
-            if let Some(f) = s.turns.get(k) {
+            if let Some(f) = s.turns.get(t.wrapping_sub(1)) {
                 sum.push(format!("{} {}", escape(&s.name), thousands(f.prompt_tokens)));
             }
         }
+        while breaks.next_if(|b| b.turn < t).is_some() {}
+        let brk = breaks.next_if(|b| b.turn == t);
         let _ = writeln!(
             h,
-            "<details class=\"turn\" id=\"turn-{t}\"><summary><strong>Turn {t}</strong> <span class=\"muted\">· prompt tokens: {}</span></summary>",
-            sum.join(" · ")
+            "<details class=\"turn\" id=\"turn-{t}\"><summary><strong>Turn {t}</strong> <span class=\"muted\">· prompt tokens: {}</span>{}</summary>",
+            sum.join(" · "),
+            brk.map_or(String::new(), |b| format!(" <span class=\"rbreak\">recorded cache break: {}</span>", escape(&b.cause)))
         );
+        if let Some(b) = brk {
+            recorded_break(h, b);
+        }
         for s in &d.strategies {
             if let Some(v) = s.views.get(k) {
                 turn_view(h, s, v);
@@ -811,6 +879,19 @@ and at most {} characters per block (longer texts say where they were cut). Clic
         h.push_str("</details>\n");
     }
     h.push_str("</section>\n");
+}
+
+/// A recorded cache break in the turn browser: its cause, the tokens read again and the evidence.
+fn recorded_break(h: &mut String, b: &RecordedBreakView) {
+    let _ = writeln!(
+        h,
+        "<p class=\"rbreak-detail\" data-cause=\"{}\">Recorded cache break ({}): {} tokens processed again instead of read{} · {}</p>",
+        escape(&b.cause),
+        escape(&b.cause),
+        thousands(b.rewritten_tokens),
+        b.cost.map_or(String::new(), |c| format!(", {} extra", money(c))),
+        escape(&b.detail)
+    );
 }
 
 fn turn_view(h: &mut String, s: &StrategyData, v: &TurnView) {

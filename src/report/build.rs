@@ -14,14 +14,14 @@ use std::collections::HashMap;
 use crate::cache::{self, cost_ratio, CacheModel, PriceTable, Pricing};
 use crate::check::{self, Finding, Severity};
 use crate::journal::{Body, Journal};
-use crate::strategy::{self, Strategy};
+use crate::strategy::Strategy;
 use crate::tokens::estimator::EncodingError;
 use crate::tokens::{estimator_for, Estimator};
 
 use super::browser::Browser;
 use super::{
-    Availability, BreakView, ComparisonRow, Decision, FindingView, Header, RecordedTotals, ReportData, StrategyData,
-    TurnFigures, TurnUsage, Verdict, DEFAULT_TEXT_CAP,
+    Availability, BreakView, ComparisonRow, Decision, FindingView, Header, RecordedBreakView, RecordedTotals,
+    ReportData, StrategyData, TurnFigures, TurnUsage, TurnView, Verdict, DEFAULT_TEXT_CAP,
 };
 
 /// What to build.
@@ -37,11 +37,43 @@ pub struct Options {
     pub encoding: Option<String>,
     /// Remarks to show on the page (e.g. default strategies this build does not know).
     pub notes: Vec<String>,
+    /// The turns the turn browser shows (the charts and tables always cover every turn).
+    pub turns: TurnRange,
+}
+
+/// Which turns the turn browser shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TurnRange {
+    /// Every turn.
+    #[default]
+    All,
+    /// Turns `A..=B` (from 1; clamped to the session).
+    Range(usize, usize),
+    /// The last `N` turns.
+    Last(usize),
+}
+
+impl TurnRange {
+    /// The turns (from 1) this range selects in a session of `n` turns; empty when none.
+    pub fn resolve(self, n: usize) -> std::ops::RangeInclusive<usize> {
+        match self {
+            TurnRange::All => 1..=n,
+            TurnRange::Range(a, b) => a.max(1)..=b.min(n),
+            TurnRange::Last(k) => (n.saturating_sub(k) + 1)..=n,
+        }
+    }
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { text_cap: DEFAULT_TEXT_CAP, cache: None, prices: None, encoding: None, notes: Vec::new() }
+        Options {
+            text_cap: DEFAULT_TEXT_CAP,
+            cache: None,
+            prices: None,
+            encoding: None,
+            notes: Vec::new(),
+            turns: TurnRange::All,
+        }
     }
 }
 
@@ -63,7 +95,8 @@ pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Resu
 }
 
 /// [`build`], calling `progress(done, total)` as turns are replayed: each strategy is replayed
-/// twice (the cache simulation, then the turn browser), so `total` is turns × strategies × 2.
+/// once (the cache simulation hands each request to the turn browser), so `total` is turns ×
+/// strategies.
 pub fn build_with_progress(
     journal: &Journal,
     strategies: &[Strategy],
@@ -100,12 +133,25 @@ pub fn build_with_progress(
     let copts = pricing.options();
 
     let n = journal.turns.len();
-    let total = n * strategies.len() * 2;
+    let total = n * strategies.len();
+    let shown = opts.turns.resolve(n);
     let mut data = Vec::with_capacity(strategies.len());
     for (i, s) in strategies.iter().enumerate() {
-        let base = i * n * 2;
-        data.push(replay_one(journal, s, &est, cap, copts, &mut |d| progress(base + d, total)));
+        let base = i * n;
+        let one = Replay { est: &est, cap, copts, shown: shown.clone() };
+        data.push(one.run(journal, s, &mut |d| progress(base + d, total)));
     }
+    let recorded_breaks = cache::billed(journal, &est, &pricing.table, pricing.slug.as_deref())
+        .breaks
+        .into_iter()
+        .map(|b| RecordedBreakView {
+            turn: b.turn,
+            cause: b.cause.name().to_string(),
+            rewritten_tokens: b.rewritten_tokens,
+            cost: b.cost,
+            detail: b.detail,
+        })
+        .collect();
     let base_cost = data.iter().find(|s| s.name == "baseline").and_then(|s| s.row.cost);
     for s in &mut data {
         s.row.cost_vs_baseline = cost_ratio(s.row.cost, base_cost);
@@ -142,6 +188,8 @@ pub fn build_with_progress(
         strategies: data,
         decisions,
         findings,
+        recorded_breaks,
+        browser_turns: shown,
         audit: Availability::Available(()),
         notes,
         text_cap: cap,
@@ -180,24 +228,42 @@ fn header(journal: &Journal) -> Header {
     h
 }
 
-fn replay_one(
-    journal: &Journal,
-    s: &Strategy,
-    est: &dyn Estimator,
+/// How one strategy is replayed for the page.
+struct Replay<'a> {
+    est: &'a dyn Estimator,
     cap: usize,
     copts: cache::Options,
-    progress: &mut dyn FnMut(usize),
-) -> StrategyData {
-    // The figures are the cache simulation's (the same as `ctxj cache`); the replay below only
-    // gathers the turn browser's blocks.
-    let sim = cache::simulate(journal, s, est, copts, |d, _| progress(d));
-    let n = journal.turns.len();
-    let mut views = Vec::new();
-    let mut browser = Browser::default();
-    strategy::replay(journal, s, est, |req| {
-        views.push(browser.step(req, est, cap));
-        progress(n + views.len());
-    });
+    /// The turns whose views the turn browser keeps.
+    shown: std::ops::RangeInclusive<usize>,
+}
+
+impl Replay<'_> {
+    fn run(&self, journal: &Journal, s: &Strategy, progress: &mut dyn FnMut(usize)) -> StrategyData {
+        // The figures are the cache simulation's (the same as `ctxj cache`); the same replay
+        // hands each request to the turn browser, so every strategy is replayed once.
+        let mut views = Vec::new();
+        let mut browser = Browser::default();
+        let (est, cap) = (self.est, self.cap);
+        let sim = cache::simulate_observed(
+            journal,
+            s,
+            est,
+            self.copts,
+            |d, _| progress(d),
+            |req| {
+                let shown = self.shown.contains(&req.turn);
+                let v = browser.step(req, est, cap, shown);
+                if shown {
+                    views.push(v);
+                }
+            },
+        );
+        figures(s, sim, views)
+    }
+}
+
+/// A strategy's page data from its simulation and its turn browser's views.
+fn figures(s: &Strategy, sim: cache::Simulation, views: Vec<TurnView>) -> StrategyData {
     let mut cumulative = Some(0.0);
     let turns: Vec<TurnFigures> = sim
         .turns
