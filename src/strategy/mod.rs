@@ -183,8 +183,28 @@ pub struct TurnRequest<'a> {
 /// The origins of a recorded projection's blocks (from their marks), in [`Projection::blocks`]
 /// order.
 pub fn recorded_origins(p: &Projection) -> impl Iterator<Item = Origin> + '_ {
-    let head = p.system.iter().map(|_| Origin::Verbatim).chain(p.summaries.iter().map(|_| Origin::RecordedSummary));
-    head.chain(p.conv.iter().map(|b| match b.mark {
+    recorded_origins_from(p, 0)
+}
+
+/// The number of blocks before `p.conv`, and `p.conv` from block `from` of the whole request on:
+/// skipping through slices, not by stepping a mapped iterator over every earlier block (that
+/// made each turn of the recorded replay cost the whole history, issue 21).
+fn conv_from(p: &Projection, from: usize) -> (usize, &[crate::projection::ProjBlock]) {
+    let head = usize::from(p.system.is_some()) + p.summaries.len();
+    (head, &p.conv[from.saturating_sub(head).min(p.conv.len())..])
+}
+
+/// The blocks of `p` from index `from` on (see [`conv_from`]).
+fn blocks_from(p: &Projection, from: usize) -> impl Iterator<Item = &Block> + '_ {
+    let (head, conv) = conv_from(p, from);
+    p.system.iter().chain(&p.summaries).skip(from.min(head)).chain(conv.iter().map(|b| &b.block))
+}
+
+/// [`recorded_origins`] from block `from` on (see [`conv_from`]).
+fn recorded_origins_from(p: &Projection, from: usize) -> impl Iterator<Item = Origin> + '_ {
+    let (head, conv) = conv_from(p, from);
+    let h = p.system.iter().map(|_| Origin::Verbatim).chain(p.summaries.iter().map(|_| Origin::RecordedSummary));
+    h.skip(from.min(head)).chain(conv.iter().map(|b| match b.mark {
         Mark::None => Origin::Verbatim,
         Mark::Elided(rev) => Origin::RecordedElided { rev },
         Mark::Cleared(rev) => Origin::RecordedCleared { rev },
@@ -220,7 +240,7 @@ pub fn replay_to(
             // comparisons, not a copy of the history, per turn.
             let mut n = from;
             let mut unchanged = if k == 0 { 0 } else { usize::MAX };
-            for b in p.blocks().skip(from) {
+            for b in blocks_from(p, from) {
                 match blocks.get_mut(n) {
                     Some(old) if same_block(old, b) => {}
                     Some(old) => {
@@ -234,7 +254,7 @@ pub fn replay_to(
             blocks.truncate(n);
             // Origins too: a block repeated with another mark counts as changed.
             let mut m = from;
-            for o in recorded_origins(p).skip(from) {
+            for o in recorded_origins_from(p, from) {
                 match origins.get_mut(m) {
                     Some(old) if *old == o => {}
                     Some(old) => {
