@@ -47,7 +47,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let s = strategy::parse(&args.strategy)?;
     let at = args.at.one()?;
     let (_, journal) = ctx.load(&args.session.session)?;
-    let mut rows = ctxj::report::turns::rows(&journal, &s)?;
+    let mut rows = super::progress::with_progress(|p| ctxj::report::turns::rows_with_progress(&journal, &s, p))?;
     if let Some(at) = at {
         at.check(&journal)?;
         rows.retain(|r| match at {

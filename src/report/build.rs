@@ -94,9 +94,9 @@ pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Resu
     build_with_progress(journal, strategies, opts, &mut |_, _| {})
 }
 
-/// [`build`], calling `progress(done, total)` as turns are replayed: each strategy is replayed
-/// once (the cache simulation hands each request to the turn browser), so `total` is turns ×
-/// strategies.
+/// [`build`], calling `progress(done, total)` as turns are replayed and records audited: each
+/// strategy is replayed once (the cache simulation hands each request to the turn browser), so
+/// `total` is turns × strategies + records.
 pub fn build_with_progress(
     journal: &Journal,
     strategies: &[Strategy],
@@ -133,7 +133,8 @@ pub fn build_with_progress(
     let copts = pricing.options();
 
     let n = journal.turns.len();
-    let total = n * strategies.len();
+    let replays = n.saturating_mul(strategies.len());
+    let total = replays.saturating_add(journal.records.len());
     let shown = opts.turns.resolve(n);
     let mut data = Vec::with_capacity(strategies.len());
     for (i, s) in strategies.iter().enumerate() {
@@ -157,7 +158,7 @@ pub fn build_with_progress(
         s.row.cost_vs_baseline = cost_ratio(s.row.cost, base_cost);
     }
 
-    let (decisions, findings) = audited(journal)?;
+    let (decisions, findings) = audited(journal, &mut |d, _| progress(replays.saturating_add(d), total))?;
     let usage = journal
         .turns
         .iter()
@@ -309,8 +310,11 @@ fn figures(s: &Strategy, sim: cache::Simulation, views: Vec<TurnView>) -> Strate
 /// findings that concern no decision (e.g. a turn that left no headroom).
 /// The audit runs with its own estimator (`check::audit`), exactly as `ctxj audit` does, so the
 /// page and the command never disagree.
-fn audited(journal: &Journal) -> Result<(Vec<Decision>, Vec<FindingView>), EncodingError> {
-    let report = check::audit(journal)?;
+fn audited(
+    journal: &Journal,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Vec<Decision>, Vec<FindingView>), EncodingError> {
+    let report = check::audit_progress(journal, progress)?;
     let index_of: HashMap<u64, usize> = journal.records.iter().enumerate().map(|(i, r)| (r.rev, i)).collect();
     let mut attached = vec![false; report.findings.len()];
     let decisions = report

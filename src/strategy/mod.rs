@@ -41,7 +41,7 @@ pub use recorded::{
     calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, unrecorded_prefix, RecordedTurn,
     UnrecordedPrefix,
 };
-pub use view::{compare, recorded_view, strategy_view, View, ViewDiff, ViewError};
+pub use view::{compare, recorded_view, strategy_view, strategy_view_with_progress, View, ViewDiff, ViewError};
 
 /// A parsed strategy name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -291,9 +291,11 @@ pub fn request_at(
     strategy: &Strategy,
     est: &dyn Estimator,
     k: usize,
+    progress: &mut dyn FnMut(usize, usize),
 ) -> Option<(Vec<Block>, Vec<Origin>)> {
     let mut got = None;
     replay_to(journal, strategy, est, k, |r| {
+        progress(r.turn, k);
         if r.turn == k {
             got = Some((r.blocks.to_vec(), r.origins.to_vec()));
         }
