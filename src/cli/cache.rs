@@ -71,7 +71,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     }
     let strategies: Vec<Strategy> = names.iter().map(|n| strategy::parse(n)).collect::<Result<_, _>>()?;
     let forced_cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
-    let table = cache::load_table(args.prices.as_deref())?;
+    let table = super::report::load_prices(args.prices.as_deref(), ctx)?;
     let (_, journal) = ctx.load(&args.session.session)?;
     let est = estimator_for(&journal, args.encoding.encoding.as_deref())?;
     let pricing = Pricing::for_session(&journal, args.model.as_deref(), forced_cache, table);

@@ -93,7 +93,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     };
     let output = check_output(&args.output, &session.dir)?;
     let cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
-    let prices = args.prices.as_deref().map(|p| cache::load_table(Some(p))).transpose()?;
+    let prices = args.prices.as_deref().map(|p| load_prices(Some(p), ctx)).transpose()?;
     let turns = match (args.turns, args.last) {
         (Some((a, b)), _) => TurnRange::Range(a, b),
         (None, Some(n)) => TurnRange::Last(n),
@@ -143,4 +143,15 @@ fn parse_turns(s: &str) -> std::result::Result<(usize, usize), String> {
         return Err(format!("`{s}`: turns count from 1 and A must not be after B"));
     }
     Ok((a, b))
+}
+
+/// The `--prices` table (else the built-in one): its unknown keys named in a warning, or an error
+/// under `--strict`. Shared by `report` and `cache`.
+pub(super) fn load_prices(path: Option<&Path>, ctx: &Ctx) -> Result<cache::PriceTable> {
+    let t = cache::load_table_checked(path, ctx.read.strict)?;
+    if let Some(keys) = t.unknown_list() {
+        let msg = format!("--prices {}: unknown key(s) ignored: {keys}", t.source);
+        eprintln!("warning: {}", ctxj::text::escape_line(&msg));
+    }
+    Ok(t)
 }
