@@ -471,3 +471,35 @@ impl Out {
 }
 
 pub use crate::projection::diff::same_block;
+
+#[cfg(test)]
+mod skip_tests {
+    use super::*;
+
+    /// Regression (issue 21, `turns` on 20,000 tiny turns took 58 s in a debug build): the
+    /// recorded replay skips a turn's unchanged blocks through slices. From every index, what it
+    /// yields is what skipping through the whole request yields, with summaries (compactions)
+    /// and marks (elisions) in the request.
+    #[test]
+    fn blocks_from_any_index_equal_a_skip() {
+        for text in [
+            include_str!("../../sample-journals/compaction/journal.jsonl"),
+            include_str!("../../sample-journals/long-elision/journal.jsonl"),
+        ] {
+            let j = crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
+                .expect("valid journal");
+            let mut r = Replayer::new(&j);
+            for &t in &j.turns {
+                r.advance_to(t);
+                let p = r.projection();
+                let n = p.blocks().count();
+                for from in 0..=n + 1 {
+                    let a: Vec<&Block> = blocks_from(p, from).collect();
+                    assert_eq!(a, p.blocks().skip(from).collect::<Vec<_>>(), "blocks from {from}");
+                    let o: Vec<Origin> = recorded_origins_from(p, from).collect();
+                    assert_eq!(o, recorded_origins(p).skip(from).collect::<Vec<_>>(), "origins from {from}");
+                }
+            }
+        }
+    }
+}
