@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 
 use ctxj::cache::{self, CacheModel};
+use ctxj::render::html::{write_page, Spill};
 use ctxj::report::{self, Options, TurnRange, DEFAULT_TEXT_CAP};
 use ctxj::strategy::{self, Strategy};
 
@@ -101,13 +102,22 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     };
     let encoding = args.encoding.encoding.clone();
     let opts = Options { text_cap: args.text_cap, cache, prices, encoding, notes, turns };
-    let data = super::progress::with_progress(|p| report::build_with_progress(&journal, &strategies, &opts, p))?;
-    let html = ctxj::render::html::render(&data);
-    ctxj::journal::session::write_guarded(&output, html.as_bytes(), &[&session.journal_path])
-        .with_context(|| format!("writing {}", output.display()))?;
+    // The turn browser's views go to temporary files as they are built, and the page is
+    // written piece by piece: neither is held whole in memory.
+    let mut spill = Spill::new(strategies.iter().map(|s| s.name.clone()).collect()).context("a temporary file")?;
+    let data = super::progress::with_progress(|p| {
+        report::build_streaming(&journal, &strategies, &opts, p, Some(&mut |s, v| spill.push(s, &v)))
+    })?;
+    spill.finish().context("writing the turn browser to a temporary file")?;
+    let mut bytes = 0;
+    ctxj::journal::session::write_guarded_with(&output, &[&session.journal_path], &mut |w| {
+        bytes = write_page(w, &data, &mut spill)?;
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", output.display()))?;
 
     let mut out = super::stdout();
-    let written = ctxj::render::html::Written::new(&output, html.len(), &data);
+    let written = ctxj::render::html::Written::new(&output, bytes as usize, &data);
     if args.output_format.json {
         writeln!(out, "{}", serde_json::to_string(&written)?)?;
     } else {

@@ -14,8 +14,8 @@ use crate::render::format::{money, percent, thousands};
 use crate::text::escape_block;
 
 use crate::report::{
-    Availability, BlockView, Change, ComparisonRow, Decision, RecordedBreakView, ReportData, StrategyData, TurnFigures,
-    TurnUsage, TurnView,
+    Availability, BlockView, Change, ComparisonRow, Decision, RecordedBreakView, ReportData, TurnFigures, TurnUsage,
+    TurnView,
 };
 
 /// HTML-escapes `s` for text content and for quoted attribute values (`&`, `<`, `>`, `"`, `'`).
@@ -120,8 +120,91 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
     v.map(f).unwrap_or_else(|| "n/a".to_string())
 }
 
-/// Renders the whole page.
+/// Renders the whole page (the views from `d`).
 pub fn render(d: &ReportData) -> String {
+    let mut out = Vec::with_capacity(64 * 1024);
+    // Writing to a Vec cannot fail, and every piece written is a `str`.
+    let _ = write_page(&mut out, d, &mut InMemory(d));
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Where the turn browser's views come from: `write(s, t, h)` appends strategy `s`'s view of
+/// turn `t` (one of `ReportData::browser_turns`), rendered, to `h`.
+pub trait TurnChunks {
+    fn write(&mut self, s: usize, t: usize, h: &mut String) -> std::io::Result<()>;
+}
+
+/// The views held in [`ReportData`] itself.
+struct InMemory<'a>(&'a ReportData);
+
+impl TurnChunks for InMemory<'_> {
+    fn write(&mut self, s: usize, t: usize, h: &mut String) -> std::io::Result<()> {
+        let st = &self.0.strategies[s];
+        let k = st.views.partition_point(|v| v.turn < t);
+        if let Some(v) = st.views.get(k).filter(|v| v.turn == t) {
+            turn_view(h, &st.name, v);
+        }
+        Ok(())
+    }
+}
+
+/// The turn browser's views rendered as they are built and kept in anonymous temporary files
+/// (one per strategy, removed when dropped), so a long session's page is written to its file
+/// piece by piece without the views or the page ever held whole in memory (issue 15).
+pub struct Spill {
+    names: Vec<String>,
+    /// Per strategy: its file and, per view in turn order, (turn, offset, length).
+    files: Vec<(std::fs::File, Vec<(usize, u64, usize)>)>,
+    buf: String,
+    /// The first write error, reported by [`Spill::finish`].
+    err: Option<std::io::Error>,
+}
+
+impl Spill {
+    /// A spill for the strategies `names`, in the order the report lists them.
+    pub fn new(names: Vec<String>) -> std::io::Result<Spill> {
+        let files = names.iter().map(|_| tempfile::tempfile().map(|f| (f, Vec::new()))).collect::<Result<_, _>>()?;
+        Ok(Spill { names, files, buf: String::new(), err: None })
+    }
+
+    /// Renders strategy `s`'s view `v` into its file (views arrive in turn order).
+    pub fn push(&mut self, s: usize, v: &TurnView) {
+        use std::io::{Seek, SeekFrom, Write as _};
+        let (Some((f, index)), Some(name), None) = (self.files.get_mut(s), self.names.get(s), &self.err) else {
+            return;
+        };
+        self.buf.clear();
+        turn_view(&mut self.buf, name, v);
+        let r = f.seek(SeekFrom::End(0)).and_then(|at| f.write_all(self.buf.as_bytes()).map(|_| at));
+        match r {
+            Ok(at) => index.push((v.turn, at, self.buf.len())),
+            Err(e) => self.err = Some(e),
+        }
+    }
+
+    /// The first error writing the temporary files, if any.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        self.err.take().map_or(Ok(()), Err)
+    }
+}
+
+impl TurnChunks for Spill {
+    fn write(&mut self, s: usize, t: usize, h: &mut String) -> std::io::Result<()> {
+        use std::io::{Read as _, Seek, SeekFrom};
+        let Some((f, index)) = self.files.get_mut(s) else { return Ok(()) };
+        let k = index.partition_point(|e| e.0 < t);
+        let Some(&(_, at, len)) = index.get(k).filter(|e| e.0 == t) else { return Ok(()) };
+        f.seek(SeekFrom::Start(at))?;
+        let mut bytes = vec![0; len];
+        f.read_exact(&mut bytes)?;
+        h.push_str(&String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?);
+        Ok(())
+    }
+}
+
+/// Writes the page to `w` piece by piece (the sections before the turn browser, then one turn
+/// at a time, its views from `views`); returns the bytes written.
+pub fn write_page(w: &mut dyn std::io::Write, d: &ReportData, views: &mut dyn TurnChunks) -> std::io::Result<u64> {
     let mut h = String::with_capacity(64 * 1024);
     let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(SCRIPT.as_bytes()));
     let title = format!("ctxj report — {}", d.header.session);
@@ -139,9 +222,14 @@ script-src 'sha256-{hash}'; img-src data:; base-uri 'none'; form-action 'none'\"
     charts(&mut h, d);
     comparison(&mut h, d);
     decisions(&mut h, d);
-    browser(&mut h, d);
+    let mut written = h.len() as u64;
+    w.write_all(h.as_bytes())?;
+    h.clear();
+    written += browser(w, &mut h, d, views)?;
+    h.clear();
     let _ = write!(h, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
-    h
+    w.write_all(h.as_bytes())?;
+    Ok(written + h.len() as u64)
 }
 
 fn header(h: &mut String, d: &ReportData) {
@@ -831,7 +919,13 @@ fn other_findings(h: &mut String, d: &ReportData) {
     h.push_str("</tbody>\n</table>\n");
 }
 
-fn browser(h: &mut String, d: &ReportData) {
+/// The turn browser, written to `w` one turn at a time; returns the bytes written.
+fn browser(
+    w: &mut dyn std::io::Write,
+    h: &mut String,
+    d: &ReportData,
+    views: &mut dyn TurnChunks,
+) -> std::io::Result<u64> {
     let _ = writeln!(
         h,
         "<section id=\"turns\">\n<h2>Turn browser</h2>\n<p class=\"muted\">Each turn's request per strategy, block by block, \
@@ -839,21 +933,20 @@ compared with the same strategy's previous request. Text is inlined only for blo
 and at most {} characters per block (longer texts say where they were cut). Click a turn in a chart to open it here.</p>",
         thousands(d.text_cap as u64)
     );
-    let shown = d.strategies.iter().map(|s| s.views.len()).max().unwrap_or(0);
-    let all = d.header.turns;
+    let range = d.browser_turns.clone();
+    let (shown, all) = (range.clone().count(), d.header.turns);
     if shown < all {
-        let (a, b) = (d.browser_turns.start(), d.browser_turns.end());
         let _ = writeln!(
             h,
             "<p class=\"callout\" id=\"browser-range\">This page's turn browser holds {} of the session's {} turns{} (<code>--turns</code> / <code>--last</code>); the charts and tables cover every turn.</p>",
             thousands(shown as u64),
             thousands(all as u64),
-            if shown > 0 { format!(", turns {a}–{b}") } else { String::new() }
+            if shown > 0 { format!(", turns {}–{}", range.start(), range.end()) } else { String::new() }
         );
     }
+    let mut written = 0u64;
     let mut breaks = d.recorded_breaks.iter().peekable();
-    for k in 0..shown {
-        let Some(t) = d.strategies.iter().find_map(|s| s.views.get(k)).map(|v| v.turn) else { continue };
+    for t in range {
         let mut sum = Vec::new();
         for s in &d.strategies {
             if let Some(f) = s.turns.get(t.wrapping_sub(1)) {
@@ -871,14 +964,17 @@ and at most {} characters per block (longer texts say where they were cut). Clic
         if let Some(b) = brk {
             recorded_break(h, b);
         }
-        for s in &d.strategies {
-            if let Some(v) = s.views.get(k) {
-                turn_view(h, s, v);
-            }
+        for s in 0..d.strategies.len() {
+            views.write(s, t, h)?;
         }
         h.push_str("</details>\n");
+        written += h.len() as u64;
+        w.write_all(h.as_bytes())?;
+        h.clear();
     }
     h.push_str("</section>\n");
+    w.write_all(h.as_bytes())?;
+    Ok(written + h.len() as u64)
 }
 
 /// A recorded cache break in the turn browser: its cause, the tokens read again and the evidence.
@@ -894,14 +990,14 @@ fn recorded_break(h: &mut String, b: &RecordedBreakView) {
     );
 }
 
-fn turn_view(h: &mut String, s: &StrategyData, v: &TurnView) {
+fn turn_view(h: &mut String, name: &str, v: &TurnView) {
     let df = &v.diff;
     let _ = writeln!(
         h,
         "<section class=\"tv\" data-strategy=\"{}\"><h3>{} · turn {}</h3>\n<p class=\"muted\">{} blocks · vs previous request: \
 {} same, {} changed, {} added, {} removed{}</p>",
-        escape(&s.name),
-        escape(&s.name),
+        escape(name),
+        escape(name),
         v.turn,
         v.block_count,
         df.same,

@@ -103,6 +103,19 @@ pub fn build_with_progress(
     opts: &Options,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<ReportData, BuildError> {
+    build_streaming(journal, strategies, opts, progress, None)
+}
+
+/// [`build_with_progress`], handing each turn-browser view to `sink(strategy index, view)` as it
+/// is built instead of keeping it (the returned [`StrategyData::views`] are then empty): a long
+/// session's page can then be written without holding every view (`render::html::Spill`).
+pub fn build_streaming(
+    journal: &Journal,
+    strategies: &[Strategy],
+    opts: &Options,
+    progress: &mut dyn FnMut(usize, usize),
+    mut sink: Option<&mut dyn FnMut(usize, TurnView)>,
+) -> Result<ReportData, BuildError> {
     if strategies.is_empty() {
         return Err(BuildError::NoStrategies);
     }
@@ -140,7 +153,14 @@ pub fn build_with_progress(
     for (i, s) in strategies.iter().enumerate() {
         let base = i * n;
         let one = Replay { est: &est, cap, copts, shown: shown.clone() };
-        data.push(one.run(journal, s, &mut |d| progress(base + d, total)));
+        let mut keep = Vec::new();
+        let mut to = |v: TurnView| match sink.as_mut() {
+            Some(f) => f(i, v),
+            None => keep.push(v),
+        };
+        let mut d = one.run(journal, s, &mut |d| progress(base + d, total), &mut to);
+        d.views = keep;
+        data.push(d);
     }
     let recorded_breaks = cache::billed(journal, &est, &pricing.table, pricing.slug.as_deref())
         .breaks
@@ -239,10 +259,16 @@ struct Replay<'a> {
 }
 
 impl Replay<'_> {
-    fn run(&self, journal: &Journal, s: &Strategy, progress: &mut dyn FnMut(usize)) -> StrategyData {
+    /// The strategy's figures; its views (of the `shown` turns) go to `view`, in turn order.
+    fn run(
+        &self,
+        journal: &Journal,
+        s: &Strategy,
+        progress: &mut dyn FnMut(usize),
+        view: &mut dyn FnMut(TurnView),
+    ) -> StrategyData {
         // The figures are the cache simulation's (the same as `ctxj cache`); the same replay
         // hands each request to the turn browser, so every strategy is replayed once.
-        let mut views = Vec::new();
         let mut browser = Browser::default();
         let (est, cap) = (self.est, self.cap);
         let sim = cache::simulate_observed(
@@ -255,11 +281,11 @@ impl Replay<'_> {
                 let shown = self.shown.contains(&req.turn);
                 let v = browser.step(req, est, cap, shown);
                 if shown {
-                    views.push(v);
+                    view(v);
                 }
             },
         );
-        figures(s, sim, views)
+        figures(s, sim, Vec::new())
     }
 }
 

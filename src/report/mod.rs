@@ -14,7 +14,7 @@ pub mod turns;
 use serde::Serialize;
 
 pub use browser::cap_text;
-pub use build::{build, build_with_progress, BuildError, Options, TurnRange};
+pub use build::{build, build_streaming, build_with_progress, BuildError, Options, TurnRange};
 
 /// Default number of characters of a block's text inlined in the turn browser.
 pub const DEFAULT_TEXT_CAP: usize = 2_000;
