@@ -399,3 +399,40 @@ fn verdict(fs: &[&Finding]) -> Verdict {
     };
     Verdict { level: level.to_string(), text }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategy;
+
+    /// Issue 15: each strategy is replayed once, the cache simulation handing each request to the
+    /// turn browser. Its views equal a separate replay's, turn by turn, and the streaming build
+    /// hands the same views to its sink instead of keeping them.
+    #[test]
+    fn one_replay_gives_the_views_of_a_separate_replay() {
+        let text = include_str!("../../sample-journals/long-elision/journal.jsonl");
+        let j = crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
+            .expect("valid journal");
+        let strategies = [strategy::parse("recorded").unwrap(), strategy::parse("truncate-500").unwrap()];
+        let d = build(&j, &strategies, &Options::default()).unwrap();
+        let est = estimator_for(&j, None).unwrap();
+        for (s, data) in strategies.iter().zip(&d.strategies) {
+            let mut b = Browser::default();
+            let mut views = Vec::new();
+            strategy::replay(&j, s, &est, |r| views.push(b.step(r, &est, DEFAULT_TEXT_CAP, true)));
+            assert_eq!(data.views.len(), j.turns.len());
+            assert_eq!(data.views, views, "{}", s.name);
+        }
+        let mut got: Vec<(usize, TurnView)> = Vec::new();
+        let opts = Options { turns: TurnRange::Last(5), ..Options::default() };
+        let streamed =
+            build_streaming(&j, &strategies, &opts, &mut |_, _| {}, Some(&mut |i, v| got.push((i, v)))).unwrap();
+        assert!(streamed.strategies.iter().all(|s| s.views.is_empty()));
+        let n = j.turns.len();
+        let want: Vec<(usize, TurnView)> =
+            (0..2).flat_map(|i| d.strategies[i].views[n - 5..].iter().map(move |v| (i, v.clone()))).collect();
+        assert_eq!(got, want);
+        assert_eq!(streamed.browser_turns, n - 4..=n);
+        assert_eq!(streamed.strategies[1].turns, d.strategies[1].turns, "the figures cover every turn");
+    }
+}
