@@ -135,10 +135,12 @@ pub fn text_diff(l: &View, r: &View, full: bool) -> TextDiffOut {
     }
     let (left, right, shown, all) = differing(l, r);
     let ((a, cut_a), (b, cut_b)) = (render_blocks(l, &left), render_blocks(r, &right));
-    let which = if shown < all {
-        format!("the first {} of the {} blocks that differ", thousands(shown as u64), thousands(all as u64))
-    } else {
-        format!("the {} blocks that differ", thousands(all as u64))
+    let which = match (shown < all, all) {
+        (true, _) => {
+            format!("the first {} of the {} blocks that differ", thousands(shown as u64), thousands(all as u64))
+        }
+        (false, 1) => "the one block that differs".to_string(),
+        (false, _) => format!("the {} blocks that differ", thousands(all as u64)),
     };
     let note = format!(
         "the two requests render to {} lines (more than {}): the text diff shows only {which}{}; --full diffs the whole requests",

@@ -153,12 +153,15 @@ impl TurnChunks for InMemory<'_> {
 /// piece by piece without the views or the page ever held whole in memory (issue 15).
 pub struct Spill {
     names: Vec<String>,
-    /// Per strategy: its file and, per view in turn order, (turn, offset, length).
-    files: Vec<(std::fs::File, Vec<(usize, u64, usize)>)>,
+    /// Per strategy: its file and where each view is in it.
+    files: Vec<(std::fs::File, Vec<Spilled>)>,
     buf: String,
     /// The first write error, reported by [`Spill::finish`].
     err: Option<std::io::Error>,
 }
+
+/// A view in a [`Spill`] file: (turn, offset, length).
+type Spilled = (usize, u64, usize);
 
 impl Spill {
     /// A spill for the strategies `names`, in the order the report lists them.
