@@ -126,6 +126,90 @@ pub struct PriceTable {
     /// A LiteLLM file's `max_input_tokens` and `prompt_cache_min_tokens` per model (empty for the
     /// built-in table, whose limits are [`super::window`]'s list).
     limits: HashMap<String, (Option<u64>, Option<u64>)>,
+    /// Keys of the file's model entries that LiteLLM's format does not define (a misspelt
+    /// price, a foreign file): each key with the number of entries carrying it, in key order.
+    pub unknown_keys: Vec<(String, usize)>,
+}
+
+/// Fields of a LiteLLM model entry besides `supports_*` flags and the tier / service variants
+/// of the cost fields (`…_above_200k_tokens`, `…_above_1hr`, `…_batches`, `…_flex`,
+/// `…_priority`); a file's own `sample_spec` entry adds to them.
+const LITELLM_FIELDS: &[&str] = &[
+    "cache_creation_input_audio_token_cost",
+    "cache_creation_input_token_cost",
+    "cache_read_input_audio_token_cost",
+    "cache_read_input_token_cost",
+    "code_interpreter_cost_per_session",
+    "computer_use_input_cost_per_1k_tokens",
+    "computer_use_output_cost_per_1k_tokens",
+    "deprecation_date",
+    "file_search_cost_per_1k_calls",
+    "file_search_cost_per_gb_per_day",
+    "input_cost_per_audio_per_second",
+    "input_cost_per_audio_token",
+    "input_cost_per_character",
+    "input_cost_per_image",
+    "input_cost_per_image_token",
+    "input_cost_per_pixel",
+    "input_cost_per_query",
+    "input_cost_per_request",
+    "input_cost_per_second",
+    "input_cost_per_token",
+    "input_cost_per_video_per_second",
+    "input_dbu_cost_per_token",
+    "litellm_provider",
+    "max_audio_length_hours",
+    "max_audio_per_prompt",
+    "max_document_chunks_per_query",
+    "max_images_per_prompt",
+    "max_input_tokens",
+    "max_output_tokens",
+    "max_pdf_size_mb",
+    "max_query_tokens",
+    "max_tokens",
+    "max_tokens_per_document_chunk",
+    "max_video_length",
+    "max_videos_per_prompt",
+    "metadata",
+    "mode",
+    "output_cost_per_audio_token",
+    "output_cost_per_character",
+    "output_cost_per_image",
+    "output_cost_per_image_token",
+    "output_cost_per_pixel",
+    "output_cost_per_reasoning_token",
+    "output_cost_per_second",
+    "output_cost_per_token",
+    "output_cost_per_video_per_second",
+    "output_db_cost_per_token",
+    "output_dbu_cost_per_token",
+    "output_vector_size",
+    "rpd",
+    "rpm",
+    "search_context_cost_per_query",
+    "source",
+    "supported_endpoints",
+    "supported_modalities",
+    "supported_output_modalities",
+    "supported_regions",
+    "tiered_pricing",
+    "tool_use_system_prompt_tokens",
+    "tpm",
+    "vector_store_cost_per_gb_per_day",
+];
+
+/// Whether `key` is a field of LiteLLM's format (see [`LITELLM_FIELDS`]) or of `spec`.
+fn litellm_field(key: &str, spec: Option<&serde_json::Map<String, Value>>) -> bool {
+    if key.starts_with("supports_") || spec.is_some_and(|m| m.contains_key(key)) {
+        return true;
+    }
+    let base = ["_batches", "_flex", "_priority"].iter().find_map(|s| key.strip_suffix(s)).unwrap_or(key);
+    // `…_above_200k_tokens`, `…_above_1hr`: a tier of a known cost field.
+    let base = match base.find("_above_") {
+        Some(i) if base[i + 7..].starts_with(|c: char| c.is_ascii_digit()) => &base[..i],
+        _ => base,
+    };
+    LITELLM_FIELDS.binary_search(&base).is_ok()
 }
 
 /// A `--prices` file that is not LiteLLM's format.
@@ -175,9 +259,16 @@ impl PriceTable {
         let obj = v.as_object().ok_or_else(|| PriceError::Shape { file: file.into() })?;
         let mut t = PriceTable { source: file.to_string(), ..PriceTable::default() };
         let per_m = |e: &Value, k: &str| e.get(k).and_then(num).map(|x| x * 1e6);
+        let spec = obj.get("sample_spec").and_then(Value::as_object);
+        let mut unknown: std::collections::BTreeMap<&str, usize> = Default::default();
         for (name, e) in obj {
             if name == "sample_spec" {
                 continue;
+            }
+            for k in e.as_object().into_iter().flat_map(|m| m.keys()) {
+                if !litellm_field(k, spec) {
+                    *unknown.entry(k).or_default() += 1;
+                }
             }
             let (Some(input), Some(output)) = (per_m(e, "input_cost_per_token"), per_m(e, "output_cost_per_token"))
             else {
@@ -203,7 +294,20 @@ impl PriceTable {
         if t.map.is_empty() {
             return Err(PriceError::Empty { file: file.into() });
         }
+        t.unknown_keys = unknown.into_iter().map(|(k, n)| (k.to_string(), n)).collect();
         Ok(t)
+    }
+
+    /// The file's unknown keys in one line (`key (N entries), …`), or `None` when there are none.
+    pub fn unknown_list(&self) -> Option<String> {
+        let shown: Vec<String> = (self.unknown_keys.iter().take(10))
+            .map(|(k, n)| format!("{k} ({n} {})", if *n == 1 { "entry" } else { "entries" }))
+            .collect();
+        let more = self.unknown_keys.len().saturating_sub(shown.len());
+        (!shown.is_empty()).then(|| {
+            let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!("{}{tail}", shown.join(", "))
+        })
     }
 
     /// Number of models.
@@ -251,6 +355,23 @@ fn num(v: &Value) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_keys_of_a_litellm_file_are_named() {
+        let file = br#"{
+            "sample_spec": {"max_tokens": 1, "my_new_field": 2},
+            "m1": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "litellm_provider": "x",
+                   "supports_vision": true, "my_new_field": 1, "input_cost_per_token_above_200k_tokens": 2e-6,
+                   "cache_creation_input_token_cost_above_1hr": 1e-6, "output_cost_per_token_batches": 1e-6,
+                   "input_cost_per_tokn": 1e-6},
+            "m2": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "input_cost_per_tokn": 1e-6,
+                   "cost_above_fast": 1}
+        }"#;
+        let t = PriceTable::from_litellm("p.json", file).unwrap();
+        assert_eq!(t.unknown_keys, vec![("cost_above_fast".to_string(), 1), ("input_cost_per_tokn".to_string(), 2)]);
+        assert_eq!(t.unknown_list().unwrap(), "cost_above_fast (1 entry), input_cost_per_tokn (2 entries)");
+        assert!(PriceTable::builtin().unknown_list().is_none());
+    }
 
     #[test]
     fn spec_prices_are_built_in() {

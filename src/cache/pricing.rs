@@ -21,6 +21,18 @@ pub enum PricingError {
     },
     #[error(transparent)]
     Table(#[from] PriceError),
+    #[error("--prices {path}: unknown key(s) {keys} (--strict)")]
+    UnknownKeys { path: String, keys: String },
+}
+
+/// [`load_table`] with the file's unknown keys (`PriceTable::unknown_keys`) an error when
+/// `strict`; otherwise the caller warns about them.
+pub fn load_table_checked(path: Option<&Path>, strict: bool) -> Result<PriceTable, PricingError> {
+    let t = load_table(path)?;
+    match (strict, t.unknown_list()) {
+        (true, Some(keys)) => Err(PricingError::UnknownKeys { path: t.source.clone(), keys }),
+        _ => Ok(t),
+    }
 }
 
 /// The price table at `path` (LiteLLM's JSON), else the built-in one.

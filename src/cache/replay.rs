@@ -299,7 +299,20 @@ pub fn simulate(
     strat: &Strategy,
     est: &dyn Estimator,
     opts: Options,
+    progress: impl FnMut(usize, usize),
+) -> Simulation {
+    simulate_observed(journal, strat, est, opts, progress, |_| {})
+}
+
+/// [`simulate`], also handing each request to `observe` (after its figures are computed), so a
+/// caller that needs the requests too (the report's turn browser) replays the strategy once.
+pub fn simulate_observed(
+    journal: &Journal,
+    strat: &Strategy,
+    est: &dyn Estimator,
+    opts: Options,
     mut progress: impl FnMut(usize, usize),
+    mut observe: impl FnMut(&strategy::TurnRequest<'_>),
 ) -> Simulation {
     let total = journal.turns.len();
     // The harness's cache lifetime: an hour, writes at the one-hour rate, when every recorded
@@ -385,6 +398,7 @@ pub fn simulate(
             over_window: false,
             below_cache_min: false,
         });
+        observe(r);
         progress(turns.len(), total);
     });
     let summary = summarize(&strat.name, opts, &turns, breaks.len());

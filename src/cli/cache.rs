@@ -77,7 +77,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let strategies: Vec<Strategy> =
         names.iter().map(|n| strategy::parse(n).map(|s| SummarizerArgs::apply(&sum, s))).collect::<Result<_, _>>()?;
     let forced_cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
-    let table = cache::load_table(args.prices.prices.as_deref())?;
+    let table = super::report::load_prices(args.prices.prices.as_deref(), ctx)?;
     let (_, journal) = ctx.load(&args.session.session)?;
     let est = estimator_for(&journal, args.encoding.encoding.as_deref())?;
     let pricing =

@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use ctxj::journal::Journal;
 use ctxj::render::style::Paint;
-use ctxj::strategy::{self, recorded_view, strategy_view, View};
+use ctxj::strategy::{self, recorded_view, strategy_view_with_progress, View};
 
 use super::args::{AtArgs, OutputArgs, SessionArgs, SummarizerArgs};
 use super::{At, Ctx, EXIT_FINDINGS, EXIT_OK};
@@ -89,7 +89,9 @@ fn resolve(journal: &Journal, side: Side, sum: &Option<Arc<Summarizer>>) -> Resu
     match side {
         Side::Recorded(at) => Ok(recorded_view(journal, at)?),
         Side::Strategy(name, at) => {
-            Ok(strategy_view(journal, &SummarizerArgs::apply(sum, strategy::parse(&name)?), at)?)
+            let s = SummarizerArgs::apply(sum, strategy::parse(&name)?);
+            let what = format!("replaying {name}, turn");
+            Ok(super::progress::with_progress_of(&what, |p| strategy_view_with_progress(journal, &s, at, p))?)
         }
     }
 }

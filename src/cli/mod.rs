@@ -210,7 +210,28 @@ impl Command {
     }
 }
 
+impl Command {
+    /// Whether the command prints machine-readable rows (JSON, NDJSON, CSV): progress bars stay
+    /// off then, as in pipes.
+    fn machine_output(&self) -> bool {
+        match self {
+            Command::Diff(a) => a.output.json,
+            Command::Turns(a) => a.output.json,
+            Command::Tokens(a) => a.output.json,
+            Command::Cache(a) => a.output.json,
+            Command::Audit(a) => a.output.json,
+            Command::Report(a) => a.output_format.json,
+            Command::Sessions(a) => a.output.format() != ctxj::render::rows::OutputFormat::Table,
+            Command::Usage(a) => a.output.format() != ctxj::render::rows::OutputFormat::Table,
+            _ => false,
+        }
+    }
+}
+
 pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
+    if cmd.machine_output() {
+        progress::hide();
+    }
     // The reading options come with the command that reads a session.
     let ctx = &cmd.reading().map_or_else(|| ctx.clone(), |r| ctx.reading(&r));
     match cmd {

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 
 use ctxj::cache::{self, CacheModel};
-use ctxj::report::{self, Options, DEFAULT_TEXT_CAP};
+use ctxj::render::html::{write_page, Spill};
+use ctxj::report::{self, Options, TurnRange, DEFAULT_TEXT_CAP};
 use ctxj::strategy::{self, Strategy};
 
 use super::args::{EncodingArgs, OutputArgs, SessionArgs, SummarizerArgs};
@@ -34,6 +35,7 @@ const DEFAULT_STRATEGIES: [&str; 2] = ["recorded", "baseline"];
 ///   ctxj report long-elision --root sample-journals --cache anthropic -o /tmp/long-elision.html
 ///   ctxj report sample-journals/transcripts/pi -s recorded -s sliding-8 -o /tmp/pi.html
 ///   ctxj report --experiment sample-journals/experiment-bugfix/experiment.toml -o /tmp/exp.html
+///   ctxj report sample-journals/long-elision --turns 10..20 -o /tmp/turns-10-20.html
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -56,6 +58,13 @@ pub struct Args {
     /// Characters of text inlined per block in the turn browser.
     #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_TEXT_CAP, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub text_cap: usize,
+    /// Only these turns in the turn browser, A..B (from 1, both included; the charts and tables
+    /// still cover every turn).
+    #[arg(long, value_name = "A..B", value_parser = parse_turns, conflicts_with = "last")]
+    pub turns: Option<(usize, usize)>,
+    /// Only the last N turns in the turn browser (the charts and tables still cover every turn).
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub last: Option<usize>,
     /// --json: what was written (path, bytes, strategies, turns) instead of a line of text.
     #[command(flatten)]
     pub output_format: OutputArgs,
@@ -96,18 +105,33 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     };
     let output = check_output(&args.output, &session.dir)?;
     let cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
-    let prices = args.prices.as_deref().map(|p| cache::load_table(Some(p))).transpose()?;
-    let opts = Options { text_cap: args.text_cap, cache, prices, encoding: args.encoding.encoding.clone(), notes };
+    let prices = args.prices.as_deref().map(|p| load_prices(Some(p), ctx)).transpose()?;
+    let turns = match (args.turns, args.last) {
+        (Some((a, b)), _) => TurnRange::Range(a, b),
+        (None, Some(n)) => TurnRange::Last(n),
+        (None, None) => TurnRange::All,
+    };
+    let encoding = args.encoding.encoding.clone();
+    let opts = Options { text_cap: args.text_cap, cache, prices, encoding, notes, turns };
     let sum = args.summarizer.get();
     let strategies: Vec<Strategy> = strategies.into_iter().map(|s| SummarizerArgs::apply(&sum, s)).collect();
-    let data = super::progress::with_progress(|p| report::build_with_progress(&journal, &strategies, &opts, p))?;
+    // The turn browser's views go to temporary files as they are built, and the page is
+    // written piece by piece: neither is held whole in memory.
+    let mut spill = Spill::new(strategies.iter().map(|s| s.name.clone()).collect()).context("a temporary file")?;
+    let data = super::progress::with_progress(|p| {
+        report::build_streaming(&journal, &strategies, &opts, p, Some(&mut |s, v| spill.push(s, &v)))
+    })?;
     SummarizerArgs::check(&sum)?;
-    let html = ctxj::render::html::render(&data);
-    ctxj::journal::session::write_guarded(&output, html.as_bytes(), &[&session.journal_path])
-        .with_context(|| format!("writing {}", output.display()))?;
+    spill.finish().context("writing the turn browser to a temporary file")?;
+    let mut bytes = 0;
+    ctxj::journal::session::write_guarded_with(&output, &[&session.journal_path], &mut |w| {
+        bytes = write_page(w, &data, &mut spill)?;
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", output.display()))?;
 
     let mut out = super::stdout();
-    let written = ctxj::render::html::Written::new(&output, html.len(), &data);
+    let written = ctxj::render::html::Written::new(&output, bytes as usize, &data);
     if args.output_format.json {
         writeln!(out, "{}", serde_json::to_string(&written)?)?;
     } else {
@@ -131,4 +155,27 @@ fn check_output(output: &Path, session_dir: &Path) -> Result<PathBuf> {
         .with_context(|| format!("--output {}", output.display()))?;
     ctxj::journal::session::guard_write(&target, session_dir, ctxj::journal::session::Keep::Below)
         .with_context(|| format!("--output {}", output.display()))
+}
+
+/// `A..B` (turns from 1, both included, A ≤ B).
+fn parse_turns(s: &str) -> std::result::Result<(usize, usize), String> {
+    let (a, b) = s.split_once("..").ok_or_else(|| format!("`{s}`: expected A..B, e.g. 10..20"))?;
+    let num =
+        |x: &str| x.trim().parse::<usize>().map_err(|_| format!("`{s}`: expected A..B with turn numbers, e.g. 10..20"));
+    let (a, b) = (num(a)?, num(b)?);
+    if a == 0 || a > b {
+        return Err(format!("`{s}`: turns count from 1 and A must not be after B"));
+    }
+    Ok((a, b))
+}
+
+/// The `--prices` table (else the built-in one): its unknown keys named in a warning, or an error
+/// under `--strict`. Shared by `report` and `cache`.
+pub(super) fn load_prices(path: Option<&Path>, ctx: &Ctx) -> Result<cache::PriceTable> {
+    let t = cache::load_table_checked(path, ctx.read.strict)?;
+    if let Some(keys) = t.unknown_list() {
+        let msg = format!("--prices {}: unknown key(s) ignored: {keys}", t.source);
+        eprintln!("warning: {}", ctxj::text::escape_line(&msg));
+    }
+    Ok(t)
 }

@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use ctxj::render::rows::{write_rows, OutputFormat};
 use ctxj::render::sessions::sessions_table;
-use ctxj::usage::summarize_folder;
+use ctxj::usage::summarize_folder_with_progress;
 use ctxj::usage::time::zone;
 
 use super::args::{FormatArgs, RowsArgs};
@@ -57,7 +57,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         anyhow::ensure!(f.is_dir(), "{}: not a folder", ctxj::text::escape_line(&f.display().to_string()));
     }
     let tz = zone(args.timezone.as_deref())?;
-    let mut rows: Vec<_> = folders.iter().flat_map(|f| summarize_folder(f, ctx.from)).collect();
+    let bar = super::progress::Shared::new("reading session");
+    let mut rows: Vec<_> =
+        folders.iter().flat_map(|f| summarize_folder_with_progress(f, ctx.from, &|d, t| bar.tick(d, t))).collect();
+    drop(bar);
     if let Some(a) = args.agent {
         rows.retain(|r| r.agent == a.format().name());
     }

@@ -57,7 +57,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let at = args.at.one()?;
     let table = cache::load_table(args.prices.prices.as_deref())?;
     let (_, journal) = ctx.load(&args.session.session)?;
-    let mut rows = ctxj::report::turns::rows(&journal, &s)?;
+    let mut rows = super::progress::with_progress(|p| ctxj::report::turns::rows_with_progress(&journal, &s, p))?;
     SummarizerArgs::check(&sum)?;
     if let Some(at) = at {
         at.check(&journal)?;

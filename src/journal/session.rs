@@ -107,6 +107,17 @@ pub fn guard_not_in_session(target_dir: &Path, include_self: bool) -> Result<(),
 /// a new file (`create_new`, which never follows a link) renamed over `path`. A hard link to an
 /// input therefore keeps the input's bytes; `inputs` are also compared by identity and refused.
 pub fn write_guarded(path: &Path, bytes: &[u8], inputs: &[&Path]) -> Result<(), SessionError> {
+    write_guarded_with(path, inputs, &mut |f| f.write_all(bytes))
+}
+
+/// [`write_guarded`], the content written by `write` (e.g. piece by piece, so a large file is
+/// never held whole in memory) into the new file.
+pub fn write_guarded_with(
+    path: &Path,
+    inputs: &[&Path],
+    write_content: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), SessionError> {
+    use std::io::Write as _;
     let io = |err| SessionError::Io { path: path.display().to_string(), err };
     let refuse = |why: &'static str| Err(SessionError::Confined { path: path.display().to_string(), why });
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -127,11 +138,12 @@ pub fn write_guarded(path: &Path, bytes: &[u8], inputs: &[&Path]) -> Result<(), 
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.ctxj-{}.tmp", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
+    let mut write = || -> std::io::Result<()> {
+        let f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        write_content(&mut w)?;
+        w.flush()?;
+        w.get_ref().sync_all()?;
         std::fs::rename(&tmp, path)
     };
     write().map_err(|e| {

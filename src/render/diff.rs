@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use similar::TextDiff;
 
+use crate::projection::Block;
 use crate::render::format::{signed_thousands, thousands};
 use crate::render::projection::{write_view, Plain};
 use crate::render::style::Paint;
@@ -35,6 +36,24 @@ fn render(v: &View) -> String {
     let mut s = String::new();
     write_view(&mut s, v, &Plain, false, None);
     s
+}
+
+/// Lines of `b` as [`write_view`] renders it (a header, the text's lines, one per call, one for
+/// the tool schemas), counted without rendering it: deciding whether a diff is too long must not
+/// build two copies of a long session's whole request (issue 15: 941 MiB at 20,000 turns).
+fn block_lines(b: &Block) -> usize {
+    let text = b.text();
+    let body = if text.is_empty() { 0 } else { memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1 };
+    let extra = match b {
+        Block::Assistant { calls, .. } => calls.len(),
+        Block::System { tools: Some(_), .. } => 1,
+        _ => 0,
+    };
+    1usize.saturating_add(body).saturating_add(extra)
+}
+
+fn view_lines(v: &View) -> usize {
+    v.blocks.iter().map(block_lines).fold(0, usize::saturating_add)
 }
 
 /// The blocks of `v` at `idx` (in order) rendered, each cut at [`BLOCK_DIFF_LINES`] lines;
@@ -68,32 +87,65 @@ fn unified(a: &str, b: &str, l: &View, r: &View) -> String {
         .to_string()
 }
 
+/// The differing blocks, in order: (left index, right index) of changed pairs, removed blocks
+/// (left only) and added ones (right only), taken while both sides stay within
+/// [`TEXT_DIFF_LINES`] rendered lines (each block counted at most [`BLOCK_DIFF_LINES`]); and how
+/// many differing blocks there are in all.
+fn differing(l: &View, r: &View) -> (Vec<usize>, Vec<usize>, usize, usize) {
+    let m = crate::projection::diff::match_blocks(&l.blocks, &r.blocks);
+    let mut items: Vec<(Option<usize>, Option<usize>)> =
+        m.changed().into_iter().map(|(a, b)| (Some(a), Some(b))).collect();
+    items.extend(m.removed.iter().map(|&a| (Some(a), None)));
+    items.extend(m.added().map(|b| (None, Some(b))));
+    // In request order: by the right side's position, removed blocks where they stood on the left.
+    items.sort_by_key(|&(a, b)| (b.or(a).unwrap_or(0), b.is_some()));
+    let all = items.len();
+    let lines = |v: &View, i: Option<usize>| i.map_or(0, |i| block_lines(&v.blocks[i]).min(BLOCK_DIFF_LINES + 1));
+    let (mut left, mut right, mut budget) = (Vec::new(), Vec::new(), 0usize);
+    let mut shown = 0;
+    for (a, b) in items {
+        let need = lines(l, a).max(lines(r, b));
+        if shown > 0 && budget.saturating_add(need) > TEXT_DIFF_LINES {
+            break;
+        }
+        budget = budget.saturating_add(need);
+        left.extend(a);
+        right.extend(b);
+        shown += 1;
+    }
+    left.sort_unstable();
+    right.sort_unstable();
+    (left, right, shown, all)
+}
+
 /// The unified diff of the two views rendered as text (block numbers left out, so a dropped block
 /// does not renumber the rest).
 ///
-/// Bounded unless `full`: when the two renderings hold more than [`TEXT_DIFF_LINES`] lines, only
-/// the blocks that differ (matched by identity, [`crate::projection::diff::match_blocks`]) are
-/// diffed, each cut at [`BLOCK_DIFF_LINES`] lines, and the note says so. The line diff always
-/// stops searching for a minimal diff after [`DIFF_DEADLINE`].
+/// Bounded unless `full`: when the two requests hold more than [`TEXT_DIFF_LINES`] lines
+/// (counted per block, without rendering them), only the blocks that differ (matched by
+/// identity, [`crate::projection::diff::match_blocks`]) are diffed, each cut at
+/// [`BLOCK_DIFF_LINES`] lines, in request order until [`TEXT_DIFF_LINES`] lines per side, and
+/// the note says so. The line diff always stops searching for a minimal diff after
+/// [`DIFF_DEADLINE`].
 pub fn text_diff(l: &View, r: &View, full: bool) -> TextDiffOut {
-    let (a, b) = (render(l), render(r));
-    let lines = a.lines().count() + b.lines().count();
+    let lines = view_lines(l).saturating_add(view_lines(r));
     if full || lines <= TEXT_DIFF_LINES {
+        let (a, b) = (render(l), render(r));
         return TextDiffOut { diff: unified(&a, &b, l, r), note: None };
     }
-    drop((a, b));
-    let m = crate::projection::diff::match_blocks(&l.blocks, &r.blocks);
-    let changed = m.changed();
-    let mut left: Vec<usize> = m.removed.iter().copied().chain(changed.iter().map(|c| c.0)).collect();
-    let mut right: Vec<usize> = m.added().chain(changed.iter().map(|c| c.1)).collect();
-    left.sort_unstable();
-    right.sort_unstable();
+    let (left, right, shown, all) = differing(l, r);
     let ((a, cut_a), (b, cut_b)) = (render_blocks(l, &left), render_blocks(r, &right));
+    let which = match (shown < all, all) {
+        (true, _) => {
+            format!("the first {} of the {} blocks that differ", thousands(shown as u64), thousands(all as u64))
+        }
+        (false, 1) => "the one block that differs".to_string(),
+        (false, _) => format!("the {} blocks that differ", thousands(all as u64)),
+    };
     let note = format!(
-        "the two requests render to {} lines (more than {}): the text diff shows only the {} blocks that differ{}; --full diffs the whole requests",
+        "the two requests render to {} lines (more than {}): the text diff shows only {which}{}; --full diffs the whole requests",
         thousands(lines as u64),
         thousands(TEXT_DIFF_LINES as u64),
-        thousands((left.len() + right.len() - changed.len()) as u64),
         if cut_a || cut_b { format!(", each cut at {} lines", thousands(BLOCK_DIFF_LINES as u64)) } else { String::new() }
     );
     TextDiffOut { diff: unified(&a, &b, l, r), note: Some(note) }

@@ -14,7 +14,7 @@ use crate::render::format::{money, percent, thousands};
 use crate::text::escape_block;
 
 use crate::report::{
-    Availability, BlockView, Change, ComparisonRow, Decision, ReportData, StrategyData, TurnFigures, TurnUsage,
+    Availability, BlockView, Change, ComparisonRow, Decision, RecordedBreakView, ReportData, TurnFigures, TurnUsage,
     TurnView,
 };
 
@@ -85,6 +85,8 @@ pre.text{white-space:pre-wrap;word-break:break-word;background:var(--soft);borde
 .capped{color:#9a6700;font-size:12px}
 .removed{color:#cf222e}
 .v-ok{color:#1a7f37}.v-warning{color:#9a6700}.v-error{color:#cf222e}.v-none{color:var(--muted)}
+svg .rbreak line{stroke:#bc4c00;stroke-width:1.5;stroke-dasharray:1 3}
+.rbreak{color:#bc4c00;font-weight:600}.rbreak-detail{color:#bc4c00}
 "#;
 
 /// Series colours, by strategy index (cycled, with a dash pattern after the first round).
@@ -118,8 +120,94 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
     v.map(f).unwrap_or_else(|| "n/a".to_string())
 }
 
-/// Renders the whole page.
+/// Renders the whole page (the views from `d`).
 pub fn render(d: &ReportData) -> String {
+    let mut out = Vec::with_capacity(64 * 1024);
+    // Writing to a Vec cannot fail, and every piece written is a `str`.
+    let _ = write_page(&mut out, d, &mut InMemory(d));
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Where the turn browser's views come from: `write(s, t, h)` appends strategy `s`'s view of
+/// turn `t` (one of `ReportData::browser_turns`), rendered, to `h`.
+pub trait TurnChunks {
+    fn write(&mut self, s: usize, t: usize, h: &mut String) -> std::io::Result<()>;
+}
+
+/// The views held in [`ReportData`] itself.
+struct InMemory<'a>(&'a ReportData);
+
+impl TurnChunks for InMemory<'_> {
+    fn write(&mut self, s: usize, t: usize, h: &mut String) -> std::io::Result<()> {
+        let st = &self.0.strategies[s];
+        let k = st.views.partition_point(|v| v.turn < t);
+        if let Some(v) = st.views.get(k).filter(|v| v.turn == t) {
+            turn_view(h, &st.name, v);
+        }
+        Ok(())
+    }
+}
+
+/// The turn browser's views rendered as they are built and kept in anonymous temporary files
+/// (one per strategy, removed when dropped), so a long session's page is written to its file
+/// piece by piece without the views or the page ever held whole in memory (issue 15).
+pub struct Spill {
+    names: Vec<String>,
+    /// Per strategy: its file and where each view is in it.
+    files: Vec<(std::fs::File, Vec<Spilled>)>,
+    buf: String,
+    /// The first write error, reported by [`Spill::finish`].
+    err: Option<std::io::Error>,
+}
+
+/// A view in a [`Spill`] file: (turn, offset, length).
+type Spilled = (usize, u64, usize);
+
+impl Spill {
+    /// A spill for the strategies `names`, in the order the report lists them.
+    pub fn new(names: Vec<String>) -> std::io::Result<Spill> {
+        let files = names.iter().map(|_| tempfile::tempfile().map(|f| (f, Vec::new()))).collect::<Result<_, _>>()?;
+        Ok(Spill { names, files, buf: String::new(), err: None })
+    }
+
+    /// Renders strategy `s`'s view `v` into its file (views arrive in turn order).
+    pub fn push(&mut self, s: usize, v: &TurnView) {
+        use std::io::{Seek, SeekFrom, Write as _};
+        let (Some((f, index)), Some(name), None) = (self.files.get_mut(s), self.names.get(s), &self.err) else {
+            return;
+        };
+        self.buf.clear();
+        turn_view(&mut self.buf, name, v);
+        let r = f.seek(SeekFrom::End(0)).and_then(|at| f.write_all(self.buf.as_bytes()).map(|_| at));
+        match r {
+            Ok(at) => index.push((v.turn, at, self.buf.len())),
+            Err(e) => self.err = Some(e),
+        }
+    }
+
+    /// The first error writing the temporary files, if any.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        self.err.take().map_or(Ok(()), Err)
+    }
+}
+
+impl TurnChunks for Spill {
+    fn write(&mut self, s: usize, t: usize, h: &mut String) -> std::io::Result<()> {
+        use std::io::{Read as _, Seek, SeekFrom};
+        let Some((f, index)) = self.files.get_mut(s) else { return Ok(()) };
+        let k = index.partition_point(|e| e.0 < t);
+        let Some(&(_, at, len)) = index.get(k).filter(|e| e.0 == t) else { return Ok(()) };
+        f.seek(SeekFrom::Start(at))?;
+        let mut bytes = vec![0; len];
+        f.read_exact(&mut bytes)?;
+        h.push_str(&String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?);
+        Ok(())
+    }
+}
+
+/// Writes the page to `w` piece by piece (the sections before the turn browser, then one turn
+/// at a time, its views from `views`); returns the bytes written.
+pub fn write_page(w: &mut dyn std::io::Write, d: &ReportData, views: &mut dyn TurnChunks) -> std::io::Result<u64> {
     let mut h = String::with_capacity(64 * 1024);
     let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(SCRIPT.as_bytes()));
     let title = format!("ctxj report — {}", d.header.session);
@@ -137,9 +225,14 @@ script-src 'sha256-{hash}'; img-src data:; base-uri 'none'; form-action 'none'\"
     charts(&mut h, d);
     comparison(&mut h, d);
     decisions(&mut h, d);
-    browser(&mut h, d);
+    let mut written = h.len() as u64;
+    w.write_all(h.as_bytes())?;
+    h.clear();
+    written += browser(w, &mut h, d, views)?;
+    h.clear();
     let _ = write!(h, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
-    h
+    w.write_all(h.as_bytes())?;
+    Ok(written + h.len() as u64)
 }
 
 fn header(h: &mut String, d: &ReportData) {
@@ -245,6 +338,7 @@ fn charts(h: &mut String, d: &ReportData) {
             series: &series,
             provider: provider.as_ref().map(|p| (p, "recorded usage.prompt_tokens (provider)")),
             decisions: &d.decisions,
+            breaks: &d.recorded_breaks,
             missing: None,
         },
     );
@@ -267,6 +361,7 @@ fn charts(h: &mut String, d: &ReportData) {
             series: &series,
             provider: None,
             decisions: &[],
+            breaks: &[],
             missing: cost_missing.then_some(why.as_str()),
         },
     );
@@ -290,6 +385,7 @@ fn charts(h: &mut String, d: &ReportData) {
             series: &series,
             provider: provider.as_ref().map(|p| (p, "recorded usage.cached_tokens / prompt_tokens (provider)")),
             decisions: &[],
+            breaks: &d.recorded_breaks,
             missing: hit_missing.then_some(why.as_str()),
         },
     );
@@ -329,7 +425,17 @@ fn optional_series(d: &ReportData, f: impl Fn(&TurnFigures) -> Option<f64>) -> (
 
 struct Line<'a> {
     name: &'a str,
+    /// (turn, value), in turn order.
     points: Vec<(usize, f64)>,
+}
+
+impl Line<'_> {
+    /// The value at turn `t` (a binary search: the points are in turn order, and a lookup per
+    /// turn must not scan the whole line, issue 15).
+    fn at(&self, t: usize) -> Option<f64> {
+        let i = self.points.partition_point(|p| p.0 < t);
+        self.points.get(i).filter(|p| p.0 == t).map(|p| p.1)
+    }
 }
 
 struct Chart<'a> {
@@ -343,6 +449,8 @@ struct Chart<'a> {
     series: &'a [Line<'a>],
     provider: Option<(&'a Line<'a>, &'a str)>,
     decisions: &'a [Decision],
+    /// The provider's recorded cache breaks, marked at their turns.
+    breaks: &'a [RecordedBreakView],
     /// Why the strategies' series are not available, if they are not.
     missing: Option<&'a str>,
 }
@@ -434,6 +542,7 @@ fn chart(h: &mut String, c: &Chart) {
     axes(h, c, &f, step);
     hover_columns(h, c, &f);
     decision_marks(h, c, &f);
+    break_marks(h, c, &f);
     lines(h, c, &f);
     h.push_str("</svg>\n<ul class=\"legend\">\n");
     legend(h, c);
@@ -504,13 +613,13 @@ fn hover_columns(h: &mut String, c: &Chart, f: &Frame) {
     for t in 1..=n {
         let mut tip = format!("turn {t}");
         for l in c.series {
-            if let Some(p) = l.points.iter().find(|p| p.0 == t) {
-                let _ = write!(tip, "\n{}: {}", l.name, (c.fmt)(p.1));
+            if let Some(v) = l.at(t) {
+                let _ = write!(tip, "\n{}: {}", l.name, (c.fmt)(v));
             }
         }
         if let Some((p, label)) = c.provider {
-            if let Some(p) = p.points.iter().find(|p| p.0 == t) {
-                let _ = write!(tip, "\n{label}: {}", (c.fmt)(p.1));
+            if let Some(v) = p.at(t) {
+                let _ = write!(tip, "\n{label}: {}", (c.fmt)(v));
             }
         }
         let x0 = (x(t as f64) - colw / 2.0).max(ML);
@@ -551,6 +660,31 @@ fn decision_marks(h: &mut String, c: &Chart, f: &Frame) {
             escape(&dcs.kind),
             MT + ph,
             xx,
+            escape(&tip)
+        );
+    }
+}
+
+/// The provider's recorded cache breaks: a dotted line at each break's turn, with its cause.
+fn break_marks(h: &mut String, c: &Chart, f: &Frame) {
+    for b in c.breaks {
+        let xx = f.x(b.turn as f64);
+        let tip = format!(
+            "turn {}: recorded cache break ({})\n{} tokens processed again instead of read{}\n{}",
+            b.turn,
+            b.cause,
+            thousands(b.rewritten_tokens),
+            b.cost.map_or(String::new(), |c| format!(", {} extra", money(c))),
+            b.detail
+        );
+        let _ = writeln!(
+            h,
+            "<g class=\"rbreak\" data-turn=\"{}\" data-cause=\"{}\"><line x1=\"{xx:.1}\" y1=\"{MT}\" x2=\"{xx:.1}\" y2=\"{:.1}\"/>\
+<circle cx=\"{xx:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"#bc4c00\"><title>{}</title></circle></g>",
+            b.turn,
+            escape(&b.cause),
+            MT + f.ph,
+            MT + f.ph,
             escape(&tip)
         );
     }
@@ -614,6 +748,13 @@ fn legend(h: &mut String, c: &Chart) {
     }
     if let Some((_, label)) = c.provider {
         let _ = writeln!(h, "<li><span class=\"sw dash\" style=\"border-color:#24292f\"></span>{}</li>", escape(label));
+    }
+    if !c.breaks.is_empty() {
+        let _ = writeln!(
+            h,
+            "<li><span class=\"rbreak\">● recorded cache break</span> <span class=\"muted\">({} in the provider's usage; hover for the cause)</span></li>",
+            thousands(c.breaks.len() as u64)
+        );
     }
     if c.decisions.iter().any(|d| d.turn.is_some()) {
         h.push_str(
@@ -781,7 +922,13 @@ fn other_findings(h: &mut String, d: &ReportData) {
     h.push_str("</tbody>\n</table>\n");
 }
 
-fn browser(h: &mut String, d: &ReportData) {
+/// The turn browser, written to `w` one turn at a time; returns the bytes written.
+fn browser(
+    w: &mut dyn std::io::Write,
+    h: &mut String,
+    d: &ReportData,
+    views: &mut dyn TurnChunks,
+) -> std::io::Result<u64> {
     let _ = writeln!(
         h,
         "<section id=\"turns\">\n<h2>Turn browser</h2>\n<p class=\"muted\">Each turn's request per strategy, block by block, \
@@ -789,38 +936,71 @@ compared with the same strategy's previous request. Text is inlined only for blo
 and at most {} characters per block (longer texts say where they were cut). Click a turn in a chart to open it here.</p>",
         thousands(d.text_cap as u64)
     );
-    let turns = d.strategies.iter().map(|s| s.views.len()).max().unwrap_or(0);
-    for k in 0..turns {
-        let t = k + 1;
+    let range = d.browser_turns.clone();
+    let (shown, all) = (range.clone().count(), d.header.turns);
+    if shown < all {
+        let _ = writeln!(
+            h,
+            "<p class=\"callout\" id=\"browser-range\">This page's turn browser holds {} of the session's {} turns{} (<code>--turns</code> / <code>--last</code>); the charts and tables cover every turn.</p>",
+            thousands(shown as u64),
+            thousands(all as u64),
+            if shown > 0 { format!(", turns {}–{}", range.start(), range.end()) } else { String::new() }
+        );
+    }
+    let mut written = 0u64;
+    let mut breaks = d.recorded_breaks.iter().peekable();
+    for t in range {
         let mut sum = Vec::new();
         for s in &d.strategies {
-            if let Some(f) = s.turns.get(k) {
+            if let Some(f) = s.turns.get(t.wrapping_sub(1)) {
                 sum.push(format!("{} {}", escape(&s.name), thousands(f.prompt_tokens)));
             }
         }
+        while breaks.next_if(|b| b.turn < t).is_some() {}
+        let brk = breaks.next_if(|b| b.turn == t);
         let _ = writeln!(
             h,
-            "<details class=\"turn\" id=\"turn-{t}\"><summary><strong>Turn {t}</strong> <span class=\"muted\">· prompt tokens: {}</span></summary>",
-            sum.join(" · ")
+            "<details class=\"turn\" id=\"turn-{t}\"><summary><strong>Turn {t}</strong> <span class=\"muted\">· prompt tokens: {}</span>{}</summary>",
+            sum.join(" · "),
+            brk.map_or(String::new(), |b| format!(" <span class=\"rbreak\">recorded cache break: {}</span>", escape(&b.cause)))
         );
-        for s in &d.strategies {
-            if let Some(v) = s.views.get(k) {
-                turn_view(h, s, v);
-            }
+        if let Some(b) = brk {
+            recorded_break(h, b);
+        }
+        for s in 0..d.strategies.len() {
+            views.write(s, t, h)?;
         }
         h.push_str("</details>\n");
+        written += h.len() as u64;
+        w.write_all(h.as_bytes())?;
+        h.clear();
     }
     h.push_str("</section>\n");
+    w.write_all(h.as_bytes())?;
+    Ok(written + h.len() as u64)
 }
 
-fn turn_view(h: &mut String, s: &StrategyData, v: &TurnView) {
+/// A recorded cache break in the turn browser: its cause, the tokens read again and the evidence.
+fn recorded_break(h: &mut String, b: &RecordedBreakView) {
+    let _ = writeln!(
+        h,
+        "<p class=\"rbreak-detail\" data-cause=\"{}\">Recorded cache break ({}): {} tokens processed again instead of read{} · {}</p>",
+        escape(&b.cause),
+        escape(&b.cause),
+        thousands(b.rewritten_tokens),
+        b.cost.map_or(String::new(), |c| format!(", {} extra", money(c))),
+        escape(&b.detail)
+    );
+}
+
+fn turn_view(h: &mut String, name: &str, v: &TurnView) {
     let df = &v.diff;
     let _ = writeln!(
         h,
         "<section class=\"tv\" data-strategy=\"{}\"><h3>{} · turn {}</h3>\n<p class=\"muted\">{} blocks · vs previous request: \
 {} same, {} changed, {} added, {} removed{}</p>",
-        escape(&s.name),
-        escape(&s.name),
+        escape(name),
+        escape(name),
         v.turn,
         v.block_count,
         df.same,

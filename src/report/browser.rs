@@ -27,8 +27,9 @@ pub(super) struct Browser {
 }
 
 impl Browser {
-    /// The view of `req`, compared with the previous request, with block text cut at `cap`.
-    pub(super) fn step(&mut self, req: &TurnRequest<'_>, est: &dyn Estimator, cap: usize) -> TurnView {
+    /// The view of `req`, compared with the previous request, with block text cut at `cap`
+    /// (no text when the turn is not `shown`: its view is only counted, for a later turn).
+    pub(super) fn step(&mut self, req: &TurnRequest<'_>, est: &dyn Estimator, cap: usize, shown: bool) -> TurnView {
         let brk = if self.started { first_break(&self.prev, req.blocks, req.unchanged) } else { None };
         let keep = if self.started { brk.map_or(self.prev.len(), |b| b.at).min(req.blocks.len()) } else { 0 };
         if self.cum_chars.is_empty() {
@@ -50,6 +51,7 @@ impl Browser {
                     Matched::Added => (Change::Added, est.block(b), None),
                 };
                 tokens_now.push(tokens);
+                let cap = shown.then_some(cap);
                 block_view(b, change, tokens, previous_chars, req.origins.get(keep + j), cap, &mut diff)
             })
             .collect();
@@ -115,7 +117,7 @@ fn block_view(
     tokens: u64,
     previous_chars: Option<usize>,
     origin: Option<&Origin>,
-    cap: usize,
+    cap: Option<usize>,
     diff: &mut DiffSummary,
 ) -> BlockView {
     match change {
@@ -123,11 +125,12 @@ fn block_view(
         Change::Changed => diff.changed += 1,
         Change::Added => diff.added += 1,
     }
-    let (text, capped_from) = if change == Change::Same {
-        (None, None)
-    } else {
-        let (t, c) = cap_text(&display_text(b), cap);
-        (Some(t), c)
+    let (text, capped_from) = match cap {
+        Some(cap) if change != Change::Same => {
+            let (t, c) = cap_text(&display_text(b), cap);
+            (Some(t), c)
+        }
+        _ => (None, None),
     };
     BlockView {
         kind: b.type_name().to_string(),
@@ -165,11 +168,8 @@ mod tests {
         let mut br = Browser::default();
         let o = [Origin::Verbatim; 3];
         let mut step = |blocks: &[Block], turn| {
-            br.step(
-                &TurnRequest { turn, record: 0, blocks, origins: &o[..blocks.len()], unchanged: 0, summarized: &[] },
-                &est,
-                10,
-            )
+            let req = TurnRequest { turn, record: 0, blocks, origins: &o[..blocks.len()], unchanged: 0, summarized: &[] };
+            br.step(&req, &est, 10, true)
         };
         let first = step(&[u("u1", "a"), u("u2", "b")], 1);
         assert_eq!((first.kept.blocks, first.blocks.len(), first.diff.added), (0, 2, 2));

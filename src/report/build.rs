@@ -14,14 +14,14 @@ use std::collections::HashMap;
 use crate::cache::{self, cost_ratio, CacheModel, PriceTable, Pricing};
 use crate::check::{self, Finding, Severity};
 use crate::journal::{Body, Journal};
-use crate::strategy::{self, Strategy};
+use crate::strategy::Strategy;
 use crate::tokens::estimator::EncodingError;
 use crate::tokens::{estimator_for, Estimator};
 
 use super::browser::Browser;
 use super::{
-    Availability, BreakView, ComparisonRow, Decision, FindingView, Header, RecordedTotals, ReportData, StrategyData,
-    TurnFigures, TurnUsage, Verdict, DEFAULT_TEXT_CAP,
+    Availability, BreakView, ComparisonRow, Decision, FindingView, Header, RecordedBreakView, RecordedTotals,
+    ReportData, StrategyData, TurnFigures, TurnUsage, TurnView, Verdict, DEFAULT_TEXT_CAP,
 };
 
 /// What to build.
@@ -37,11 +37,43 @@ pub struct Options {
     pub encoding: Option<String>,
     /// Remarks to show on the page (e.g. default strategies this build does not know).
     pub notes: Vec<String>,
+    /// The turns the turn browser shows (the charts and tables always cover every turn).
+    pub turns: TurnRange,
+}
+
+/// Which turns the turn browser shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TurnRange {
+    /// Every turn.
+    #[default]
+    All,
+    /// Turns `A..=B` (from 1; clamped to the session).
+    Range(usize, usize),
+    /// The last `N` turns.
+    Last(usize),
+}
+
+impl TurnRange {
+    /// The turns (from 1) this range selects in a session of `n` turns; empty when none.
+    pub fn resolve(self, n: usize) -> std::ops::RangeInclusive<usize> {
+        match self {
+            TurnRange::All => 1..=n,
+            TurnRange::Range(a, b) => a.max(1)..=b.min(n),
+            TurnRange::Last(k) => (n.saturating_sub(k) + 1)..=n,
+        }
+    }
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { text_cap: DEFAULT_TEXT_CAP, cache: None, prices: None, encoding: None, notes: Vec::new() }
+        Options {
+            text_cap: DEFAULT_TEXT_CAP,
+            cache: None,
+            prices: None,
+            encoding: None,
+            notes: Vec::new(),
+            turns: TurnRange::All,
+        }
     }
 }
 
@@ -62,13 +94,27 @@ pub fn build(journal: &Journal, strategies: &[Strategy], opts: &Options) -> Resu
     build_with_progress(journal, strategies, opts, &mut |_, _| {})
 }
 
-/// [`build`], calling `progress(done, total)` as turns are replayed: each strategy is replayed
-/// twice (the cache simulation, then the turn browser), so `total` is turns × strategies × 2.
+/// [`build`], calling `progress(done, total)` as turns are replayed and records audited: each
+/// strategy is replayed once (the cache simulation hands each request to the turn browser), so
+/// `total` is turns × strategies + records.
 pub fn build_with_progress(
     journal: &Journal,
     strategies: &[Strategy],
     opts: &Options,
     progress: &mut dyn FnMut(usize, usize),
+) -> Result<ReportData, BuildError> {
+    build_streaming(journal, strategies, opts, progress, None)
+}
+
+/// [`build_with_progress`], handing each turn-browser view to `sink(strategy index, view)` as it
+/// is built instead of keeping it (the returned [`StrategyData::views`] are then empty): a long
+/// session's page can then be written without holding every view (`render::html::Spill`).
+pub fn build_streaming(
+    journal: &Journal,
+    strategies: &[Strategy],
+    opts: &Options,
+    progress: &mut dyn FnMut(usize, usize),
+    mut sink: Option<&mut dyn FnMut(usize, TurnView)>,
 ) -> Result<ReportData, BuildError> {
     if strategies.is_empty() {
         return Err(BuildError::NoStrategies);
@@ -100,18 +146,39 @@ pub fn build_with_progress(
     let copts = pricing.options();
 
     let n = journal.turns.len();
-    let total = n * strategies.len() * 2;
+    let replays = n.saturating_mul(strategies.len());
+    let total = replays.saturating_add(journal.records.len());
+    let shown = opts.turns.resolve(n);
     let mut data = Vec::with_capacity(strategies.len());
     for (i, s) in strategies.iter().enumerate() {
-        let base = i * n * 2;
-        data.push(replay_one(journal, s, &est, cap, copts, &mut |d| progress(base + d, total)));
+        let base = i * n;
+        let one = Replay { est: &est, cap, copts, shown: shown.clone() };
+        let mut keep = Vec::new();
+        let mut to = |v: TurnView| match sink.as_mut() {
+            Some(f) => f(i, v),
+            None => keep.push(v),
+        };
+        let mut d = one.run(journal, s, &mut |d| progress(base + d, total), &mut to);
+        d.views = keep;
+        data.push(d);
     }
+    let recorded_breaks = cache::billed(journal, &est, &pricing.table, pricing.slug.as_deref())
+        .breaks
+        .into_iter()
+        .map(|b| RecordedBreakView {
+            turn: b.turn,
+            cause: b.cause.name().to_string(),
+            rewritten_tokens: b.rewritten_tokens,
+            cost: b.cost,
+            detail: b.detail,
+        })
+        .collect();
     let base_cost = data.iter().find(|s| s.name == "baseline").and_then(|s| s.row.cost);
     for s in &mut data {
         s.row.cost_vs_baseline = cost_ratio(s.row.cost, base_cost);
     }
 
-    let (decisions, findings) = audited(journal)?;
+    let (decisions, findings) = audited(journal, &mut |d, _| progress(replays.saturating_add(d), total))?;
     let usage = journal
         .turns
         .iter()
@@ -142,6 +209,8 @@ pub fn build_with_progress(
         strategies: data,
         decisions,
         findings,
+        recorded_breaks,
+        browser_turns: shown,
         audit: Availability::Available(()),
         notes,
         text_cap: cap,
@@ -180,24 +249,48 @@ fn header(journal: &Journal) -> Header {
     h
 }
 
-fn replay_one(
-    journal: &Journal,
-    s: &Strategy,
-    est: &dyn Estimator,
+/// How one strategy is replayed for the page.
+struct Replay<'a> {
+    est: &'a dyn Estimator,
     cap: usize,
     copts: cache::Options,
-    progress: &mut dyn FnMut(usize),
-) -> StrategyData {
-    // The figures are the cache simulation's (the same as `ctxj cache`); the replay below only
-    // gathers the turn browser's blocks.
-    let sim = cache::simulate(journal, s, est, copts, |d, _| progress(d));
-    let n = journal.turns.len();
-    let mut views = Vec::new();
-    let mut browser = Browser::default();
-    strategy::replay(journal, s, est, |req| {
-        views.push(browser.step(req, est, cap));
-        progress(n + views.len());
-    });
+    /// The turns whose views the turn browser keeps.
+    shown: std::ops::RangeInclusive<usize>,
+}
+
+impl Replay<'_> {
+    /// The strategy's figures; its views (of the `shown` turns) go to `view`, in turn order.
+    fn run(
+        &self,
+        journal: &Journal,
+        s: &Strategy,
+        progress: &mut dyn FnMut(usize),
+        view: &mut dyn FnMut(TurnView),
+    ) -> StrategyData {
+        // The figures are the cache simulation's (the same as `ctxj cache`); the same replay
+        // hands each request to the turn browser, so every strategy is replayed once.
+        let mut browser = Browser::default();
+        let (est, cap) = (self.est, self.cap);
+        let sim = cache::simulate_observed(
+            journal,
+            s,
+            est,
+            self.copts,
+            |d, _| progress(d),
+            |req| {
+                let shown = self.shown.contains(&req.turn);
+                let v = browser.step(req, est, cap, shown);
+                if shown {
+                    view(v);
+                }
+            },
+        );
+        figures(s, sim, Vec::new())
+    }
+}
+
+/// A strategy's page data from its simulation and its turn browser's views.
+fn figures(s: &Strategy, sim: cache::Simulation, views: Vec<TurnView>) -> StrategyData {
     let mut cumulative = Some(0.0);
     let turns: Vec<TurnFigures> = sim
         .turns
@@ -245,8 +338,11 @@ fn replay_one(
 /// findings that concern no decision (e.g. a turn that left no headroom).
 /// The audit runs with its own estimator (`check::audit`), exactly as `ctxj audit` does, so the
 /// page and the command never disagree.
-fn audited(journal: &Journal) -> Result<(Vec<Decision>, Vec<FindingView>), EncodingError> {
-    let report = check::audit(journal)?;
+fn audited(
+    journal: &Journal,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Vec<Decision>, Vec<FindingView>), EncodingError> {
+    let report = check::audit_progress(journal, progress)?;
     let index_of: HashMap<u64, usize> = journal.records.iter().enumerate().map(|(i, r)| (r.rev, i)).collect();
     let mut attached = vec![false; report.findings.len()];
     let decisions = report
@@ -304,4 +400,41 @@ fn verdict(fs: &[&Finding]) -> Verdict {
         fs.iter().map(|f| format!("{}: {}", f.rule, f.message)).collect::<Vec<_>>().join("; ")
     };
     Verdict { level: level.to_string(), text }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategy;
+
+    /// Issue 15: each strategy is replayed once, the cache simulation handing each request to the
+    /// turn browser. Its views equal a separate replay's, turn by turn, and the streaming build
+    /// hands the same views to its sink instead of keeping them.
+    #[test]
+    fn one_replay_gives_the_views_of_a_separate_replay() {
+        let text = include_str!("../../sample-journals/long-elision/journal.jsonl");
+        let j = crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
+            .expect("valid journal");
+        let strategies = [strategy::parse("recorded").unwrap(), strategy::parse("truncate-500").unwrap()];
+        let d = build(&j, &strategies, &Options::default()).unwrap();
+        let est = estimator_for(&j, None).unwrap();
+        for (s, data) in strategies.iter().zip(&d.strategies) {
+            let mut b = Browser::default();
+            let mut views = Vec::new();
+            strategy::replay(&j, s, &est, |r| views.push(b.step(r, &est, DEFAULT_TEXT_CAP, true)));
+            assert_eq!(data.views.len(), j.turns.len());
+            assert_eq!(data.views, views, "{}", s.name);
+        }
+        let mut got: Vec<(usize, TurnView)> = Vec::new();
+        let opts = Options { turns: TurnRange::Last(5), ..Options::default() };
+        let streamed =
+            build_streaming(&j, &strategies, &opts, &mut |_, _| {}, Some(&mut |i, v| got.push((i, v)))).unwrap();
+        assert!(streamed.strategies.iter().all(|s| s.views.is_empty()));
+        let n = j.turns.len();
+        let want: Vec<(usize, TurnView)> =
+            (0..2).flat_map(|i| d.strategies[i].views[n - 5..].iter().map(move |v| (i, v.clone()))).collect();
+        assert_eq!(got, want);
+        assert_eq!(streamed.browser_turns, n - 4..=n);
+        assert_eq!(streamed.strategies[1].turns, d.strategies[1].turns, "the figures cover every turn");
+    }
 }

@@ -14,7 +14,7 @@ pub mod turns;
 use serde::Serialize;
 
 pub use browser::cap_text;
-pub use build::{build, build_with_progress, BuildError, Options};
+pub use build::{build, build_streaming, build_with_progress, BuildError, Options, TurnRange};
 
 /// Default number of characters of a block's text inlined in the turn browser.
 pub const DEFAULT_TEXT_CAP: usize = 2_000;
@@ -55,6 +55,11 @@ pub struct ReportData {
     pub decisions: Vec<Decision>,
     /// The audit's findings that concern no single decision (e.g. a turn without headroom).
     pub findings: Vec<FindingView>,
+    /// The cache breaks the provider's recorded usage shows (`cache::billed`, as `ctxj cache`
+    /// lists them), in turn order; empty when the journal records no cache reads.
+    pub recorded_breaks: Vec<RecordedBreakView>,
+    /// The turns the turn browser shows (`--turns A..B`, `--last N`; default: every turn).
+    pub browser_turns: std::ops::RangeInclusive<usize>,
     /// Whether the decisions carry the audit's verdicts.
     pub audit: Availability<()>,
     /// Remarks shown near the top (strategies skipped, estimates used, …).
@@ -164,6 +169,21 @@ pub struct BreakView {
     pub block: usize,
     /// What changed it (journal ids unescaped).
     pub reason: String,
+}
+
+/// A cache break in the provider's recorded usage (issue 14 §3): the cache read fell short of
+/// what the previous call left in the cache.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordedBreakView {
+    pub turn: usize,
+    /// `ttl`, `compaction`, `model_switch`, `prefix_change`, `system_or_tools` or `provider`.
+    pub cause: String,
+    /// Tokens processed again instead of read.
+    pub rewritten_tokens: u64,
+    /// What the break cost over reading them, when the model has a price.
+    pub cost: Option<f64>,
+    /// One line of evidence (journal text unescaped: the renderer escapes).
+    pub detail: String,
 }
 
 /// A cleanup decision recorded in the journal.

@@ -89,7 +89,17 @@ pub fn change(prev: &[Block], blocks: &[Block], origins: &[Origin], brk: Option<
 
 /// Replays `s` and describes each turn's request.
 pub fn rows(journal: &Journal, s: &Strategy) -> Result<Vec<TurnRow>, EncodingError> {
+    rows_with_progress(journal, s, &mut |_, _| {})
+}
+
+/// [`rows`], calling `progress(done, total)` after each turn.
+pub fn rows_with_progress(
+    journal: &Journal,
+    s: &Strategy,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Vec<TurnRow>, EncodingError> {
     let est = estimator_for(journal, None)?;
+    let total = journal.turns.len();
     // The previous request, updated in place (only blocks from the first change are cloned).
     let mut prev: Option<Vec<Block>> = None;
     // cum[i]: characters of the previous request's first i blocks (so a turn counts only the
@@ -120,6 +130,7 @@ pub fn rows(journal: &Journal, s: &Strategy) -> Result<Vec<TurnRow>, EncodingErr
         let p = prev.get_or_insert_with(Vec::new);
         p.truncate(keep);
         p.extend(r.blocks[keep..].iter().cloned());
+        progress(r.turn, total);
     });
     Ok(out)
 }

@@ -42,7 +42,7 @@ pub use recorded::{
     calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, unrecorded_prefix, RecordedTurn,
     UnrecordedPrefix,
 };
-pub use view::{compare, recorded_view, strategy_view, View, ViewDiff, ViewError};
+pub use view::{compare, recorded_view, strategy_view, strategy_view_with_progress, View, ViewDiff, ViewError};
 
 /// A parsed strategy name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,8 +188,28 @@ pub struct TurnRequest<'a> {
 /// The origins of a recorded projection's blocks (from their marks), in [`Projection::blocks`]
 /// order.
 pub fn recorded_origins(p: &Projection) -> impl Iterator<Item = Origin> + '_ {
-    let head = p.system.iter().map(|_| Origin::Verbatim).chain(p.summaries.iter().map(|_| Origin::RecordedSummary));
-    head.chain(p.conv.iter().map(|b| match b.mark {
+    recorded_origins_from(p, 0)
+}
+
+/// The number of blocks before `p.conv`, and `p.conv` from block `from` of the whole request on:
+/// skipping through slices, not by stepping a mapped iterator over every earlier block (that
+/// made each turn of the recorded replay cost the whole history, issue 21).
+fn conv_from(p: &Projection, from: usize) -> (usize, &[crate::projection::ProjBlock]) {
+    let head = usize::from(p.system.is_some()) + p.summaries.len();
+    (head, &p.conv[from.saturating_sub(head).min(p.conv.len())..])
+}
+
+/// The blocks of `p` from index `from` on (see [`conv_from`]).
+fn blocks_from(p: &Projection, from: usize) -> impl Iterator<Item = &Block> + '_ {
+    let (head, conv) = conv_from(p, from);
+    p.system.iter().chain(&p.summaries).skip(from.min(head)).chain(conv.iter().map(|b| &b.block))
+}
+
+/// [`recorded_origins`] from block `from` on (see [`conv_from`]).
+fn recorded_origins_from(p: &Projection, from: usize) -> impl Iterator<Item = Origin> + '_ {
+    let (head, conv) = conv_from(p, from);
+    let h = p.system.iter().map(|_| Origin::Verbatim).chain(p.summaries.iter().map(|_| Origin::RecordedSummary));
+    h.skip(from.min(head)).chain(conv.iter().map(|b| match b.mark {
         Mark::None => Origin::Verbatim,
         Mark::Elided(rev) => Origin::RecordedElided { rev },
         Mark::Cleared(rev) => Origin::RecordedCleared { rev },
@@ -225,7 +245,7 @@ pub fn replay_to(
             // comparisons, not a copy of the history, per turn.
             let mut n = from;
             let mut unchanged = if k == 0 { 0 } else { usize::MAX };
-            for b in p.blocks().skip(from) {
+            for b in blocks_from(p, from) {
                 match blocks.get_mut(n) {
                     Some(old) if same_block(old, b) => {}
                     Some(old) => {
@@ -239,7 +259,7 @@ pub fn replay_to(
             blocks.truncate(n);
             // Origins too: a block repeated with another mark counts as changed.
             let mut m = from;
-            for o in recorded_origins(p).skip(from) {
+            for o in recorded_origins_from(p, from) {
                 match origins.get_mut(m) {
                     Some(old) if *old == o => {}
                     Some(old) => {
@@ -286,9 +306,11 @@ pub fn request_at(
     strategy: &Strategy,
     est: &dyn Estimator,
     k: usize,
+    progress: &mut dyn FnMut(usize, usize),
 ) -> Option<(Vec<Block>, Vec<Origin>)> {
     let mut got = None;
     replay_to(journal, strategy, est, k, |r| {
+        progress(r.turn, k);
         if r.turn == k {
             got = Some((r.blocks.to_vec(), r.origins.to_vec()));
         }
@@ -469,3 +491,35 @@ impl Out {
 }
 
 pub use crate::projection::diff::same_block;
+
+#[cfg(test)]
+mod skip_tests {
+    use super::*;
+
+    /// Regression (issue 21, `turns` on 20,000 tiny turns took 58 s in a debug build): the
+    /// recorded replay skips a turn's unchanged blocks through slices. From every index, what it
+    /// yields is what skipping through the whole request yields, with summaries (compactions)
+    /// and marks (elisions) in the request.
+    #[test]
+    fn blocks_from_any_index_equal_a_skip() {
+        for text in [
+            include_str!("../../sample-journals/compaction/journal.jsonl"),
+            include_str!("../../sample-journals/long-elision/journal.jsonl"),
+        ] {
+            let j = crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
+                .expect("valid journal");
+            let mut r = Replayer::new(&j);
+            for &t in &j.turns {
+                r.advance_to(t);
+                let p = r.projection();
+                let n = p.blocks().count();
+                for from in 0..=n + 1 {
+                    let a: Vec<&Block> = blocks_from(p, from).collect();
+                    assert_eq!(a, p.blocks().skip(from).collect::<Vec<_>>(), "blocks from {from}");
+                    let o: Vec<Origin> = recorded_origins_from(p, from).collect();
+                    assert_eq!(o, recorded_origins(p).skip(from).collect::<Vec<_>>(), "origins from {from}");
+                }
+            }
+        }
+    }
+}

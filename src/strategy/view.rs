@@ -53,6 +53,16 @@ pub fn recorded_view(journal: &Journal, at: Option<At>) -> Result<View, ViewErro
 
 /// The request of `strategy` at `at` (a turn; None: the last turn) as a [`View`].
 pub fn strategy_view(journal: &Journal, s: &Strategy, at: Option<At>) -> Result<View, ViewError> {
+    strategy_view_with_progress(journal, s, at, &mut |_, _| {})
+}
+
+/// [`strategy_view`], calling `progress(turn, last)` as the strategy replays up to the turn.
+pub fn strategy_view_with_progress(
+    journal: &Journal,
+    s: &Strategy,
+    at: Option<At>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<View, ViewError> {
     if s.is_recorded() {
         let at = at.or_else(|| (!journal.turns.is_empty()).then_some(At::Turn(journal.turns.len())));
         let mut v = recorded_view(journal, at)?;
@@ -71,7 +81,7 @@ pub fn strategy_view(journal: &Journal, s: &Strategy, at: Option<At>) -> Result<
         return Err(ViewError::NoTurns);
     }
     let est = estimator_for(journal, None)?;
-    let (blocks, origins) = super::request_at(journal, s, &est, k).expect("turn checked above");
+    let (blocks, origins) = super::request_at(journal, s, &est, k, progress).expect("turn checked above");
     Ok(View { label: format!("{} · turn {k}", s.name), blocks, origins })
 }
 

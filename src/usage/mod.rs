@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 pub use entry::Tokens;
 pub use report::{By, Options, Row, UsageReport};
-pub use sessions::{summarize_folder, summarize_journal, SessionSummary};
+pub use sessions::{summarize_folder, summarize_folder_with_progress, summarize_journal, SessionSummary};
 pub use sources::{existing_default_roots, transcripts, Root};
 
 use crate::import::Format;

@@ -102,11 +102,22 @@ pub fn summarize_journal(j: &crate::journal::Journal) -> SessionSummary {
 
 /// Every session under `dir` (inline sidechains included), summarised, in path order.
 pub fn summarize_folder(dir: &Path, from: FromFormat) -> Vec<SessionSummary> {
+    summarize_folder_with_progress(dir, from, &|_, _| {})
+}
+
+/// [`summarize_folder`], calling `progress(done, total)` (from any thread) as files are read.
+pub fn summarize_folder_with_progress(
+    dir: &Path,
+    from: FromFormat,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<SessionSummary> {
     use rayon::prelude::*;
     let found = find_sessions(dir, from);
+    let done = std::sync::atomic::AtomicUsize::new(0);
     let per_file: Vec<Vec<SessionSummary>> = found
         .par_iter()
         .map(|f| {
+            let _tick = Tick(&done, found.len(), progress);
             let role = f.role;
             let parent = f.parent.as_ref().map(|p| p.display().to_string());
             let mut out = Vec::new();
@@ -154,4 +165,14 @@ pub fn summarize_folder(dir: &Path, from: FromFormat) -> Vec<SessionSummary> {
         ka.cmp(&kb)
     });
     rows
+}
+
+/// Counts one file read when dropped (however its summary ended) and reports the count.
+struct Tick<'a>(&'a std::sync::atomic::AtomicUsize, usize, &'a (dyn Fn(usize, usize) + Sync));
+
+impl Drop for Tick<'_> {
+    fn drop(&mut self) {
+        let n = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        (self.2)(n, self.1);
+    }
 }
