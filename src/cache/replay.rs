@@ -27,7 +27,7 @@ pub struct Options {
 }
 
 /// A block named for reports: its type, its id and how the strategy produced it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct BlockRef {
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -57,7 +57,7 @@ impl std::fmt::Display for BlockRef {
 }
 
 /// A cache break (spec §4) explained.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct CacheBreak {
     pub turn: usize,
     /// First block of the previous request that this one does not repeat in place, numbered
@@ -72,7 +72,7 @@ pub struct CacheBreak {
 }
 
 /// Figures of one turn.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct TurnFigures {
     pub turn: usize,
     /// Blocks in the request.
@@ -102,7 +102,7 @@ pub struct TurnFigures {
 }
 
 /// The summary row of one strategy (spec §6).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub strategy: String,
     pub cache: CacheModel,
@@ -126,7 +126,7 @@ pub struct Summary {
 }
 
 /// A strategy's simulation.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Simulation {
     pub summary: Summary,
     pub turns: Vec<TurnFigures>,

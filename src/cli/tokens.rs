@@ -16,7 +16,9 @@ use ctxj::strategy::{calibrator_for, new_calibrator, prefix_unrecorded, recorded
 use ctxj::tokens::breakdown::{RequestTokens, TurnEstimate};
 use ctxj::tokens::{estimator_for, TiktokenEstimator};
 
-use super::args::{AtArgs, EncodingArgs, OutputArgs, SessionArgs};
+use ctxj::render::rows::write_output;
+
+use super::args::{AtArgs, EncodingArgs, RowsArgs, SessionArgs};
 use super::{At, Ctx, EXIT_OK};
 use ctxj::strategy::{parse as parse_strategy, recorded_view, strategy_view};
 
@@ -29,13 +31,16 @@ use ctxj::strategy::{parse as parse_strategy, recorded_view, strategy_view};
 ///
 /// Without --at: the state after the last record (recorded) or the last turn (--strategy).
 /// With --per-turn: per turn the raw estimate, the calibrated one, the provider's prompt_tokens
-/// and both errors.
+/// and both errors. Tables fit the terminal (COLUMNS). --format json|ndjson|csv: the rows are the
+/// breakdown's parts, with --per-turn the turns (docs/json.md, `ctxj.tokens/1`,
+/// `ctxj.tokens.per-turn/1`).
 ///
 /// Examples:
 ///   ctxj tokens sample-journals/bugfix-todo
 ///   ctxj tokens sample-journals/long-elision --at turn 12
 ///   ctxj tokens sample-journals/bugfix-todo -s sliding-8 --encoding cl100k_base
 ///   ctxj tokens sample-journals/long-elision --per-turn --json
+///   ctxj tokens sample-journals/bugfix-todo --format csv
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -52,7 +57,7 @@ pub struct Args {
     #[command(flatten)]
     pub encoding: EncodingArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
@@ -61,25 +66,20 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let est = estimator_for(&journal, args.encoding.encoding.as_deref())?;
     let at = args.at.one()?;
     let paint = Paint::new(ctx.color);
-    let text = if args.per_turn {
+    let (format, layout) = (args.output.format(), args.output.layout());
+    let mut out = super::stdout();
+    if args.per_turn {
         anyhow::ensure!(at.is_none(), "--per-turn covers every turn; drop --at");
         let s = strategy.unwrap_or_else(Strategy::recorded);
         let rows = per_turn(&journal, &s, &est);
-        match args.output.json {
-            true => render::per_turn_json(&rows).to_string(),
-            false => render::per_turn_text(&s.name, est.encoding().name(), &rows, &paint),
-        }
+        let doc = render::per_turn_doc(&s.name, est.encoding().name(), &rows);
+        write_output(&mut out, format, &doc, &doc.turns, || {
+            render::per_turn_text(&s.name, est.encoding().name(), &rows, &paint, layout)
+        })?;
     } else {
         let r = request(&journal, strategy.as_ref(), at, &est)?;
-        match args.output.json {
-            true => render::request_json(&r).to_string(),
-            false => render::request_text(&r, &paint),
-        }
-    };
-    let mut out = super::stdout();
-    out.write_all(text.as_bytes())?;
-    if args.output.json {
-        out.write_all(b"\n")?;
+        let doc = render::request_doc(&r);
+        write_output(&mut out, format, &doc, &doc.parts, || render::request_text(&r, &paint, layout))?;
     }
     out.flush()?;
     Ok(EXIT_OK)

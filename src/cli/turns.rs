@@ -9,7 +9,10 @@ use anyhow::Result;
 use ctxj::render::style::Paint;
 use ctxj::strategy;
 
-use super::args::{AtArgs, OutputArgs, SessionArgs};
+use ctxj::render::rows::{write_output, OutputFormat};
+use ctxj::render::turns::{text, TurnsDoc};
+
+use super::args::{AtArgs, RowsArgs, SessionArgs};
 use super::{At, Ctx, EXIT_OK};
 
 /// One row per turn: the request's blocks and characters, and how it relates to the previous one.
@@ -23,12 +26,14 @@ use super::{At, Ctx, EXIT_OK};
 /// cache` explains them.
 ///
 /// `--at turn K` prints the row of turn K only; `--at rev N` the rows of the turns sent within
-/// records 1..N.
+/// records 1..N. The table fits the terminal (COLUMNS; the change is cut in the middle);
+/// --format json|ndjson|csv prints the turns as rows (docs/json.md, `ctxj.turns/1`).
 ///
 /// Examples:
 ///   ctxj turns sample-journals/bugfix-todo --strategy sliding-8
 ///   ctxj turns sample-journals/bugfix-todo -s age-truncate-500-keep-3 --json
 ///   ctxj turns sample-journals/long-elision --at turn 12
+///   ctxj turns sample-journals/bugfix-todo --format ndjson
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -40,7 +45,7 @@ pub struct Args {
     #[command(flatten)]
     pub at: AtArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
@@ -55,20 +60,20 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
             At::Rev(n) => r.rev <= n,
         });
     }
-    let mut out = super::stdout();
-    if args.output.json {
-        writeln!(out, "{}", ctxj::render::turns::json(&rows)?)?;
+    let format = args.output.format();
+    // The recorded replay is the journal's own requests: the table marks where the provider's
+    // cache broke.
+    let billed = if s.is_recorded() && format == OutputFormat::Table {
+        let est = ctxj::tokens::estimator_for(&journal, None)?;
+        Some(ctxj::cache::billed(&journal, &est, &ctxj::cache::PriceTable::builtin(), None))
     } else {
-        // The recorded replay is the journal's own requests: mark where the provider's cache broke.
-        let billed = if s.is_recorded() {
-            let est = ctxj::tokens::estimator_for(&journal, None)?;
-            Some(ctxj::cache::billed(&journal, &est, &ctxj::cache::PriceTable::builtin(), None))
-        } else {
-            None
-        };
-        let text = ctxj::render::turns::text(&s.name, &rows, billed.as_ref(), &Paint::new(ctx.color));
-        out.write_all(text.as_bytes())?;
-    }
+        None
+    };
+    let doc = TurnsDoc::new(s.name.clone(), rows);
+    let mut out = super::stdout();
+    write_output(&mut out, format, &doc, &doc.turns, || {
+        text(&s.name, &doc.turns, billed.as_ref(), &Paint::new(ctx.color), args.output.layout())
+    })?;
     out.flush()?;
     Ok(EXIT_OK)
 }

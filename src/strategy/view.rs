@@ -76,7 +76,7 @@ pub fn strategy_view(journal: &Journal, s: &Strategy, at: Option<At>) -> Result<
 }
 
 /// One side of a [`ViewDiff`].
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Side {
     pub label: String,
     pub blocks: usize,
@@ -96,7 +96,7 @@ impl Side {
 }
 
 /// One block in a [`ViewDiff`]: only on one side, or changed.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Entry {
     /// Its id, `system`, or `summary #k`.
     pub id: String,
@@ -109,7 +109,7 @@ pub struct Entry {
 }
 
 /// Two views compared block by block (by identity, [`crate::projection::diff`]).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct ViewDiff {
     pub left: Side,
     pub right: Side,
