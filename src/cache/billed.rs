@@ -105,6 +105,7 @@ pub struct Billed {
     /// Σ per-turn cost of the priced turns; `None` when no turn is priced.
     pub cost: Option<f64>,
     /// Σ cache read / Σ prompt.
+    #[serde(rename = "cache_hit")]
     pub hit_rate: Option<f64>,
     pub input: Option<u64>,
     pub cache_read: Option<u64>,

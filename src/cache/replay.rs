@@ -84,9 +84,11 @@ pub struct TurnFigures {
     /// the fit's slope; 0, and absent from JSON, when the journal records them).
     #[serde(skip_serializing_if = "is_zero")]
     pub unrecorded_prefix: u64,
+    #[serde(rename = "cache_read")]
     pub cached: u64,
     /// Uncached input tokens (prompt − cached); `write` of them are cache writes.
     pub new: u64,
+    #[serde(rename = "cache_write")]
     pub write: u64,
     pub output: u64,
     /// Whether `output` is the recorded `completion_tokens` (else an estimate).
@@ -110,16 +112,21 @@ pub struct Summary {
     pub peak_prompt: u64,
     pub prompt: u64,
     pub new: u64,
+    #[serde(rename = "cache_read")]
     pub cached: u64,
+    #[serde(rename = "cache_write")]
     pub write: u64,
     pub output: u64,
     /// cached / prompt over all turns (0 without turns).
+    #[serde(rename = "cache_hit")]
     pub hit_rate: f64,
     pub cost: Option<f64>,
     pub breaks: usize,
     /// Over the turns carrying `usage.cached_tokens` (and `prompt_tokens`): the provider's
     /// Σcached / Σprompt, and this simulation's hit rate on the same turns.
+    #[serde(rename = "recorded_cache_hit")]
     pub recorded_hit_rate: Option<f64>,
+    #[serde(rename = "simulated_cache_hit_same_turns")]
     pub simulated_hit_rate_same_turns: Option<f64>,
     /// Turns the recorded hit rate is taken over.
     pub recorded_turns: usize,

@@ -25,7 +25,7 @@ use super::{Ctx, EXIT_FINDINGS, EXIT_OK};
 ///   ctxj validate sample-journals/long-elision
 ///   ctxj validate long-elision --root sample-journals --deny warnings
 ///   ctxj validate sample-journals/compaction/journal.jsonl --json
-///   ctxj validate tests/data/invalid/R3.jsonl --format csv
+///   ctxj validate sample-journals/long-elision --format csv
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {

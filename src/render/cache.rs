@@ -260,7 +260,7 @@ fn recorded_rate(c: &Comparison) -> String {
         })
         .collect();
     format!(
-        "recorded hit rate (usage.cached_tokens, {} turns): {} · simulated on the same turns: {}\n",
+        "recorded cache hit (usage.cached_tokens, {} turns): {} · simulated on the same turns: {}\n",
         m.recorded_turns,
         percent(m.recorded_hit_rate.unwrap_or(0.0)),
         same.join(", ")

@@ -162,20 +162,8 @@ pub struct AuditDoc {
 /// One cleanup decision and its verdicts.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DecisionRow {
-    pub rev: u64,
-    pub line: usize,
-    /// `elide`, `clear`, `mirror` or `compact`.
-    pub kind: String,
-    pub what: String,
-    /// ctxj's calibrated estimate of the request before and after the decision.
-    pub before: u64,
-    pub after: u64,
-    /// The harness's own figures, when recorded.
-    pub recorded_before: Option<f64>,
-    pub recorded_after: Option<f64>,
-    pub saved: i64,
-    /// Running total of `saved`.
-    pub total: i64,
+    #[serde(flatten)]
+    pub decision: Decision,
     pub verdicts: Verdicts,
 }
 
@@ -195,16 +183,7 @@ pub fn audit_doc(session: &str, report: &AuditReport) -> AuditDoc {
         .map(|d| {
             let v = |a| verdict(report, d, a).into_iter().map(str::to_string).collect();
             DecisionRow {
-                rev: d.rev,
-                line: d.line,
-                kind: d.kind.to_string(),
-                what: d.what.clone(),
-                before: d.before,
-                after: d.after,
-                recorded_before: d.recorded_before,
-                recorded_after: d.recorded_after,
-                saved: d.saved,
-                total: d.total,
+                decision: d.clone(),
                 verdicts: Verdicts {
                     trigger: v(Aspect::Trigger),
                     restraint: v(Aspect::Restraint),

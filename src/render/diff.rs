@@ -105,12 +105,8 @@ pub fn text_diff(l: &View, r: &View, full: bool) -> TextDiffOut {
 pub struct DiffDoc {
     /// `ctxj.diff/1`.
     pub schema: &'static str,
-    pub left: Side,
-    pub right: Side,
-    pub equal: bool,
-    pub only_left: Vec<Entry>,
-    pub only_right: Vec<Entry>,
-    pub changed: Vec<Entry>,
+    #[serde(flatten)]
+    pub blocks: ViewDiff,
     pub diff: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff_note: Option<String>,
@@ -129,12 +125,7 @@ pub struct DiffRow {
 pub fn doc(d: &ViewDiff, text_diff: Option<&TextDiffOut>) -> DiffDoc {
     DiffDoc {
         schema: "ctxj.diff/1",
-        left: d.left.clone(),
-        right: d.right.clone(),
-        equal: d.equal,
-        only_left: d.only_left.clone(),
-        only_right: d.only_right.clone(),
-        changed: d.changed.clone(),
+        blocks: d.clone(),
         diff: text_diff.map(|t| t.diff.clone()),
         diff_note: text_diff.and_then(|t| t.note.clone()),
     }
@@ -143,7 +134,8 @@ pub fn doc(d: &ViewDiff, text_diff: Option<&TextDiffOut>) -> DiffDoc {
 /// The blocks that differ, in the `--stat` order: only left, only right, changed.
 pub fn rows(d: &DiffDoc) -> Vec<DiffRow> {
     let tag = |change, v: &[Entry]| v.iter().map(move |e| DiffRow { change, entry: e.clone() }).collect::<Vec<_>>();
-    [tag("only_left", &d.only_left), tag("only_right", &d.only_right), tag("changed", &d.changed)].concat()
+    let b = &d.blocks;
+    [tag("only_left", &b.only_left), tag("only_right", &b.only_right), tag("changed", &b.changed)].concat()
 }
 
 fn headline(d: &ViewDiff) -> String {

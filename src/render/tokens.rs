@@ -218,12 +218,8 @@ pub struct PerTurnDoc {
 /// One turn: raw and calibrated estimates against the provider's `prompt_tokens`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PerTurnRow {
-    pub turn: usize,
-    pub raw: u64,
-    pub multiplier: f64,
-    pub prefix: u64,
-    pub calibrated: u64,
-    pub prompt_tokens: Option<u64>,
+    #[serde(flatten)]
+    pub estimate: TurnEstimate,
     /// Signed errors against `prompt_tokens`, in percent.
     pub raw_error_pct: Option<f64>,
     pub calibrated_error_pct: Option<f64>,
@@ -233,12 +229,7 @@ pub struct PerTurnRow {
 pub fn per_turn_doc(strategy: &str, encoding: &str, rows: &[TurnEstimate]) -> PerTurnDoc {
     let turns = (rows.iter())
         .map(|r| PerTurnRow {
-            turn: r.turn,
-            raw: r.raw,
-            multiplier: r.multiplier,
-            prefix: r.prefix,
-            calibrated: r.calibrated,
-            prompt_tokens: r.prompt_tokens,
+            estimate: *r,
             raw_error_pct: r.raw_error_pct(),
             calibrated_error_pct: r.calibrated_error_pct(),
         })
