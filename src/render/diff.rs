@@ -9,7 +9,7 @@ use similar::TextDiff;
 use crate::render::format::{signed_thousands, thousands};
 use crate::render::projection::{write_view, Plain};
 use crate::render::style::Paint;
-use crate::strategy::view::{Entry, Side};
+use crate::strategy::view::Entry;
 use crate::strategy::{View, ViewDiff};
 use crate::text::escape_line;
 
