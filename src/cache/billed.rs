@@ -28,7 +28,7 @@ pub const TTL_5M: i64 = 300;
 pub const TTL_1H: i64 = 3600;
 
 /// Why the provider did not read again what the previous turn left in its cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BreakCause {
     /// The idle gap before the request exceeds the cache lifetime.
@@ -60,7 +60,7 @@ impl BreakCause {
 }
 
 /// A turn whose recorded cache read falls short of what the previous turn read and wrote.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct RecordedBreak {
     pub turn: usize,
     pub cause: BreakCause,
@@ -83,7 +83,7 @@ pub struct RecordedBreak {
 }
 
 /// One turn as billed.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct BilledTurn {
     pub turn: usize,
     pub model: Option<String>,
@@ -100,11 +100,12 @@ pub struct BilledTurn {
 }
 
 /// The session as billed (`cache --json`: the top-level `recorded` object).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Billed {
     /// Σ per-turn cost of the priced turns; `None` when no turn is priced.
     pub cost: Option<f64>,
     /// Σ cache read / Σ prompt.
+    #[serde(rename = "cache_hit")]
     pub hit_rate: Option<f64>,
     pub input: Option<u64>,
     pub cache_read: Option<u64>,

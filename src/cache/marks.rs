@@ -14,7 +14,7 @@ use crate::strategy::Strategy;
 use crate::tokens::Estimator;
 
 /// A recorded cache break as a turn carries it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BreakMark {
     pub cause: BreakCause,
     /// Tokens processed again instead of read from the cache.
@@ -24,7 +24,7 @@ pub struct BreakMark {
 }
 
 /// One turn's marks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TurnMark {
     /// The request's prompt tokens as `cache` replays it (raw estimate; provider tokens with the
     /// unrecorded prefix for imported sessions).

@@ -28,7 +28,7 @@ pub const TTL_MS: i64 = 5 * 60 * 1000;
 pub const LOOKBACK_BLOCKS: usize = 20;
 
 /// A cache model of spec §4.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CacheModel {
     Ideal,

@@ -17,7 +17,7 @@ use serde_json::Value;
 pub const BUILTIN_DATE: &str = "2026-11-30";
 
 /// One model's prices, $ per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Price {
     pub input: f64,
     pub cached: Option<f64>,

@@ -27,7 +27,7 @@ pub struct Options {
 }
 
 /// A block named for reports: its type, its id and how the strategy produced it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct BlockRef {
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -57,7 +57,7 @@ impl std::fmt::Display for BlockRef {
 }
 
 /// A cache break (spec §4) explained.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct CacheBreak {
     pub turn: usize,
     /// First block of the previous request that this one does not repeat in place, numbered
@@ -72,7 +72,7 @@ pub struct CacheBreak {
 }
 
 /// Figures of one turn.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct TurnFigures {
     pub turn: usize,
     /// Blocks in the request.
@@ -84,9 +84,11 @@ pub struct TurnFigures {
     /// the fit's slope; 0, and absent from JSON, when the journal records them).
     #[serde(skip_serializing_if = "is_zero")]
     pub unrecorded_prefix: u64,
+    #[serde(rename = "cache_read")]
     pub cached: u64,
     /// Uncached input tokens (prompt − cached); `write` of them are cache writes.
     pub new: u64,
+    #[serde(rename = "cache_write")]
     pub write: u64,
     pub output: u64,
     /// Whether `output` is the recorded `completion_tokens` (else an estimate).
@@ -112,7 +114,7 @@ pub struct TurnFigures {
 }
 
 /// The summary row of one strategy (spec §6).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub strategy: String,
     pub cache: CacheModel,
@@ -120,16 +122,21 @@ pub struct Summary {
     pub peak_prompt: u64,
     pub prompt: u64,
     pub new: u64,
+    #[serde(rename = "cache_read")]
     pub cached: u64,
+    #[serde(rename = "cache_write")]
     pub write: u64,
     pub output: u64,
     /// cached / prompt over all turns (0 without turns).
+    #[serde(rename = "cache_hit")]
     pub hit_rate: f64,
     pub cost: Option<f64>,
     pub breaks: usize,
     /// Over the turns carrying `usage.cached_tokens` (and `prompt_tokens`): the provider's
     /// Σcached / Σprompt, and this simulation's hit rate on the same turns.
+    #[serde(rename = "recorded_cache_hit")]
     pub recorded_hit_rate: Option<f64>,
+    #[serde(rename = "simulated_cache_hit_same_turns")]
     pub simulated_hit_rate_same_turns: Option<f64>,
     /// Turns the recorded hit rate is taken over.
     pub recorded_turns: usize,
@@ -141,7 +148,7 @@ pub struct Summary {
 }
 
 /// A strategy's simulation.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Simulation {
     pub summary: Summary,
     pub turns: Vec<TurnFigures>,

@@ -15,7 +15,7 @@ use crate::strategy::UnrecordedPrefix;
 use crate::tokens::Estimator;
 
 /// The summarizer requests that ran before one turn, summed.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct SummarizerFigures {
     /// How many summarizer requests (compaction passes).
     pub calls: usize,
@@ -72,7 +72,7 @@ pub fn figures(
 }
 
 /// The summarizer figures of a whole replay.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct SummarizerTotals {
     pub calls: usize,
     pub prompt: u64,

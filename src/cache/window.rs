@@ -107,7 +107,7 @@ pub fn cache_minimum(model: &str) -> Option<u64> {
 }
 
 /// Where a limit comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// `--window`.
@@ -139,14 +139,14 @@ impl Source {
 }
 
 /// A limit in tokens and where it comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Limit {
     pub tokens: u64,
     pub source: Source,
 }
 
 /// The context window and the minimum cacheable prompt a session is checked against.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Limits {
     /// The model slug they are taken for.
     pub model: Option<String>,
@@ -203,7 +203,7 @@ fn recorded_peak(journal: &Journal) -> u64 {
 }
 
 /// One strategy's requests against the limits.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LimitCheck {
     /// The window, when known.
     pub window: Option<u64>,

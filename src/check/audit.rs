@@ -46,7 +46,7 @@ pub fn aspect(rule: &str) -> Aspect {
 }
 
 /// One decision record and how it fared.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct Decision {
     pub rev: u64,
     pub line: usize,
@@ -65,9 +65,11 @@ pub struct Decision {
     /// Running total of `saved` up to and including this decision.
     pub total: i64,
     /// Indices into [`AuditReport::findings`] of the findings about this decision.
+    #[serde(skip)]
     pub findings: Vec<usize>,
     /// Whether its trigger was judged (auto elisions and auto compactions; a model's clear or
     /// commit and a user's `/compact` have no trigger to judge).
+    #[serde(skip)]
     pub trigger_judged: bool,
 }
 

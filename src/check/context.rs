@@ -16,7 +16,7 @@ use crate::tokens::budget::in_force;
 use crate::tokens::{calibrate, Estimator, BLOCK_FRAMING};
 
 /// One part of the request, as `/context` lists it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ContextPart {
     pub name: String,
     /// `None`: the journal does not record it.
@@ -27,7 +27,7 @@ pub struct ContextPart {
 }
 
 /// The next automatic cleanup.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Until {
     /// `elision` (journal-v1's budget) or `auto-compact`.
     pub what: &'static str,
@@ -36,7 +36,7 @@ pub struct Until {
 }
 
 /// The `/context` view of one request.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ContextView {
     pub harness: &'static str,
     /// ctxj's calibrated estimate.
@@ -111,7 +111,7 @@ pub fn context_view(
 }
 
 /// A hint, typed (the renderer words it).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "hint", rename_all = "snake_case")]
 pub enum Hint {
     /// One tool's results hold at least a fifth of the request.

@@ -5,10 +5,11 @@ use std::io::Write;
 use anyhow::Result;
 
 use ctxj::check::{audit_as, Counts, Harness};
-use ctxj::render::check::{audit_json, audit_text};
+use ctxj::render::check::{audit_doc, audit_text};
+use ctxj::render::rows::write_output;
 use ctxj::render::style::Paint;
 
-use super::args::{OutputArgs, SessionArgs};
+use super::args::{RowsArgs, SessionArgs};
 use super::validate::{exit_code, Deny};
 use super::Ctx;
 
@@ -23,19 +24,22 @@ use super::Ctx;
 /// the harness that wrote the journal (its `harness` field: ctxj, claude-code, command-code,
 /// veles), or of `--harness`. Exit 0 when there is no error (and, with `--deny warnings`, no warning),
 /// 1 otherwise, 2 when the journal cannot be read.
+/// The tables fit the terminal (COLUMNS); --format json|ndjson|csv prints the decisions as rows,
+/// the findings in the JSON document (docs/json.md, `ctxj.audit/1`).
 ///
 /// Examples:
 ///   ctxj audit sample-journals/long-elision
 ///   ctxj audit long-elision --root sample-journals --deny warnings
 ///   ctxj audit sample-journals/compaction/journal.jsonl --json
 ///   ctxj audit sample-journals/compaction --harness veles
+///   ctxj audit sample-journals/long-elision --format csv
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
     /// Also fail (exit 1) on findings of this severity.
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub deny: Option<Deny>,
@@ -49,12 +53,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let (_, journal) = ctx.load(&args.session.session)?;
     let report = super::progress::with_progress_of("auditing record", |p| audit_as(&journal, args.harness, p))?;
     let path = journal.path.display().to_string();
-    let text = match args.output.json {
-        true => format!("{}\n", audit_json(&path, &report)),
-        false => audit_text(&path, &report, &Paint::new(ctx.color)),
-    };
+    let doc = audit_doc(&path, &report);
     let mut out = super::stdout();
-    out.write_all(text.as_bytes())?;
+    write_output(&mut out, args.output.format(), &doc, &doc.decisions, || {
+        audit_text(&path, &report, &Paint::new(ctx.color), args.output.layout())
+    })?;
     out.flush()?;
     Ok(exit_code(Counts::of(&report.findings), args.deny))
 }

@@ -5,11 +5,12 @@ use std::io::Write;
 
 use anyhow::{Context as _, Result};
 
+use ctxj::render::rows::write_output;
 use ctxj::render::style::Paint;
-use ctxj::render::tokens::{budget_json, budget_text};
+use ctxj::render::tokens::{budget_doc, budget_text};
 use ctxj::tokens::budget::{resolve, Config};
 
-use super::args::OutputArgs;
+use super::args::RowsArgs;
 use super::{Ctx, EXIT_OK};
 
 /// Resolve the context settings of a model from a harness config, with the rule behind each.
@@ -22,12 +23,14 @@ use super::{Ctx, EXIT_OK};
 /// 300,000, else 200,000; target: 70% of the budget, rounded down). A target at or above the budget
 /// is reported and replaced by the auto rule. Keys set nowhere take the defaults
 /// (ctx_window 1,000,000, context_reserve 8,192, keep_results 5). Without --config: no file, the
-/// defaults and auto rules alone.
+/// defaults and auto rules alone. --format json|ndjson|csv: the rows are the settings
+/// (docs/json.md, `ctxj.budget/1`).
 ///
 /// Examples:
 ///   ctxj budget --config docs/harness.toml --model anthropic/claude-sonnet-4-5
 ///   ctxj budget --config docs/harness.toml --model anthropic/claude-haiku-4-5 --json
 ///   ctxj budget --model openai/gpt-5
+///   ctxj budget --config docs/harness.toml --model openai/gpt-5 --format csv
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -38,7 +41,7 @@ pub struct Args {
     #[arg(long, value_name = "SLUG")]
     pub model: String,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
@@ -57,12 +60,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         None => (None, Config::default()),
     };
     let r = resolve(&cfg, &args.model);
-    let text = match args.output.json {
-        true => format!("{}\n", budget_json(name.as_deref(), &cfg, &r)),
-        false => budget_text(name.as_deref(), &cfg, &r, &Paint::new(ctx.color)),
-    };
+    let doc = budget_doc(name.as_deref(), &cfg, &r);
     let mut out = super::stdout();
-    out.write_all(text.as_bytes())?;
+    write_output(&mut out, args.output.format(), &doc, &doc.settings, || {
+        budget_text(name.as_deref(), &cfg, &r, &Paint::new(ctx.color), args.output.layout())
+    })?;
     out.flush()?;
     Ok(EXIT_OK)
 }

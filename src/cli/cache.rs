@@ -12,7 +12,9 @@ use ctxj::render::style::Paint;
 use ctxj::strategy::{self, Strategy};
 use ctxj::tokens::estimator_for;
 
-use super::args::{EncodingArgs, OutputArgs, PricesArgs, SessionArgs, SummarizerArgs};
+use ctxj::render::rows::write_output;
+
+use super::args::{EncodingArgs, PricesArgs, RowsArgs, SessionArgs, SummarizerArgs};
 use super::progress::with_progress;
 use super::{Ctx, EXIT_OK};
 
@@ -30,7 +32,10 @@ use super::{Ctx, EXIT_OK};
 /// recorded completion_tokens, else the estimate of the turn's assistant block. Without
 /// --strategy: recorded and baseline. --cache defaults from the model slug (claude → anthropic,
 /// gpt-/o1… → openai, gemini → gemini, else ideal). Prices: a built-in dated table, or LiteLLM's
-/// model_prices_and_context_window.json with --prices.
+/// model_prices_and_context_window.json with --prices. Money is $1,234.56 (<$0.01 below a cent;
+/// JSON keeps the full figure). The tables fit the terminal (COLUMNS). --format json|ndjson|csv:
+/// the rows are the strategies' summaries, with --per-turn every turn of every strategy
+/// (docs/json.md, `ctxj.cache/1`).
 ///
 /// Examples:
 ///   ctxj cache sample-journals/bugfix-todo
@@ -38,6 +43,7 @@ use super::{Ctx, EXIT_OK};
 ///   ctxj cache sample-journals/long-elision -s recorded --per-turn --model openai/gpt-4.1
 ///   ctxj cache sample-journals/transcripts/pi --json
 ///   ctxj cache sample-journals/transcripts/pi -s baseline --window 3000
+///   ctxj cache sample-journals/bugfix-todo -s sliding-8 --per-turn --format csv
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -63,7 +69,7 @@ pub struct Args {
     #[command(flatten)]
     pub encoding: EncodingArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
     #[command(flatten)]
     pub summarizer: SummarizerArgs,
 }
@@ -85,11 +91,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let c = with_progress(|p| cache::compare(&journal, &strategies, &est, pricing, p));
     SummarizerArgs::check(&sum)?;
     let shown = Shown { per_turn: args.per_turn, breaks: args.breaks };
+    let doc = ctxj::render::cache::doc(&c, shown);
+    let text = || ctxj::render::cache::text(&c, &journal, shown, &Paint::new(ctx.color), args.output.layout());
     let mut out = super::stdout();
-    if args.output.json {
-        writeln!(out, "{}", ctxj::render::cache::json(&c, shown))?;
-    } else {
-        out.write_all(ctxj::render::cache::text(&c, &journal, shown, &Paint::new(ctx.color)).as_bytes())?;
+    let format = args.output.format();
+    match args.per_turn {
+        true => write_output(&mut out, format, &doc, &ctxj::render::cache::turn_rows(&doc), text)?,
+        false => write_output(&mut out, format, &doc, &ctxj::render::cache::rows(&doc), text)?,
     }
     out.flush()?;
     Ok(EXIT_OK)

@@ -10,7 +10,9 @@ use ctxj::journal::Journal;
 use ctxj::render::style::Paint;
 use ctxj::strategy::{self, recorded_view, strategy_view_with_progress, View};
 
-use super::args::{AtArgs, OutputArgs, SessionArgs, SummarizerArgs};
+use ctxj::render::rows::write_output;
+
+use super::args::{AtArgs, RowsArgs, SessionArgs, SummarizerArgs};
 use super::{At, Ctx, EXIT_FINDINGS, EXIT_OK};
 use ctxj::strategy::summarizer::Summarizer;
 use std::sync::Arc;
@@ -27,7 +29,8 @@ use std::sync::Arc;
 ///
 /// Output: one summary line (the only line when the sides are equal), the blocks only on one
 /// side and the blocks whose text changed (ids, chars, delta), then a unified diff of the rendered
-/// projections. Exit status like diff(1): 0 equal, 1 different, 2 error.
+/// projections. Exit status like diff(1): 0 equal, 1 different, 2 error. --format json prints
+/// all of it (docs/json.md, `ctxj.diff/1`); ndjson and csv print the blocks that differ.
 ///
 /// Strategy names: recorded, baseline, truncate-N, age-truncate-N-keep-K, mid-truncate-N,
 /// sliding-N[-pin], per-tool-keep-K, elide-keep-K, elide-B-T-keep-K,
@@ -57,7 +60,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "stat")]
     pub full: bool,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
     #[command(flatten)]
     pub summarizer: SummarizerArgs,
 }
@@ -110,11 +113,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let d = strategy::compare(&l, &r);
     let text_diff = (!d.equal && !args.stat).then(|| ctxj::render::diff::text_diff(&l, &r, args.full));
     let mut out = super::stdout();
-    if args.output.json {
-        writeln!(out, "{}", ctxj::render::diff::json(&d, text_diff.as_ref())?)?;
-    } else {
-        out.write_all(ctxj::render::diff::text(&d, text_diff.as_ref(), &Paint::new(ctx.color)).as_bytes())?;
-    }
+    let doc = ctxj::render::diff::doc(&d, text_diff.as_ref());
+    write_output(&mut out, args.output.format(), &doc, &ctxj::render::diff::rows(&doc), || {
+        ctxj::render::diff::text(&d, text_diff.as_ref(), &Paint::new(ctx.color))
+    })?;
     out.flush()?;
     Ok(if d.equal { EXIT_OK } else { EXIT_FINDINGS })
 }

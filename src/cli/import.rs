@@ -8,7 +8,11 @@ use anyhow::{Context as _, Result};
 use ctxj::import::write::write_session;
 use ctxj::text::escape_line;
 
-use super::args::{OutputArgs, ReadArgs};
+use ctxj::import::write::Written;
+use ctxj::render::import::ImportDoc;
+use ctxj::render::rows::write_output;
+
+use super::args::{ReadArgs, RowsArgs};
 use super::{Ctx, EXIT_OK};
 
 /// Import a Claude Code, Codex or pi transcript as a journal-v1 session.
@@ -17,7 +21,9 @@ use super::{Ctx, EXIT_OK};
 /// Every assistant record gets the prompt_sha256 of its recorded request, so the result passes
 /// `ctxj validate`. What the format does not record (system prompt, tool schemas) stays absent
 /// and is listed in the report. An existing session is never overwritten without --force, and
-/// nothing is ever written into the transcript's own folder.
+/// nothing is ever written into the transcript's own folder. --format json prints the import
+/// report (docs/json.md, `ctxj.import/1`); ndjson and csv print one summary row (format,
+/// journal written, records, turns, files, bytes).
 ///
 /// Examples:
 ///   ctxj import sample-journals/transcripts/codex -o /tmp/ctxj-codex
@@ -34,38 +40,38 @@ pub struct Args {
     /// Overwrite an existing journal.jsonl in --output.
     #[arg(long)]
     pub force: bool,
-    // --json: the import report as JSON.
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
     #[command(flatten)]
     pub read: ReadArgs,
 }
 
+/// The one row of `ctxj import --format ndjson|csv`.
+#[derive(serde::Serialize)]
+struct Row<'a> {
+    format: &'a str,
+    #[serde(flatten)]
+    written: &'a Written,
+}
+
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let l = ctx.load_full(&args.transcript)?;
-    let report = l.report.clone();
     let w = write_session(&args.out, &l.journal, &l.files, &l.session.journal_path, args.force)
         .with_context(|| format!("writing {}", args.out.display()))?;
+    let doc = ImportDoc { schema: "ctxj.import/1", format: l.format.name().to_string(), written: w, report: l.report };
+    let w = &doc.written;
     let mut out = super::stdout();
-    if args.output.json {
-        let v = serde_json::json!({
-            "format": l.format.name(),
-            "written": w,
-            "report": report,
-        });
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-    } else {
-        writeln!(
-            out,
-            "wrote {} ({} records, {} turns, {} attachment file(s)) from {} transcript {}",
+    write_output(&mut out, args.output.format(), &doc, &[Row { format: &doc.format, written: w }], || {
+        format!(
+            "wrote {} ({} records, {} turns, {} attachment file(s)) from {} transcript {}\n",
             escape_line(&w.journal.display().to_string()),
             w.records,
             w.turns,
             w.files,
             l.format,
             escape_line(&args.transcript)
-        )?;
-    }
+        )
+    })?;
     out.flush()?;
     Ok(EXIT_OK)
 }

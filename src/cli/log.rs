@@ -4,37 +4,38 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use super::args::{OutputArgs, SessionArgs};
+use ctxj::render::log::{rows, text, LogDoc};
+use ctxj::render::rows::write_output;
+
+use super::args::{RowsArgs, SessionArgs};
 use super::{Ctx, EXIT_OK};
 
 /// List every record with what it did to the projection.
 ///
 /// Columns: rev, time, kind, effect (e.g. "elided call_3, call_5 (−41,220 chars)" or
 /// "mirror r2 rejected: assistant text changed"), then blocks and chars of the projection after it.
+/// The table fits the terminal (COLUMNS): time, then blocks go first; the effect is cut in the
+/// middle. --format json|ndjson|csv prints the records as rows (docs/json.md, `ctxj.log/1`).
 ///
 /// Examples:
 ///   ctxj log sample-journals/long-elision
 ///   ctxj log sample-journals/compaction --json
+///   ctxj log sample-journals/long-elision --format csv
 ///   ctxj log sample-journals/transcripts/pi
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
-    /// --json: one JSON array of rows instead of a table.
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let (_, journal) = ctx.load(&args.session.session)?;
-    let rows = ctxj::render::log::rows(&journal);
+    let doc = LogDoc::new(journal.path.display().to_string(), rows(&journal));
     let mut out = super::stdout();
-    if args.output.json {
-        writeln!(out, "{}", ctxj::render::log::json(&rows)?)?;
-    } else {
-        writeln!(out, "{}", ctxj::render::log::text(&rows))?;
-    }
+    write_output(&mut out, args.output.format(), &doc, &doc.records, || text(&doc.records, args.output.layout()))?;
     out.flush()?;
     Ok(EXIT_OK)
 }

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use ctxj::render::rows::{write_rows, OutputFormat};
-use ctxj::render::sessions::sessions_table;
+use ctxj::render::rows::write_output;
+use ctxj::render::sessions::{sessions_table, SessionsDoc};
 use ctxj::usage::summarize_folder_with_progress;
 use ctxj::usage::time::zone;
 
@@ -44,13 +44,6 @@ pub struct Args {
     pub format: FormatArgs,
 }
 
-/// The JSON document of `ctxj sessions`.
-#[derive(serde::Serialize)]
-struct Doc<'a> {
-    schema: &'static str,
-    sessions: &'a [ctxj::usage::SessionSummary],
-}
-
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let folders = paths_or_defaults(&args.folders, args.agent)?;
     for f in &folders {
@@ -64,14 +57,12 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     if let Some(a) = args.agent {
         rows.retain(|r| r.agent == a.format().name());
     }
+    let doc = SessionsDoc::new(rows);
     let mut out = super::stdout();
-    match args.output.format() {
-        OutputFormat::Table => {
-            let bases: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
-            write!(out, "{}", sessions_table(&rows, &bases, tz, args.output.layout()))?
-        }
-        f => write_rows(&mut out, f, &Doc { schema: "ctxj.sessions/1", sessions: &rows }, &rows)?,
-    }
+    write_output(&mut out, args.output.format(), &doc, &doc.sessions, || {
+        let bases: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
+        sessions_table(&doc.sessions, &bases, tz, args.output.layout())
+    })?;
     out.flush()?;
     Ok(EXIT_OK)
 }

@@ -18,7 +18,9 @@ use ctxj::strategy::{calibrator_for, new_calibrator, prefix_unrecorded, recorded
 use ctxj::tokens::breakdown::{RequestTokens, TurnEstimate};
 use ctxj::tokens::{estimator_for, TiktokenEstimator};
 
-use super::args::{AtArgs, EncodingArgs, OutputArgs, SessionArgs};
+use ctxj::render::rows::write_output;
+
+use super::args::{AtArgs, EncodingArgs, RowsArgs, SessionArgs};
 use super::{At, Ctx, EXIT_OK};
 use ctxj::strategy::{parse as parse_strategy, recorded_view, strategy_view};
 
@@ -36,7 +38,9 @@ use ctxj::strategy::{parse as parse_strategy, recorded_view, strategy_view};
 ///
 /// Without --at: the state after the last record (recorded) or the last turn (--strategy).
 /// With --per-turn: per turn the raw estimate, the calibrated one, the provider's prompt_tokens
-/// and both errors.
+/// and both errors. Tables fit the terminal (COLUMNS). --format json|ndjson|csv: the rows are the
+/// breakdown's parts, with --per-turn the turns (docs/json.md, `ctxj.tokens/1`,
+/// `ctxj.tokens.per-turn/1`).
 ///
 /// Examples:
 ///   ctxj tokens sample-journals/bugfix-todo
@@ -44,6 +48,7 @@ use ctxj::strategy::{parse as parse_strategy, recorded_view, strategy_view};
 ///   ctxj tokens sample-journals/bugfix-todo -s sliding-8 --encoding cl100k_base
 ///   ctxj tokens sample-journals/long-elision --per-turn --json
 ///   ctxj tokens sample-journals/transcripts/claude-code --harness claude-code
+///   ctxj tokens sample-journals/bugfix-todo --format csv
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -60,7 +65,7 @@ pub struct Args {
     #[command(flatten)]
     pub encoding: EncodingArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
     /// The profile whose window, tiers and auto-cleanup point the /context view uses (ctxj,
     /// claude-code, command-code, veles; default: the journal's `harness`).
     #[arg(long, value_name = "NAME")]
@@ -73,31 +78,25 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let est = estimator_for(&journal, args.encoding.encoding.as_deref())?;
     let at = args.at.one()?;
     let paint = Paint::new(ctx.color);
-    let text = if args.per_turn {
+    let (format, layout) = (args.output.format(), args.output.layout());
+    let mut out = super::stdout();
+    if args.per_turn {
         anyhow::ensure!(at.is_none(), "--per-turn covers every turn; drop --at");
         let s = strategy.unwrap_or_else(Strategy::recorded);
         let rows = per_turn(&journal, &s, &est);
-        match args.output.json {
-            true => render::per_turn_json(&rows).to_string(),
-            false => render::per_turn_text(&s.name, est.encoding().name(), &rows, &paint),
-        }
+        let doc = render::per_turn_doc(&s.name, est.encoding().name(), &rows);
+        write_output(&mut out, format, &doc, &doc.turns, || {
+            render::per_turn_text(&s.name, est.encoding().name(), &rows, &paint, layout)
+        })?;
     } else {
         let (r, blocks) = request(&journal, strategy.as_ref(), at, &est)?;
         let harness = args.harness.unwrap_or_else(|| Harness::detect(&journal));
         let view = context_view(&journal, &r, &blocks, &est, harness);
-        match args.output.json {
-            true => {
-                let mut v = render::request_json(&r);
-                v["context"] = serde_json::to_value(&view)?;
-                v.to_string()
-            }
-            false => render::request_text(&r, &paint) + &render::context_text(&view, &paint),
-        }
-    };
-    let mut out = super::stdout();
-    out.write_all(text.as_bytes())?;
-    if args.output.json {
-        out.write_all(b"\n")?;
+        let mut doc = render::request_doc(&r);
+        doc.context = Some(view.clone());
+        write_output(&mut out, format, &doc, &doc.parts, || {
+            render::request_text(&r, &paint, layout) + &render::context_text(&view, &paint, layout)
+        })?;
     }
     out.flush()?;
     Ok(EXIT_OK)

@@ -10,7 +10,10 @@ use ctxj::cache;
 use ctxj::render::style::Paint;
 use ctxj::strategy;
 
-use super::args::{AtArgs, OutputArgs, PricesArgs, SessionArgs, SummarizerArgs};
+use ctxj::render::rows::write_output;
+use ctxj::render::turns::{text, TurnsDoc};
+
+use super::args::{AtArgs, PricesArgs, RowsArgs, SessionArgs, SummarizerArgs};
 use super::{At, Ctx, EXIT_OK};
 
 /// One row per turn: the request's blocks and characters, and how it relates to the previous one.
@@ -26,13 +29,15 @@ use super::{At, Ctx, EXIT_OK};
 /// "over the window". --json rows carry prompt_tokens, over_window and recorded_break.
 ///
 /// `--at turn K` prints the row of turn K only; `--at rev N` the rows of the turns sent within
-/// records 1..N.
+/// records 1..N. The table fits the terminal (COLUMNS; the change is cut in the middle);
+/// --format json|ndjson|csv prints the turns as rows (docs/json.md, `ctxj.turns/1`).
 ///
 /// Examples:
 ///   ctxj turns sample-journals/bugfix-todo --strategy sliding-8
 ///   ctxj turns sample-journals/bugfix-todo -s age-truncate-500-keep-3 --json
 ///   ctxj turns sample-journals/long-elision --at turn 12
 ///   ctxj turns sample-journals/transcripts/pi -s baseline --window 3000
+///   ctxj turns sample-journals/bugfix-todo --format ndjson
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -46,7 +51,7 @@ pub struct Args {
     #[command(flatten)]
     pub prices: PricesArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
     #[command(flatten)]
     pub summarizer: SummarizerArgs,
 }
@@ -71,13 +76,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let est = ctxj::tokens::estimator_for(&journal, None)?;
     let pricing = cache::Pricing::for_session(&journal, None, None, table).with_window(args.prices.window);
     let marks = cache::marks::marks(&journal, &s, &est, &pricing);
+    let doc = TurnsDoc::new(s.name.clone(), rows, Some(&marks));
     let mut out = super::stdout();
-    if args.output.json {
-        writeln!(out, "{}", ctxj::render::turns::json(&rows, Some(&marks))?)?;
-    } else {
-        let text = ctxj::render::turns::text(&s.name, &rows, Some(&marks), &Paint::new(ctx.color));
-        out.write_all(text.as_bytes())?;
-    }
+    write_output(&mut out, args.output.format(), &doc, &doc.turns, || {
+        text(&doc, Some(&marks), &Paint::new(ctx.color), args.output.layout())
+    })?;
     out.flush()?;
     Ok(EXIT_OK)
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::ValueEnum;
 
-use ctxj::render::rows::{write_rows, OutputFormat};
+use ctxj::render::rows::write_output;
 use ctxj::render::usage::usage_table;
 use ctxj::text::escape_line;
 use ctxj::usage::time::{zone, Window};
@@ -119,10 +119,7 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     anyhow::ensure!(!files.is_empty(), "no Claude Code, Codex or pi transcript found in the given paths");
     let r = usage(&files, &Options { by, tz, window, breakdown: args.breakdown });
     let mut out = super::stdout();
-    match args.output.format() {
-        OutputFormat::Table => write!(out, "{}", usage_table(&r, args.output.layout()))?,
-        f => write_rows(&mut out, f, &r, &r.rows)?,
-    }
+    write_output(&mut out, args.output.format(), &r, &r.rows, || usage_table(&r, args.output.layout()))?;
     out.flush()?;
     Ok(EXIT_OK)
 }

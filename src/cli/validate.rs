@@ -6,29 +6,33 @@ use std::io::Write;
 use anyhow::Result;
 
 use ctxj::check::{validate, Counts};
-use ctxj::render::check::{validate_json, validate_text};
+use ctxj::render::check::{validate_doc, validate_text};
+use ctxj::render::rows::write_output;
 use ctxj::render::style::Paint;
 
-use super::args::{OutputArgs, SessionArgs};
+use super::args::{RowsArgs, SessionArgs};
 use super::{Ctx, EXIT_FINDINGS, EXIT_OK};
 
 /// Check a journal against the rules: integrity, mirror revisions (R1–R6), clears, request hashes.
 ///
 /// Each finding has a severity (error / warning / info), the rev and line of its record, a rule
 /// id (see docs/rules.md) and a one-line message. Exit 0 when there is no error (and, with
-/// `--deny warnings`, no warning), 1 otherwise, 2 when the journal cannot be read.
+/// `--deny warnings`, no warning), 1 otherwise, 2 when the journal cannot be read. The table fits
+/// the terminal (COLUMNS); --format json|ndjson|csv prints the findings as rows (docs/json.md,
+/// `ctxj.validate/1`).
 ///
 /// Examples:
 ///   ctxj validate sample-journals/long-elision
 ///   ctxj validate long-elision --root sample-journals --deny warnings
 ///   ctxj validate sample-journals/compaction/journal.jsonl --json
+///   ctxj validate sample-journals/long-elision --format csv
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: RowsArgs,
     /// Also fail (exit 1) on findings of this severity.
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub deny: Option<Deny>,
@@ -58,15 +62,12 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let findings = validate(&journal, dir);
     let code = exit_code(Counts::of(&findings), args.deny);
     let path = journal.path.display().to_string();
-    let text = match args.output.json {
-        true => format!("{}\n", validate_json(&path, &findings)),
-        false => {
-            let paint = Paint::new(ctx.color);
-            validate_text(&path, journal.records.len(), journal.turns.len(), &findings, code == EXIT_OK, &paint)
-        }
-    };
+    let doc = validate_doc(&path, &findings);
     let mut out = super::stdout();
-    out.write_all(text.as_bytes())?;
+    write_output(&mut out, args.output.format(), &doc, &doc.findings, || {
+        let (paint, layout) = (Paint::new(ctx.color), args.output.layout());
+        validate_text(&path, journal.records.len(), journal.turns.len(), &findings, code == EXIT_OK, &paint, layout)
+    })?;
     out.flush()?;
     Ok(code)
 }

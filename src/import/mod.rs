@@ -110,7 +110,7 @@ pub enum ImportError {
 }
 
 /// Counts of what an import dropped, kept aside or could not represent.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Dropped {
     /// API calls (turns) left out.
     pub turns: usize,
@@ -123,7 +123,7 @@ pub struct Dropped {
 }
 
 /// A session that lives beside the imported one (a sidechain, a subagent file).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Child {
     /// What to pass to `load` to open it (`file.jsonl#name` for inline sidechains).
     pub spec: String,
@@ -134,7 +134,7 @@ pub struct Child {
 }
 
 /// What an import did: the format, what is missing, what was skipped and why.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct ImportReport {
     /// The format read (`None` for a ctxj journal read as is).
     pub format: Option<&'static str>,

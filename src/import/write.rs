@@ -24,7 +24,7 @@ pub enum WriteError {
 }
 
 /// What [`write_session`] wrote.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct Written {
     pub journal: PathBuf,
     pub records: usize,

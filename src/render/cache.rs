@@ -4,13 +4,14 @@
 
 use std::fmt::Write as _;
 
-use comfy_table::{Cell, CellAlignment, Table};
-use serde_json::json;
+use serde::Serialize;
 
-use crate::cache::{CacheModel, Comparison, Simulation};
+use crate::cache::replay::CacheBreak;
+use crate::cache::{Billed, CacheModel, Comparison, Limits, Price, Simulation, Summary, TurnFigures};
 use crate::journal::Journal;
+use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{money_or_na as money, percent, thousands};
-use crate::render::style::{table, Paint};
+use crate::render::style::Paint;
 use crate::text::escape_line;
 
 /// What to show besides the summary.
@@ -22,33 +23,124 @@ pub struct Shown {
     pub breaks: usize,
 }
 
-/// The JSON object of `ctxj cache --json`.
-pub fn json(c: &Comparison, shown: Shown) -> serde_json::Value {
+/// `ctxj cache --format json`: the pricing, the session as billed and one entry per strategy.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CacheDoc {
+    /// `ctxj.cache/1`.
+    pub schema: &'static str,
+    /// The model slug priced, if any.
+    pub model: Option<String>,
+    pub cache: CacheModel,
+    pub cache_from_slug: bool,
+    pub encoding: String,
+    pub memo: MemoDoc,
+    /// The session as the provider billed it.
+    pub recorded: Billed,
+    /// The context window and cache minimum the requests were checked against.
+    pub limits: Limits,
+    pub prices: PricesDoc,
+    pub strategies: Vec<StrategyDoc>,
+}
+
+/// The tokenizer memo's figures.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct MemoDoc {
+    pub hits: u64,
+    pub misses: u64,
+    pub hit_rate: f64,
+    pub bytes_tokenized: u64,
+}
+
+/// The price table used and the slug's entry in it.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct PricesDoc {
+    pub source: String,
+    pub model: Option<String>,
+    pub price: Option<Price>,
+}
+
+/// One strategy: its summary, its cost against baseline, its cache breaks and (`--per-turn`) its
+/// turns.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct StrategyDoc {
+    pub summary: Summary,
+    pub cost_vs_baseline: Option<f64>,
+    pub breaks: Vec<CacheBreak>,
+    /// `null` without `--per-turn`.
+    pub turns: Option<Vec<TurnFigures>>,
+}
+
+/// A row of `cache --format ndjson|csv`: a strategy's summary (without `--per-turn`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CacheRow {
+    #[serde(flatten)]
+    pub summary: Summary,
+    pub cost_vs_baseline: Option<f64>,
+}
+
+/// A row of `cache --per-turn --format ndjson|csv`: one turn of one strategy.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CacheTurnRow {
+    pub strategy: String,
+    #[serde(flatten)]
+    pub turn: TurnFigures,
+}
+
+/// The document of `ctxj cache`.
+pub fn doc(c: &Comparison, shown: Shown) -> CacheDoc {
     let p = &c.pricing;
-    json!({
-        "model": p.slug,
-        "cache": p.cache,
-        "cache_from_slug": p.cache_from_slug,
-        "encoding": c.encoding.name(),
-        "memo": { "hits": c.memo.hits, "misses": c.memo.misses, "hit_rate": c.memo.hit_rate(),
-                  "bytes_tokenized": c.memo.bytes_tokenized },
-        "recorded": c.billed,
-        "limits": p.limits,
-        "prices": { "source": p.table.source, "model": p.priced.as_ref().map(|(n, _)| n), "price": p.priced.as_ref().map(|(_, p)| p) },
-        "strategies": c.sims.iter().map(|s| json!({
-            "summary": s.summary,
-            "cost_vs_baseline": c.vs_baseline(s),
-            "breaks": s.breaks,
-            "turns": if shown.per_turn { json!(s.turns) } else { serde_json::Value::Null },
-        })).collect::<Vec<_>>(),
-    })
+    CacheDoc {
+        schema: "ctxj.cache/1",
+        model: p.slug.clone(),
+        cache: p.cache,
+        cache_from_slug: p.cache_from_slug,
+        encoding: c.encoding.name().to_string(),
+        memo: MemoDoc {
+            hits: c.memo.hits,
+            misses: c.memo.misses,
+            hit_rate: c.memo.hit_rate(),
+            bytes_tokenized: c.memo.bytes_tokenized,
+        },
+        recorded: c.billed.clone(),
+        limits: p.limits.clone(),
+        prices: PricesDoc {
+            source: p.table.source.clone(),
+            model: p.priced.as_ref().map(|(n, _)| n.clone()),
+            price: p.priced.as_ref().map(|(_, p)| *p),
+        },
+        strategies: (c.sims.iter())
+            .map(|s| StrategyDoc {
+                summary: s.summary.clone(),
+                cost_vs_baseline: c.vs_baseline(s),
+                breaks: s.breaks.clone(),
+                turns: shown.per_turn.then(|| s.turns.clone()),
+            })
+            .collect(),
+    }
+}
+
+/// The summary rows (one per strategy).
+pub fn rows(d: &CacheDoc) -> Vec<CacheRow> {
+    (d.strategies.iter())
+        .map(|s| CacheRow { summary: s.summary.clone(), cost_vs_baseline: s.cost_vs_baseline })
+        .collect()
+}
+
+/// The per-turn rows (every turn of every strategy, in order).
+pub fn turn_rows(d: &CacheDoc) -> Vec<CacheTurnRow> {
+    (d.strategies.iter())
+        .flat_map(|s| {
+            let name = &s.summary.strategy;
+            s.turns.iter().flatten().map(|t| CacheTurnRow { strategy: name.clone(), turn: t.clone() })
+        })
+        .collect()
 }
 
 /// The human output of `ctxj cache`.
-pub fn text(c: &Comparison, journal: &Journal, shown: Shown, paint: &Paint) -> String {
+pub fn text(c: &Comparison, journal: &Journal, shown: Shown, paint: &Paint, layout: Layout) -> String {
     let mut out = heading(c, journal, paint);
     out.push_str(&prices_line(c));
-    let _ = writeln!(out, "{}", summary_table(c));
+    let _ = writeln!(out, "{}", summary_table(c, layout));
     out.push_str(&recorded_rate(c));
     out.push_str(&summarizer_lines(c));
     out.push_str(&super::cache_billed::line(&c.billed));
@@ -60,7 +152,7 @@ pub fn text(c: &Comparison, journal: &Journal, shown: Shown, paint: &Paint) -> S
     if shown.per_turn {
         for s in &c.sims {
             let _ = writeln!(out, "\n{} — per turn:", paint.bold(&escape_line(&s.summary.strategy)));
-            let _ = writeln!(out, "{}", per_turn_table(s, anthropic(c)));
+            let _ = writeln!(out, "{}", per_turn_table(s, anthropic(c), layout));
         }
         // The footnote explains the "~" mark, so only when a row carries one.
         if c.sims.iter().any(|s| s.turns.iter().any(|t| !t.output_recorded)) {
@@ -72,10 +164,6 @@ pub fn text(c: &Comparison, journal: &Journal, shown: Shown, paint: &Paint) -> S
 
 fn anthropic(c: &Comparison) -> bool {
     c.pricing.cache == CacheModel::Anthropic
-}
-
-fn right(s: String) -> Cell {
-    Cell::new(s).set_alignment(CellAlignment::Right)
 }
 
 fn heading(c: &Comparison, journal: &Journal, paint: &Paint) -> String {
@@ -111,38 +199,57 @@ fn prices_line(c: &Comparison) -> String {
     }
 }
 
-/// Inserts the cache-write column (Anthropic only) at `at`.
-fn with_write<T>(mut v: Vec<T>, at: usize, write: Option<T>) -> Vec<T> {
-    if let Some(w) = write {
-        v.insert(at, w);
-    }
-    v
+/// "1.23×", or "n/a".
+pub(super) fn ratio(r: Option<f64>) -> String {
+    r.map_or_else(|| "n/a".into(), |r| format!("{r:.2}×"))
 }
 
-fn summary_table(c: &Comparison) -> Table {
+fn summary_table(c: &Comparison, layout: Layout) -> String {
     let anth = anthropic(c);
-    let header =
-        ["strategy", "turns", "peak prompt", "new input", "cached input", "hit rate", "cost", "vs baseline", "breaks"];
-    let mut t = table(&with_write(header.to_vec(), 5, anth.then_some("cache write")));
-    for s in &c.sims {
-        let m = &s.summary;
-        let row = vec![
-            Cell::new(escape_line(&m.strategy)),
-            right(thousands(m.turns as u64)),
-            right(thousands(m.peak_prompt)),
-            right(thousands(m.new)),
-            right(thousands(m.cached)),
-            right(percent(m.hit_rate)),
-            right(money(m.cost)),
-            right(c.vs_baseline(s).map_or_else(|| "n/a".into(), |r| format!("{r:.2}×"))),
-            right(thousands(m.breaks as u64)),
-        ];
-        t.add_row(with_write(row, 5, anth.then(|| right(thousands(m.write)))));
+    let columns = [
+        Column::text("strategy", 0),
+        Column::number("turns", 5),
+        Column::number("peak prompt", 3),
+        Column::number("new input", 0),
+        Column::number("cache read", 0),
+        Column::number("cache write", 4),
+        Column::number("cache hit", 0),
+        Column::number("cost", 0),
+        Column::number("vs baseline", 2),
+        Column::number("breaks", 1),
+    ];
+    let mut rows: Vec<Vec<String>> = (c.sims.iter())
+        .map(|s| {
+            let m = &s.summary;
+            vec![
+                escape_line(&m.strategy),
+                thousands(m.turns as u64),
+                thousands(m.peak_prompt),
+                thousands(m.new),
+                thousands(m.cached),
+                thousands(m.write),
+                percent(m.hit_rate),
+                money(m.cost),
+                ratio(c.vs_baseline(s)),
+                thousands(m.breaks as u64),
+            ]
+        })
+        .collect();
+    rows.extend(super::cache_billed::row(c));
+    without_write(&columns, rows, anth, 5, layout)
+}
+
+/// The table of `columns`, without the cache-write column at `write` unless the model has cache
+/// writes (Anthropic).
+fn without_write(columns: &[Column], mut rows: Vec<Vec<String>>, anth: bool, write: usize, layout: Layout) -> String {
+    let mut columns = columns.to_vec();
+    if !anth {
+        columns.remove(write);
+        rows.iter_mut().for_each(|r| {
+            r.remove(write);
+        });
     }
-    if let Some(row) = super::cache_billed::row(c, anth) {
-        t.add_row(row);
-    }
-    t
+    fit(&columns, &rows, layout)
 }
 
 /// One line per strategy whose compactions called the summarizer: its own requests, priced.
@@ -176,7 +283,7 @@ fn recorded_rate(c: &Comparison) -> String {
         })
         .collect();
     format!(
-        "recorded hit rate (usage.cached_tokens, {} turns): {} · simulated on the same turns: {}\n",
+        "recorded cache hit (usage.cached_tokens, {} turns): {} · simulated on the same turns: {}\n",
         m.recorded_turns,
         percent(m.recorded_hit_rate.unwrap_or(0.0)),
         same.join(", ")
@@ -204,43 +311,52 @@ fn breaks(s: &Simulation, n: usize, paint: &Paint) -> String {
     out
 }
 
-fn per_turn_table(s: &Simulation, anth: bool) -> Table {
-    let h = ["turn", "prompt", "cached", "new", "output", "cost", "break"];
-    let mut t = table(&with_write(h.to_vec(), 4, anth.then_some("write")));
+fn per_turn_table(s: &Simulation, anth: bool, layout: Layout) -> String {
+    let columns = [
+        Column::number("turn", 0),
+        Column::number("prompt", 0),
+        Column::number("cache read", 0),
+        Column::number("new", 0),
+        Column::number("write", 3),
+        Column::number("output", 2),
+        Column::number("cost", 0),
+        Column::text("break", 1),
+    ];
+    let mut rows: Vec<Vec<String>> = Vec::with_capacity(s.turns.len() + 1);
     for x in &s.turns {
         if let Some(f) = &x.summarizer {
-            let row = vec![
-                right(format!("{} Σ", x.turn)),
-                right(thousands(f.prompt)),
-                right(thousands(f.cached)),
-                right(thousands(f.new)),
-                right(format!("{}~", thousands(f.output))),
-                right(money(f.cost)),
-                Cell::new("summarizer"),
-            ];
-            t.add_row(with_write(row, 4, anth.then(|| right(thousands(f.write)))));
+            rows.push(vec![
+                format!("{} Σ", x.turn),
+                thousands(f.prompt),
+                thousands(f.cached),
+                thousands(f.new),
+                thousands(f.write),
+                format!("{}~", thousands(f.output)),
+                money(f.cost),
+                "summarizer".into(),
+            ]);
         }
-        let row = vec![
-            right(x.turn.to_string()),
-            right(thousands(x.prompt)),
-            right(thousands(x.cached)),
-            right(thousands(x.new)),
-            right(format!("{}{}", thousands(x.output), if x.output_recorded { "" } else { "~" })),
-            right(money(x.cost)),
-            Cell::new(if x.is_break { "break" } else { "" }),
-        ];
-        t.add_row(with_write(row, 4, anth.then(|| right(thousands(x.write)))));
+        rows.push(vec![
+                x.turn.to_string(),
+                thousands(x.prompt),
+                thousands(x.cached),
+                thousands(x.new),
+                thousands(x.write),
+                format!("{}{}", thousands(x.output), if x.output_recorded { "" } else { "~" }),
+                money(x.cost),
+                if x.is_break { "break".into() } else { String::new() },
+        ]);
     }
     let m = &s.summary;
-    let row = vec![
-        Cell::new("total"),
-        right(thousands(m.prompt)),
-        right(thousands(m.cached)),
-        right(thousands(m.new)),
-        right(thousands(m.output)),
-        right(money(m.cost)),
-        Cell::new(format!("{}", m.breaks)),
-    ];
-    t.add_row(with_write(row, 4, anth.then(|| right(thousands(m.write)))));
-    t
+    rows.push(vec![
+        "total".into(),
+        thousands(m.prompt),
+        thousands(m.cached),
+        thousands(m.new),
+        thousands(m.write),
+        thousands(m.output),
+        money(m.cost),
+        format!("{}", m.breaks),
+    ]);
+    without_write(&columns, rows, anth, 4, layout)
 }

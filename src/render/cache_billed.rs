@@ -3,43 +3,35 @@
 
 use std::fmt::Write as _;
 
-use comfy_table::{Cell, CellAlignment};
-
 use crate::cache::{Billed, Comparison};
 use crate::render::format::{money_or_na as money, percent, thousands};
 use crate::render::style::Paint;
 use crate::text::escape_line;
 
-fn right(s: String) -> Cell {
-    Cell::new(s).set_alignment(CellAlignment::Right)
-}
-
 fn count(v: Option<u64>) -> String {
     v.map_or_else(|| "n/a".into(), thousands)
 }
 
-/// The `as billed` row of the strategies table (same columns); `None` when no turn carries usage.
-pub fn row(c: &Comparison, anth: bool) -> Option<Vec<Cell>> {
+/// The `as billed` row of the strategies table (same columns, cache write included); `None` when
+/// no turn carries usage.
+pub fn row(c: &Comparison) -> Option<Vec<String>> {
     let b = &c.billed;
     if b.turns == 0 {
         return None;
     }
     let new = b.input.map(|i| i + b.cache_write.unwrap_or(0));
-    let mut row = vec![
-        Cell::new("as billed"),
-        right(thousands(b.turns as u64)),
-        right(count(b.peak_prompt)),
-        right(count(new)),
-        right(count(b.cache_read)),
-        right(b.hit_rate.map_or_else(|| "n/a".into(), percent)),
-        right(money(b.cost)),
-        right(crate::cache::cost_ratio(b.cost, c.base_cost).map_or_else(|| "n/a".into(), |r| format!("{r:.2}×"))),
-        right(thousands(b.breaks.len() as u64)),
-    ];
-    if anth {
-        row.insert(5, right(count(b.cache_write)));
-    }
-    Some(row)
+    Some(vec![
+        "as billed".into(),
+        thousands(b.turns as u64),
+        count(b.peak_prompt),
+        count(new),
+        count(b.cache_read),
+        count(b.cache_write),
+        b.hit_rate.map_or_else(|| "n/a".into(), percent),
+        money(b.cost),
+        super::cache::ratio(crate::cache::cost_ratio(b.cost, c.base_cost)),
+        thousands(b.breaks.len() as u64),
+    ])
 }
 
 /// One line: the billed figures, what is unknown, and how breaks are found.

@@ -1,42 +1,73 @@
-//! `validate` and `audit` as tables, text and JSON (the shapes of docs/json.md).
+//! `validate` and `audit` as tables fitted to the terminal, text, and the typed documents of
+//! docs/json.md (`ctxj.validate/1`, `ctxj.audit/1`).
 
-use comfy_table::Table;
-use serde_json::{json, Value};
+use serde::Serialize;
 
+use super::fit::{fit, Column, Layout};
 use super::format::thousands;
-use super::style::{table, Paint};
+use super::style::Paint;
 use crate::check::audit::{aspect, Aspect};
 use crate::check::{AuditReport, Counts, Decision, Finding, Severity};
 use crate::text::escape_line;
 
-/// One finding as JSON.
-pub fn finding_json(f: &Finding) -> Value {
-    json!({"severity": f.severity.as_str(), "rev": f.rev, "line": f.line, "rule": f.rule,
-           "block": f.block, "message": f.message})
+/// One finding (journal text as written: JSON escapes it).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FindingRow {
+    /// `error`, `warning` or `info`.
+    pub severity: String,
+    pub rev: u64,
+    pub line: usize,
+    /// The rule id (docs/rules.md).
+    pub rule: String,
+    pub block: Option<String>,
+    pub message: String,
 }
 
-/// The findings as a table (journal text escaped), or `None` when there are none.
-pub fn findings_table(findings: &[Finding], paint: &Paint) -> Option<Table> {
+impl FindingRow {
+    pub fn of(f: &Finding) -> FindingRow {
+        FindingRow {
+            severity: f.severity.as_str().to_string(),
+            rev: f.rev,
+            line: f.line,
+            rule: f.rule.to_string(),
+            block: f.block.clone(),
+            message: f.message.clone(),
+        }
+    }
+}
+
+/// The findings as a table fitted to `layout` (journal text escaped; the message is cut in the
+/// middle, the block goes first), or `None` when there are none.
+pub fn findings_table(findings: &[Finding], paint: &Paint, layout: Layout) -> Option<String> {
     if findings.is_empty() {
         return None;
     }
-    let mut t = table(&["severity", "rev", "line", "rule", "block", "message"]);
-    for f in findings {
-        let sev = match f.severity {
-            Severity::Error => paint.red("error"),
-            Severity::Warning => paint.yellow("warning"),
-            Severity::Info => paint.dim("info"),
-        };
-        t.add_row(vec![
-            sev,
-            f.rev.to_string(),
-            f.line.to_string(),
-            f.rule.to_string(),
-            f.block.as_deref().map(escape_line).unwrap_or_default(),
-            escape_line(&f.message),
-        ]);
-    }
-    Some(t)
+    let columns = [
+        Column::text("severity", 0),
+        Column::number("rev", 0),
+        Column::number("line", 2),
+        Column::text("rule", 0),
+        Column::text("block", 1),
+        Column::text("message", 0),
+    ];
+    let rows: Vec<Vec<String>> = (findings.iter())
+        .map(|f| {
+            let sev = match f.severity {
+                Severity::Error => paint.red("error"),
+                Severity::Warning => paint.yellow("warning"),
+                Severity::Info => paint.dim("info"),
+            };
+            vec![
+                sev,
+                f.rev.to_string(),
+                f.line.to_string(),
+                f.rule.to_string(),
+                f.block.as_deref().map(escape_line).unwrap_or_default(),
+                escape_line(&f.message),
+            ]
+        })
+        .collect();
+    Some(fit(&columns, &rows, layout))
 }
 
 /// "2 errors, 1 warning, 0 info".
@@ -45,14 +76,29 @@ pub fn summary(c: Counts) -> String {
     format!("{}, {}, {} info", s(c.errors, "error"), s(c.warnings, "warning"), c.infos)
 }
 
-/// `validate --json` of the journal at `session`.
-pub fn validate_json(session: &str, findings: &[Finding]) -> Value {
+/// `ctxj validate --format json`: the findings (the rows of `ndjson` and `csv`) and their counts.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ValidateDoc {
+    /// `ctxj.validate/1`.
+    pub schema: &'static str,
+    pub session: String,
+    pub findings: Vec<FindingRow>,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+/// The document of `validate` on the journal at `session`.
+pub fn validate_doc(session: &str, findings: &[Finding]) -> ValidateDoc {
     let counts = Counts::of(findings);
-    json!({
-        "session": session,
-        "findings": findings.iter().map(finding_json).collect::<Vec<_>>(),
-        "errors": counts.errors, "warnings": counts.warnings, "infos": counts.infos,
-    })
+    ValidateDoc {
+        schema: "ctxj.validate/1",
+        session: session.to_string(),
+        findings: findings.iter().map(FindingRow::of).collect(),
+        errors: counts.errors,
+        warnings: counts.warnings,
+        infos: counts.infos,
+    }
 }
 
 /// `validate` as text: the findings, the verdict (`ok` when the command exits 0) and the counts.
@@ -63,9 +109,10 @@ pub fn validate_text(
     findings: &[Finding],
     ok: bool,
     paint: &Paint,
+    layout: Layout,
 ) -> String {
     let mut out = String::new();
-    if let Some(t) = findings_table(findings, paint) {
+    if let Some(t) = findings_table(findings, paint, layout) {
         out += &format!("{t}\n");
     }
     let verdict = if ok { paint.green("ok") } else { paint.red("failed") };
@@ -97,30 +144,68 @@ fn approx(n: i64) -> String {
     }
 }
 
-/// `audit --json` of the journal at `session`.
-pub fn audit_json(session: &str, report: &AuditReport) -> Value {
+/// `ctxj audit --format json`: the cleanup decisions (the rows of `ndjson` and `csv`), the
+/// tokens they saved, and every finding.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct AuditDoc {
+    /// `ctxj.audit/1`.
+    pub schema: &'static str,
+    pub session: String,
+    /// The harness profile whose rules were applied.
+    pub harness: String,
+    pub decisions: Vec<DecisionRow>,
+    pub total_saved: i64,
+    pub findings: Vec<FindingRow>,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+/// One cleanup decision and its verdicts.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct DecisionRow {
+    #[serde(flatten)]
+    pub decision: Decision,
+    pub verdicts: Verdicts,
+}
+
+/// The rules a decision broke, per aspect (empty: none).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Verdicts {
+    pub trigger: Vec<String>,
+    pub restraint: Vec<String>,
+    pub outcome: Vec<String>,
+    pub habit: Vec<String>,
+}
+
+/// The document of `audit` on the journal at `session`.
+pub fn audit_doc(session: &str, report: &AuditReport) -> AuditDoc {
     let counts = Counts::of(&report.findings);
-    let decisions: Vec<_> = report
-        .decisions
-        .iter()
+    let decisions = (report.decisions.iter())
         .map(|d| {
-            let v = |a| verdict(report, d, a);
-            json!({"rev": d.rev, "line": d.line, "kind": d.kind, "what": d.what,
-                   "before": d.before, "after": d.after,
-                   "recorded_before": d.recorded_before, "recorded_after": d.recorded_after,
-                   "saved": d.saved, "total": d.total,
-                   "verdicts": {"trigger": v(Aspect::Trigger), "restraint": v(Aspect::Restraint),
-                                "outcome": v(Aspect::Outcome), "habit": v(Aspect::Habit)}})
+            let v = |a| verdict(report, d, a).into_iter().map(str::to_string).collect();
+            DecisionRow {
+                decision: d.clone(),
+                verdicts: Verdicts {
+                    trigger: v(Aspect::Trigger),
+                    restraint: v(Aspect::Restraint),
+                    outcome: v(Aspect::Outcome),
+                    habit: v(Aspect::Habit),
+                },
+            }
         })
         .collect();
-    json!({
-        "session": session,
-        "harness": report.harness.name(),
-        "decisions": decisions,
-        "total_saved": report.total_saved,
-        "findings": report.findings.iter().map(finding_json).collect::<Vec<_>>(),
-        "errors": counts.errors, "warnings": counts.warnings, "infos": counts.infos,
-    })
+    AuditDoc {
+        schema: "ctxj.audit/1",
+        session: session.to_string(),
+        harness: report.harness.name().to_string(),
+        decisions,
+        total_saved: report.total_saved,
+        findings: report.findings.iter().map(FindingRow::of).collect(),
+        errors: counts.errors,
+        warnings: counts.warnings,
+        infos: counts.infos,
+    }
 }
 
 /// One verdict cell: the rules broken, "ok" when the aspect applies and nothing broke, else "—".
@@ -141,48 +226,51 @@ fn verdict_cell(report: &AuditReport, d: &Decision, a: Aspect, paint: &Paint) ->
     }
 }
 
-/// One row per decision.
-fn decisions_table(report: &AuditReport, paint: &Paint) -> Table {
-    let mut t = table(&[
-        "rev",
-        "decision",
-        "what",
-        "before",
-        "after",
-        "saved",
-        "total",
-        "trigger",
-        "restraint",
-        "outcome",
-        "DECIDED",
-    ]);
-    for d in &report.decisions {
-        let cell = |a| verdict_cell(report, d, a, paint);
-        t.add_row(vec![
-            d.rev.to_string(),
-            d.kind.to_string(),
-            escape_line(&d.what),
-            thousands(d.before),
-            thousands(d.after),
-            approx(d.saved),
-            approx(d.total),
-            cell(Aspect::Trigger),
-            cell(Aspect::Restraint),
-            cell(Aspect::Outcome),
-            cell(Aspect::Habit),
-        ]);
-    }
-    t
+/// One row per decision, fitted to `layout` (the running total, then before/after go first;
+/// `what` is cut in the middle).
+fn decisions_table(report: &AuditReport, paint: &Paint, layout: Layout) -> String {
+    let columns = [
+        Column::number("rev", 0),
+        Column::text("decision", 0),
+        Column::text("what", 0),
+        Column::number("before", 2),
+        Column::number("after", 2),
+        Column::number("saved", 0),
+        Column::number("total", 3),
+        Column::text("trigger", 0),
+        Column::text("restraint", 0),
+        Column::text("outcome", 0),
+        Column::text("DECIDED", 1),
+    ];
+    let rows: Vec<Vec<String>> = (report.decisions.iter())
+        .map(|d| {
+            let cell = |a| verdict_cell(report, d, a, paint);
+            vec![
+                d.rev.to_string(),
+                d.kind.to_string(),
+                escape_line(&d.what),
+                thousands(d.before),
+                thousands(d.after),
+                approx(d.saved),
+                approx(d.total),
+                cell(Aspect::Trigger),
+                cell(Aspect::Restraint),
+                cell(Aspect::Outcome),
+                cell(Aspect::Habit),
+            ]
+        })
+        .collect();
+    fit(&columns, &rows, layout)
 }
 
 /// `audit` as text.
-pub fn audit_text(session: &str, report: &AuditReport, paint: &Paint) -> String {
+pub fn audit_text(session: &str, report: &AuditReport, paint: &Paint, layout: Layout) -> String {
     let mut out = if report.decisions.is_empty() {
         "no cleanup decisions in this journal\n".to_string()
     } else {
-        format!("{}\n", decisions_table(report, paint))
+        format!("{}\n", decisions_table(report, paint, layout))
     };
-    if let Some(t) = findings_table(&report.findings, paint) {
+    if let Some(t) = findings_table(&report.findings, paint, layout) {
         out += &format!("{t}\n");
     }
     out += &format!(

@@ -10,7 +10,7 @@ use crate::projection::Block;
 use crate::render::format::{signed_thousands, thousands};
 use crate::render::projection::{write_view, Plain};
 use crate::render::style::Paint;
-use crate::strategy::view::{Entry, Side};
+use crate::strategy::view::Entry;
 use crate::strategy::{View, ViewDiff};
 use crate::text::escape_line;
 
@@ -151,31 +151,43 @@ pub fn text_diff(l: &View, r: &View, full: bool) -> TextDiffOut {
     TextDiffOut { diff: unified(&a, &b, l, r), note: Some(note) }
 }
 
-#[derive(Serialize)]
-struct Json<'a> {
-    left: &'a Side,
-    right: &'a Side,
-    equal: bool,
-    only_left: &'a [Entry],
-    only_right: &'a [Entry],
-    changed: &'a [Entry],
-    diff: Option<&'a str>,
+/// `ctxj diff --format json`: the two sides, the blocks only on one side and the changed ones,
+/// and the unified diff (`null` with `--stat` or when equal).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct DiffDoc {
+    /// `ctxj.diff/1`.
+    pub schema: &'static str,
+    #[serde(flatten)]
+    pub blocks: ViewDiff,
+    pub diff: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    diff_note: Option<&'a str>,
+    pub diff_note: Option<String>,
 }
 
-/// The JSON object of `ctxj diff --json` (one line, no newline).
-pub fn json(d: &ViewDiff, text_diff: Option<&TextDiffOut>) -> serde_json::Result<String> {
-    serde_json::to_string(&Json {
-        left: &d.left,
-        right: &d.right,
-        equal: d.equal,
-        only_left: &d.only_left,
-        only_right: &d.only_right,
-        changed: &d.changed,
-        diff: text_diff.map(|t| t.diff.as_str()),
-        diff_note: text_diff.and_then(|t| t.note.as_deref()),
-    })
+/// A row of `diff --format ndjson|csv`: one block that differs (the `--stat` lines).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct DiffRow {
+    /// `only_left`, `only_right` or `changed`.
+    pub change: &'static str,
+    #[serde(flatten)]
+    pub entry: Entry,
+}
+
+/// The document of `ctxj diff`.
+pub fn doc(d: &ViewDiff, text_diff: Option<&TextDiffOut>) -> DiffDoc {
+    DiffDoc {
+        schema: "ctxj.diff/1",
+        blocks: d.clone(),
+        diff: text_diff.map(|t| t.diff.clone()),
+        diff_note: text_diff.and_then(|t| t.note.clone()),
+    }
+}
+
+/// The blocks that differ, in the `--stat` order: only left, only right, changed.
+pub fn rows(d: &DiffDoc) -> Vec<DiffRow> {
+    let tag = |change, v: &[Entry]| v.iter().map(move |e| DiffRow { change, entry: e.clone() }).collect::<Vec<_>>();
+    let b = &d.blocks;
+    [tag("only_left", &b.only_left), tag("only_right", &b.only_right), tag("changed", &b.changed)].concat()
 }
 
 fn headline(d: &ViewDiff) -> String {

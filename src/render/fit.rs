@@ -48,17 +48,43 @@ fn build(columns: &[Column], keep: &[usize], rows: &[Vec<String>], layout: Layou
     t.to_string()
 }
 
+/// `s` without its ANSI colour sequences (`ESC [ … m`).
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c == '\x1b' {
+            it.by_ref().find(|&c| c == 'm');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Characters a terminal shows for `s` (colour sequences take none).
+fn visible(s: &str) -> usize {
+    if s.contains('\x1b') {
+        strip_ansi(s).chars().count()
+    } else {
+        s.chars().count()
+    }
+}
+
 fn width_of(s: &str) -> usize {
-    s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+    s.lines().map(visible).max().unwrap_or(0)
 }
 
 /// Cuts `s` to `n` characters in the middle, so both a path's start and its file name stay,
 /// marked `…` (`~` with ASCII borders).
 fn cut(s: &str, n: usize, ascii: bool) -> String {
-    let len = s.chars().count();
-    if len <= n {
+    if visible(s) <= n {
         return s.to_string();
     }
+    // A cut cell loses its colour rather than a sequence's end.
+    let plain = strip_ansi(s);
+    let s = plain.as_str();
+    let len = s.chars().count();
     let keep = n.saturating_sub(1);
     let head = keep.div_ceil(2);
     let mut out: String = s.chars().take(head).collect();
@@ -72,7 +98,7 @@ fn widest_text(columns: &[Column], keep: &[usize], rows: &[Vec<String>]) -> Opti
     keep.iter()
         .copied()
         .filter(|&i| !columns[i].numeric)
-        .map(|i| (i, rows.iter().map(|r| r.get(i).map_or(0, |c| c.chars().count())).max().unwrap_or(0)))
+        .map(|i| (i, rows.iter().map(|r| r.get(i).map_or(0, |c| visible(c))).max().unwrap_or(0)))
         .max_by_key(|&(i, w)| (w, std::cmp::Reverse(i)))
 }
 
@@ -142,5 +168,16 @@ mod tests {
         assert!(width_of(&narrow) <= 30, "{narrow}");
         assert!(narrow.contains('~'));
         assert!(narrow.lines().all(|l| l.is_ascii()));
+    }
+
+    #[test]
+    fn colour_sequences_take_no_width() {
+        let cols = [Column::text("name", 0), Column::text("what", 0)];
+        let rows = vec![vec!["a".to_string(), "\x1b[33mprefix rewritten at block 4 (call_9): truncated\x1b[0m".into()]];
+        let plain = fit(&cols, &rows, Layout { width: Some(60), ascii: true });
+        assert!(plain.contains("\x1b[33mprefix"), "fits uncut: {plain}");
+        let narrow = fit(&cols, &rows, Layout { width: Some(30), ascii: true });
+        assert!(!narrow.contains('\x1b'), "a cut cell loses its colour whole: {narrow:?}");
+        assert!(width_of(&narrow) <= 30, "{narrow}");
     }
 }

@@ -13,23 +13,20 @@ pub fn signed_thousands(n: i64) -> String {
     }
 }
 
-/// Dollars with precision by size: "$120", "$1.25", "$0.0042".
-pub fn money(v: f64) -> String {
-    if v.abs() >= 100.0 {
-        format!("${v:.0}")
-    } else if v.abs() >= 1.0 {
-        format!("${v:.2}")
-    } else {
-        format!("${v:.4}")
+/// Dollars as every table and summary shows them: "$1,234.56" (cents, thousands grouped;
+/// "-$0.50"); an amount that is not zero but rounds to no cent is "<$0.01" (">-$0.01" below
+/// zero), so a cost is never shown as free. JSON keeps the full figure.
+pub fn usd(v: f64) -> String {
+    let cents = (v.abs() * 100.0).round() as u64;
+    match (cents, v) {
+        (0, v) if v > 0.0 => "<$0.01".to_string(),
+        (0, v) if v < 0.0 => ">-$0.01".to_string(),
+        _ => format!("{}${}.{:02}", if v < 0.0 { "-" } else { "" }, thousands(cents / 100), cents % 100),
     }
 }
 
-/// Dollars as every table shows them: "$1,234.56" (cents, thousands grouped; "-$0.50").
-pub fn usd(v: f64) -> String {
-    let cents = (v.abs() * 100.0).round() as u64;
-    let sign = if v < 0.0 && cents > 0 { "-" } else { "" };
-    format!("{sign}${}.{:02}", thousands(cents / 100), cents % 100)
-}
+/// The one money format under its older name (the report page calls it so).
+pub use self::usd as money;
 
 /// [`usd`], or "-" when there is no figure.
 pub fn usd_or_dash(v: Option<f64>) -> String {
@@ -69,7 +66,10 @@ mod tests {
         assert_eq!(thousands(1_000_000), "1,000,000");
         assert_eq!(signed_thousands(-41220), "−41,220");
         assert_eq!(usd(1234.555), "$1,234.56");
-        assert_eq!(usd(0.004), "$0.00");
+        assert_eq!(usd(0.004), "<$0.01");
+        assert_eq!(usd(0.0), "$0.00");
+        assert_eq!(usd(0.006), "$0.01");
+        assert_eq!(money_or_na(Some(1234.5)), "$1,234.50");
         assert_eq!(usd(-0.5), "-$0.50");
         assert_eq!(percent_or_dash(Some(0.4567)), "45.7%");
     }

@@ -784,7 +784,7 @@ fn comparison(h: &mut String, d: &ReportData) {
     h.push_str(
         "<section id=\"comparison-section\">\n<h2>Strategy comparison</h2>\n<table id=\"comparison\">\n<thead><tr>\
 <th>strategy</th><th class=\"num\">turns</th><th class=\"num\">peak prompt</th><th class=\"num\">total prompt</th>\
-<th class=\"num\">new input</th><th class=\"num\">cached input</th><th class=\"num\">hit rate</th>\
+<th class=\"num\">new input</th><th class=\"num\">cache read</th><th class=\"num\">cache hit</th>\
 <th class=\"num\">cost</th><th class=\"num\">vs baseline</th><th class=\"num\">cache breaks</th></tr></thead>\n<tbody>\n",
     );
     for (i, s) in d.strategies.iter().enumerate() {
@@ -812,7 +812,7 @@ fn comparison(h: &mut String, d: &ReportData) {
     }
     h.push_str("</tbody>\n</table>\n<p class=\"muted\">Token figures are estimates of the replayed requests");
     if let Availability::Available(m) = &d.cache_model {
-        let _ = write!(h, "; cached input and hit rate under the <code>{}</code> cache model", escape(m));
+        let _ = write!(h, "; cache read and cache hit under the <code>{}</code> cache model", escape(m));
     }
     match (&d.cache_model, &d.prices) {
         (Availability::Missing(why), _) => {

@@ -1,16 +1,16 @@
 //! The output of `ctxj log`: one row per record — what it did to the projection, and the size
-//! after it — as a table or a JSON array.
+//! after it — as a table fitted to the terminal or the `ctxj.log/1` document.
 
 use serde::Serialize;
 
 use crate::journal::{Body, Journal, Record};
 use crate::projection::{Block, Projection, Replayer};
+use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{signed_thousands, thousands};
-use crate::render::style::table;
 use crate::text::escape_line;
 
 /// One row of the log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Row {
     pub rev: u64,
     pub ts: String,
@@ -147,27 +147,50 @@ fn describe(rec: &Record, p: &Projection, delta: i64, turn: usize, before_len: u
     }
 }
 
-/// The JSON array (one line, no newline).
-pub fn json(rows: &[Row]) -> serde_json::Result<String> {
-    serde_json::to_string(rows)
+/// `ctxj log --format json`: the journal read and one row per record (the rows of `ndjson`
+/// and `csv`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct LogDoc {
+    /// `ctxj.log/1`.
+    pub schema: &'static str,
+    /// The journal (or transcript) read.
+    pub session: String,
+    pub records: Vec<Row>,
 }
 
-/// The table (no trailing newline).
-pub fn text(rows: &[Row]) -> String {
-    let mut t = table(&["rev", "time", "kind", "effect", "blocks", "chars"]);
-    for r in rows {
-        let mut effect = escape_line(&r.effect);
-        for n in &r.notes {
-            effect.push_str(&format!("; note: {}", escape_line(n)));
-        }
-        t.add_row(vec![
-            r.rev.to_string(),
-            escape_line(&r.ts),
-            escape_line(&r.kind),
-            effect,
-            r.blocks.to_string(),
-            thousands(r.chars as u64),
-        ]);
+impl LogDoc {
+    pub fn new(session: String, records: Vec<Row>) -> LogDoc {
+        LogDoc { schema: "ctxj.log/1", session, records }
     }
-    t.to_string()
+}
+
+/// The table fitted to `layout` (the record time goes first, then blocks; the effect is cut in
+/// the middle when it must be), with a trailing newline.
+pub fn text(rows: &[Row], layout: Layout) -> String {
+    let columns = [
+        Column::number("rev", 0),
+        Column::text("time", 2),
+        Column::text("kind", 0),
+        Column::text("effect", 0),
+        Column::number("blocks", 1),
+        Column::number("chars", 0),
+    ];
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut effect = escape_line(&r.effect);
+            for n in &r.notes {
+                effect.push_str(&format!("; note: {}", escape_line(n)));
+            }
+            vec![
+                r.rev.to_string(),
+                escape_line(&r.ts),
+                escape_line(&r.kind),
+                effect,
+                thousands(r.blocks as u64),
+                thousands(r.chars as u64),
+            ]
+        })
+        .collect();
+    format!("{}\n", fit(&columns, &cells, layout))
 }

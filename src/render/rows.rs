@@ -1,7 +1,8 @@
 //! The one writer of machine-readable rows for every command that prints rows: `json` (the
 //! whole document, pretty), `ndjson` (one compact JSON row a line) and `csv` (one line a row,
 //! nested objects flattened to `a.b` columns, lists of plain values joined with `;`, lists of
-//! objects left out; text cells that a spreadsheet would run as a formula get a leading `'`).
+//! objects left out; text cells that a spreadsheet would run as a formula get a leading `'`;
+//! no rows print nothing).
 
 use std::io::Write;
 
@@ -53,6 +54,20 @@ pub fn write_rows<D: Serialize, R: Serialize>(
     Ok(())
 }
 
+/// The whole output of a command that prints rows: `table()` for `Table`, else [`write_rows`].
+pub fn write_output<D: Serialize, R: Serialize>(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    doc: &D,
+    rows: &[R],
+    table: impl FnOnce() -> String,
+) -> Result<(), RowsError> {
+    match format {
+        OutputFormat::Table => Ok(out.write_all(table().as_bytes())?),
+        f => write_rows(out, f, doc, rows),
+    }
+}
+
 fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
     let name = |k: &str| if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
     match v {
@@ -81,6 +96,10 @@ pub fn defuse(s: &str) -> String {
 }
 
 fn write_csv<R: Serialize>(out: &mut dyn Write, rows: &[R]) -> Result<(), RowsError> {
+    // No rows, no columns to name: nothing at all rather than an empty header line.
+    if rows.is_empty() {
+        return Ok(());
+    }
     let mut flat: Vec<Vec<(String, String)>> = Vec::with_capacity(rows.len());
     let mut header: Vec<String> = Vec::new();
     for r in rows {

@@ -8,6 +8,20 @@ use crate::text::escape_line;
 use crate::usage::time::instant;
 use crate::usage::SessionSummary;
 
+/// `ctxj sessions --format json`: one entry per session found (the rows of `ndjson` and `csv`).
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct SessionsDoc {
+    /// `ctxj.sessions/1`.
+    pub schema: &'static str,
+    pub sessions: Vec<SessionSummary>,
+}
+
+impl SessionsDoc {
+    pub fn new(sessions: Vec<SessionSummary>) -> SessionsDoc {
+        SessionsDoc { schema: "ctxj.sessions/1", sessions }
+    }
+}
+
 /// `2026-03-14 11:00` in `tz` (the text as written when it is no RFC 3339 time).
 pub fn local_minutes(ts: Option<&str>, tz: Tz) -> String {
     match ts {

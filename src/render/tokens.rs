@@ -1,23 +1,21 @@
-//! `tokens` and `budget` as tables, text and JSON (the shapes of docs/json.md).
+//! `tokens` and `budget` as tables fitted to the terminal, text, and the typed documents of
+//! docs/json.md (`ctxj.tokens/1`, `ctxj.tokens.per-turn/1`, `ctxj.budget/1`).
 
-use comfy_table::{Cell, CellAlignment, Table};
-use serde_json::{json, Value};
+use serde::Serialize;
 
-use super::format::{signed_thousands, thousands};
-use super::style::{table, Paint};
+use super::fit::{fit, Column, Layout};
+use super::format::{percent, signed_thousands, thousands};
+use super::style::Paint;
 use crate::text::escape_line;
 use crate::tokens::breakdown::{RequestTokens, TurnEstimate};
-use crate::tokens::budget::{Config, Resolved};
+use crate::tokens::budget::{Config, Resolved, Setting};
 
-fn right(s: String) -> Cell {
-    Cell::new(s).set_alignment(CellAlignment::Right)
-}
-
+/// `n / total` as a one-decimal percentage ("–" when the total is 0).
 fn pct(n: u64, total: u64) -> String {
     if total == 0 {
         "–".into()
     } else {
-        format!("{:.1}%", n as f64 / total as f64 * 100.0)
+        percent(n as f64 / total as f64)
     }
 }
 
@@ -34,82 +32,154 @@ fn opt_thousands(v: Option<u64>) -> String {
     v.map_or_else(|| "not recorded".to_string(), thousands)
 }
 
-/// `tokens --json`.
-pub fn request_json(r: &RequestTokens) -> Value {
+/// `ctxj tokens --format json`: a request's breakdown, calibration and budget distances; the
+/// rows of `ndjson` and `csv` are its `parts`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TokensDoc {
+    /// `ctxj.tokens/1`.
+    pub schema: &'static str,
+    pub view: String,
+    pub encoding: String,
+    pub model: Option<String>,
+    /// The raw estimate (the parts' sum).
+    pub raw: u64,
+    pub multiplier: f64,
+    pub unrecorded_prefix: Option<u64>,
+    pub calibrated: u64,
+    pub parts: Vec<PartRow>,
+    pub results_by_tool: Vec<ToolRow>,
+    pub settings: SettingsDoc,
+    pub distance_to_budget: Option<i64>,
+    pub distance_to_target: Option<i64>,
+    pub headroom: Option<i64>,
+    /// The `/context` view (window share, pressure, next cleanup, parts by size, hints).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::check::context::ContextView>,
+}
+
+/// One part of the breakdown.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct PartRow {
+    pub part: String,
+    /// `null` for a part the journal does not hold.
+    pub tokens: Option<u64>,
+    pub recorded: bool,
+    pub blocks: usize,
+    /// Of the raw total, 0–1.
+    pub share: Option<f64>,
+}
+
+/// The results of one tool.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ToolRow {
+    pub tool: String,
+    pub tokens: u64,
+    pub results: usize,
+}
+
+/// The context settings in force (`null`: not recorded).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SettingsDoc {
+    pub ctx_window: Option<u64>,
+    pub context_budget: Option<u64>,
+    pub context_reserve: Option<u64>,
+    pub context_target: Option<u64>,
+    pub keep_results: Option<u64>,
+}
+
+/// The document of `ctxj tokens`.
+pub fn request_doc(r: &RequestTokens) -> TokensDoc {
     let total = r.breakdown.total;
     let s = &r.settings;
-    json!({
-        "view": r.view,
-        "encoding": r.encoding,
-        "model": r.model,
-        "raw": total,
-        "multiplier": r.multiplier,
-        "unrecorded_prefix": r.unrecorded_prefix,
-        "calibrated": r.calibrated,
-        "parts": r.breakdown.parts.iter().map(|p| json!({
-            "part": p.name, "tokens": p.tokens, "recorded": p.tokens.is_some(), "blocks": p.items,
-            "share": p.tokens.map(|n| if total == 0 { 0.0 } else { n as f64 / total as f64 }),
-        })).collect::<Vec<_>>(),
-        "results_by_tool": r.breakdown.results_by_tool.iter().map(|(t, (n, c))| json!({"tool": t, "tokens": n, "results": c})).collect::<Vec<_>>(),
-        "settings": {
-            "ctx_window": s.ctx_window, "context_budget": s.context_budget, "context_reserve": s.context_reserve,
-            "context_target": s.context_target, "keep_results": s.keep_results,
+    TokensDoc {
+        schema: "ctxj.tokens/1",
+        view: r.view.clone(),
+        encoding: r.encoding.to_string(),
+        model: r.model.clone(),
+        raw: total,
+        multiplier: r.multiplier,
+        unrecorded_prefix: r.unrecorded_prefix,
+        calibrated: r.calibrated,
+        parts: (r.breakdown.parts.iter())
+            .map(|p| PartRow {
+                part: p.name.to_string(),
+                tokens: p.tokens,
+                recorded: p.tokens.is_some(),
+                blocks: p.items,
+                share: p.tokens.map(|n| if total == 0 { 0.0 } else { n as f64 / total as f64 }),
+            })
+            .collect(),
+        results_by_tool: (r.breakdown.results_by_tool.iter())
+            .map(|(t, (n, c))| ToolRow { tool: t.clone(), tokens: *n, results: *c })
+            .collect(),
+        settings: SettingsDoc {
+            ctx_window: s.ctx_window,
+            context_budget: s.context_budget,
+            context_reserve: s.context_reserve,
+            context_target: s.context_target,
+            keep_results: s.keep_results,
         },
-        "distance_to_budget": r.distance(r.budget()),
-        "distance_to_target": r.distance(r.target()),
-        "headroom": r.distance(r.headroom()),
-    })
+        distance_to_budget: r.distance(r.budget()),
+        distance_to_target: r.distance(r.target()),
+        headroom: r.distance(r.headroom()),
+        context: None,
+    }
 }
 
 /// The part table of `tokens` (results broken down per tool under "tool results").
-fn parts_table(r: &RequestTokens) -> Table {
+fn parts_table(r: &RequestTokens, layout: Layout) -> String {
     let total = r.breakdown.total;
-    let mut t = table(&["part", "blocks", "tokens", "share"]);
+    let columns =
+        [Column::text("part", 0), Column::number("blocks", 1), Column::number("tokens", 0), Column::number("share", 0)];
+    let mut rows = Vec::new();
     for p in &r.breakdown.parts {
-        t.add_row(vec![
-            Cell::new(p.name),
-            right(if p.tokens.is_some() { thousands(p.items as u64) } else { String::new() }),
-            right(opt_thousands(p.tokens)),
-            right(p.tokens.map(|n| pct(n, total)).unwrap_or_default()),
+        rows.push(vec![
+            p.name.to_string(),
+            if p.tokens.is_some() { thousands(p.items as u64) } else { String::new() },
+            opt_thousands(p.tokens),
+            p.tokens.map(|n| pct(n, total)).unwrap_or_default(),
         ]);
         if p.name == "tool results" {
             for (tool, (n, c)) in &r.breakdown.results_by_tool {
-                t.add_row(vec![
-                    Cell::new(format!("  {}", escape_line(tool))),
-                    right(thousands(*c as u64)),
-                    right(thousands(*n)),
-                    right(pct(*n, total)),
+                rows.push(vec![
+                    format!("  {}", escape_line(tool)),
+                    thousands(*c as u64),
+                    thousands(*n),
+                    pct(*n, total),
                 ]);
             }
         }
     }
-    t.add_row(vec![Cell::new("total (raw)"), right(String::new()), right(thousands(total)), right("100.0%".into())]);
-    t
+    rows.push(vec!["total (raw)".into(), String::new(), thousands(total), "100.0%".into()]);
+    fit(&columns, &rows, layout)
 }
 
 /// The settings table of `tokens`: each setting and its distance to the calibrated estimate.
-fn settings_table(r: &RequestTokens) -> Table {
+fn settings_table(r: &RequestTokens, layout: Layout) -> String {
     let s = &r.settings;
-    let mut t = table(&["setting", "tokens", "distance (setting − calibrated)"]);
+    let columns =
+        [Column::text("setting", 0), Column::number("tokens", 0), Column::number("distance (setting − calibrated)", 0)];
     let dist = |v: Option<u64>| r.distance(v).map(signed_thousands).unwrap_or_default();
-    t.add_row(vec![Cell::new("ctx_window"), right(opt_thousands(s.ctx_window)), right(String::new())]);
-    t.add_row(vec![Cell::new("context_budget"), right(opt_thousands(s.context_budget)), right(dist(r.budget()))]);
-    t.add_row(vec![Cell::new("context_target"), right(opt_thousands(s.context_target)), right(dist(r.target()))]);
-    t.add_row(vec![Cell::new("context_reserve"), right(opt_thousands(s.context_reserve)), right(String::new())]);
-    t.add_row(vec![Cell::new("window − reserve"), right(opt_thousands(r.headroom())), right(dist(r.headroom()))]);
-    t.add_row(vec![Cell::new("keep_results"), right(opt_thousands(s.keep_results)), right(String::new())]);
-    t
+    let rows = vec![
+        vec!["ctx_window".into(), opt_thousands(s.ctx_window), String::new()],
+        vec!["context_budget".into(), opt_thousands(s.context_budget), dist(r.budget())],
+        vec!["context_target".into(), opt_thousands(s.context_target), dist(r.target())],
+        vec!["context_reserve".into(), opt_thousands(s.context_reserve), String::new()],
+        vec!["window − reserve".into(), opt_thousands(r.headroom()), dist(r.headroom())],
+        vec!["keep_results".into(), opt_thousands(s.keep_results), String::new()],
+    ];
+    fit(&columns, &rows, layout)
 }
 
 /// `tokens` as text.
-pub fn request_text(r: &RequestTokens, paint: &Paint) -> String {
+pub fn request_text(r: &RequestTokens, paint: &Paint, layout: Layout) -> String {
     let mut out = format!(
         "{} · {} · {} · {}\n{}\n",
         paint.bold(&escape_line(&r.view)),
         r.encoding,
         crate::render::format::count(r.blocks, "block", "blocks"),
         r.model.as_deref().map(escape_line).unwrap_or_else(|| "model not recorded".into()),
-        parts_table(r)
+        parts_table(r, layout)
     );
     if let Some(p) = r.unrecorded_prefix {
         out += &format!(
@@ -129,7 +199,7 @@ pub fn request_text(r: &RequestTokens, paint: &Paint) -> String {
     } else {
         "no turn records prompt_tokens: multiplier 1.0".to_string()
     };
-    out += &format!("calibrated estimate: {} ({mult_note})\n{}\n", thousands(r.calibrated), settings_table(r));
+    out += &format!("calibrated estimate: {} ({mult_note})\n{}\n", thousands(r.calibrated), settings_table(r, layout));
     out += &match r.budget() {
         Some(b) if r.calibrated > b => paint.red(&format!("over budget by {}", thousands(r.calibrated - b))),
         Some(b) => paint.green(&format!("{} below budget", thousands(b - r.calibrated))),
@@ -150,7 +220,7 @@ fn kilo(n: u64) -> String {
 
 /// The `/context` view: window share and pressure, the next automatic cleanup, the parts by
 /// size, the hints.
-pub fn context_text(v: &crate::check::context::ContextView, paint: &Paint) -> String {
+pub fn context_text(v: &crate::check::context::ContextView, paint: &Paint, layout: Layout) -> String {
     let mut out = String::from("\ncontext (");
     out += &format!("{} profile): {} tokens", v.harness, thousands(v.used));
     if let (Some(w), Some(p)) = (v.window, v.percent) {
@@ -172,22 +242,27 @@ pub fn context_text(v: &crate::check::context::ContextView, paint: &Paint) -> St
     if let Some(u) = &v.until {
         out += &format!("{} tokens until {} (at {})\n", kilo(u.left), u.what, thousands(u.at));
     }
-    let mut t = table(&["part", "tokens", "items", "share"]);
+    let columns = [
+        Column::text("part", 0),
+        Column::number("tokens", 0),
+        Column::number("items", 1),
+        Column::number("share", 2),
+    ];
     let sum: u64 = v.parts.iter().filter_map(|p| p.tokens).sum();
-    for p in &v.parts {
-        let share =
-            p.tokens.map_or_else(|| "–".to_string(), |n| format!("{:.1}%", n as f64 * 100.0 / sum.max(1) as f64));
-        t.add_row(vec![
-            Cell::new(escape_line(&p.name)),
-            right(p.tokens.map_or_else(
-                || "not recorded".into(),
-                |n| format!("{}{}", if p.inferred { "≈ " } else { "" }, thousands(n)),
-            )),
-            right(p.items.to_string()),
-            right(share),
-        ]);
-    }
-    out += &format!("{t}\n");
+    let rows: Vec<Vec<String>> = (v.parts.iter())
+        .map(|p| {
+            vec![
+                escape_line(&p.name),
+                p.tokens.map_or_else(
+                    || "not recorded".into(),
+                    |n| format!("{}{}", if p.inferred { "≈ " } else { "" }, thousands(n)),
+                ),
+                p.items.to_string(),
+                p.tokens.map_or_else(|| "–".to_string(), |n| pct(n, sum)),
+            ]
+        })
+        .collect();
+    out += &format!("{}\n", fit(&columns, &rows, layout));
     for h in &v.hints {
         out += &format!("hint: {}\n", escape_line(&hint(h)));
     }
@@ -211,51 +286,80 @@ fn hint(h: &crate::check::context::Hint) -> String {
     }
 }
 
-/// `tokens --per-turn --json`.
-pub fn per_turn_json(rows: &[TurnEstimate]) -> Value {
-    Value::Array(
-        rows.iter()
-            .map(|r| {
-                json!({
-                    "turn": r.turn, "raw": r.raw, "multiplier": r.multiplier, "prefix": r.prefix,
-                    "calibrated": r.calibrated,
-                    "prompt_tokens": r.prompt_tokens,
-                    "raw_error_pct": r.raw_error_pct(),
-                    "calibrated_error_pct": r.calibrated_error_pct(),
-                })
-            })
-            .collect(),
-    )
+/// `ctxj tokens --per-turn --format json`: one row per turn (the rows of `ndjson` and `csv`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct PerTurnDoc {
+    /// `ctxj.tokens.per-turn/1`.
+    pub schema: &'static str,
+    pub strategy: String,
+    pub encoding: String,
+    pub turns: Vec<PerTurnRow>,
+}
+
+/// One turn: raw and calibrated estimates against the provider's `prompt_tokens`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct PerTurnRow {
+    #[serde(flatten)]
+    pub estimate: TurnEstimate,
+    /// Signed errors against `prompt_tokens`, in percent.
+    pub raw_error_pct: Option<f64>,
+    pub calibrated_error_pct: Option<f64>,
+}
+
+/// The document of `ctxj tokens --per-turn`.
+pub fn per_turn_doc(strategy: &str, encoding: &str, rows: &[TurnEstimate]) -> PerTurnDoc {
+    let turns = (rows.iter())
+        .map(|r| PerTurnRow {
+            estimate: *r,
+            raw_error_pct: r.raw_error_pct(),
+            calibrated_error_pct: r.calibrated_error_pct(),
+        })
+        .collect();
+    PerTurnDoc {
+        schema: "ctxj.tokens.per-turn/1",
+        strategy: strategy.to_string(),
+        encoding: encoding.to_string(),
+        turns,
+    }
 }
 
 /// `tokens --per-turn` as text: `strategy` is the replayed strategy's name.
-pub fn per_turn_text(strategy: &str, encoding: &str, rows: &[TurnEstimate], paint: &Paint) -> String {
+pub fn per_turn_text(strategy: &str, encoding: &str, rows: &[TurnEstimate], paint: &Paint, layout: Layout) -> String {
     let mut out = format!("{} · {} · {} turns\n", paint.bold(&escape_line(strategy)), encoding, rows.len());
     // Sessions with an inferred prefix (affine calibration) get its column and the error figures
     // of the fit; journals that record their prefix keep the ratio table.
     let affine = rows.iter().any(|r| r.prefix > 0);
-    let mut head = vec!["turn", "raw", "×", "calibrated", "prompt_tokens", "raw err", "cal. err"];
+    let mut columns = vec![
+        Column::number("turn", 0),
+        Column::number("raw", 0),
+        Column::number("×", 2),
+        Column::number("calibrated", 0),
+        Column::number("prompt_tokens", 0),
+        Column::number("raw err", 1),
+        Column::number("cal. err", 0),
+    ];
     if affine {
-        head.insert(3, "+ prefix (est.)");
+        columns.insert(3, Column::number("+ prefix (est.)", 3));
     }
-    let mut t = table(&head);
     let e = |v: Option<f64>| v.map(|x| format!("{x:+.1}%")).unwrap_or_else(|| "–".into());
-    for r in rows {
-        let mut row = vec![
-            right(r.turn.to_string()),
-            right(thousands(r.raw)),
-            right(format!("{:.3}", r.multiplier)),
-            right(thousands(r.calibrated)),
-            right(r.prompt_tokens.map_or_else(|| "not recorded".into(), thousands)),
-            right(e(r.raw_error_pct())),
-            right(e(r.calibrated_error_pct())),
-        ];
-        if affine {
-            row.insert(3, right(thousands(r.prefix)));
-        }
-        t.add_row(row);
-    }
-    out += &format!("{t}\n");
+    let cells: Vec<Vec<String>> = (rows.iter())
+        .map(|r| {
+            let mut row = vec![
+                r.turn.to_string(),
+                thousands(r.raw),
+                format!("{:.3}", r.multiplier),
+                thousands(r.calibrated),
+                r.prompt_tokens.map_or_else(|| "not recorded".into(), thousands),
+                e(r.raw_error_pct()),
+                e(r.calibrated_error_pct()),
+            ];
+            if affine {
+                row.insert(3, thousands(r.prefix));
+            }
+            row
+        })
+        .collect();
+    out += &format!("{}\n", fit(&columns, &cells, layout));
     if affine {
         let last = rows.iter().rev().find(|r| r.prompt_tokens.is_some()).map_or(0, |r| r.prefix);
         out += &format!(
@@ -284,20 +388,36 @@ pub fn per_turn_text(strategy: &str, encoding: &str, rows: &[TurnEstimate], pain
     out
 }
 
-/// `budget --json`; `config` names the file read, if any.
-pub fn budget_json(config: Option<&str>, cfg: &Config, r: &Resolved) -> Value {
-    json!({
-        "config": config,
-        "model": r.model,
-        "profile": r.profile,
-        "settings": r.settings.iter().map(|s| json!({"key": s.key, "value": s.value, "rule": s.rule})).collect::<Vec<_>>(),
-        "problems": r.problems,
-        "ignored": cfg.ignored,
-    })
+/// `ctxj budget --format json`: the settings resolved for a slug (the rows of `ndjson` and
+/// `csv`), the configuration problems met and the keys ignored.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct BudgetDoc {
+    /// `ctxj.budget/1`.
+    pub schema: &'static str,
+    /// The configuration file read, if any.
+    pub config: Option<String>,
+    pub model: String,
+    pub profile: Option<String>,
+    pub settings: Vec<Setting>,
+    pub problems: Vec<String>,
+    pub ignored: Vec<String>,
+}
+
+/// The document of `ctxj budget`; `config` names the file read, if any.
+pub fn budget_doc(config: Option<&str>, cfg: &Config, r: &Resolved) -> BudgetDoc {
+    BudgetDoc {
+        schema: "ctxj.budget/1",
+        config: config.map(str::to_string),
+        model: r.model.clone(),
+        profile: r.profile.clone(),
+        settings: r.settings.clone(),
+        problems: r.problems.clone(),
+        ignored: cfg.ignored.clone(),
+    }
 }
 
 /// `budget` as text.
-pub fn budget_text(config: Option<&str>, cfg: &Config, r: &Resolved, paint: &Paint) -> String {
+pub fn budget_text(config: Option<&str>, cfg: &Config, r: &Resolved, paint: &Paint, layout: Layout) -> String {
     let mut out = format!(
         "{} · {} · {}\n",
         paint.bold(&escape_line(&r.model)),
@@ -307,11 +427,10 @@ pub fn budget_text(config: Option<&str>, cfg: &Config, r: &Resolved, paint: &Pai
             .map(|p| format!("profile models.\"{}\"", escape_line(p)))
             .unwrap_or_else(|| "no profile".into())
     );
-    let mut t = table(&["setting", "value", "rule"]);
-    for s in &r.settings {
-        t.add_row(vec![Cell::new(s.key), right(thousands(s.value)), Cell::new(escape_line(&s.rule))]);
-    }
-    out += &format!("{t}\n");
+    let columns = [Column::text("setting", 0), Column::number("value", 0), Column::text("rule", 0)];
+    let rows: Vec<Vec<String>> =
+        r.settings.iter().map(|s| vec![s.key.to_string(), thousands(s.value), escape_line(&s.rule)]).collect();
+    out += &format!("{}\n", fit(&columns, &rows, layout));
     for p in &r.problems {
         out += &format!("{} {}\n", paint.red("configuration error:"), escape_line(p));
     }

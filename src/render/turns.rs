@@ -1,33 +1,46 @@
-//! The output of `ctxj turns`: a table of turns, or a JSON array.
-
-use comfy_table::{Cell, CellAlignment};
-use serde::Serialize;
+//! The output of `ctxj turns`: a table of turns fitted to the terminal, or the `ctxj.turns/1`
+//! document.
 
 use crate::cache::marks::{Marks, TurnMark};
+use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{count, money_or_na, thousands};
-use crate::render::style::{table, Paint};
+use crate::render::style::Paint;
 use crate::report::turns::{Change, TurnRow};
 use crate::text::escape_line;
 
-/// A row with its marks (`prompt_tokens`, `over_window`, `recorded_break`) as one JSON object.
-#[derive(Serialize)]
-struct Marked<'a> {
+/// One turn of `ctxj.turns/1`: the row and its marks (`prompt_tokens`, `over_window`,
+/// `recorded_break`) as one flat object.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct MarkedTurn {
     #[serde(flatten)]
-    row: &'a TurnRow,
+    pub row: TurnRow,
     #[serde(flatten)]
-    mark: Option<&'a TurnMark>,
+    pub mark: Option<TurnMark>,
 }
 
-/// The JSON array (one line, no newline); each row carries its turn's marks when given.
-pub fn json(rows: &[TurnRow], marks: Option<&Marks>) -> serde_json::Result<String> {
-    let marked: Vec<Marked> = rows.iter().map(|row| Marked { row, mark: marks.and_then(|m| m.at(row.turn)) }).collect();
-    serde_json::to_string(&marked)
+/// `ctxj turns --format json`: the strategy replayed and one row per turn (the rows of `ndjson`
+/// and `csv`).
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct TurnsDoc {
+    /// `ctxj.turns/1`.
+    pub schema: &'static str,
+    pub strategy: String,
+    pub turns: Vec<MarkedTurn>,
+}
+
+impl TurnsDoc {
+    /// The document of `rows`, each with its turn's marks when given.
+    pub fn new(strategy: String, rows: Vec<TurnRow>, marks: Option<&Marks>) -> TurnsDoc {
+        let turns =
+            rows.into_iter().map(|row| MarkedTurn { mark: marks.and_then(|m| m.at(row.turn)).cloned(), row }).collect();
+        TurnsDoc { schema: "ctxj.turns/1", strategy, turns }
+    }
 }
 
 /// `N requests over the 200,000-token context window of M (source)`, when any shown row is.
-fn over_window(rows: &[TurnRow], marks: Option<&Marks>) -> String {
+fn over_window(turns: &[MarkedTurn], marks: Option<&Marks>) -> String {
     let (Some(m), Some(w)) = (marks, marks.and_then(|m| m.limits.window)) else { return String::new() };
-    let n = rows.iter().filter(|r| m.at(r.turn).is_some_and(|t| t.over_window)).count();
+    let n = turns.iter().filter(|t| t.mark.as_ref().is_some_and(|m| m.over_window)).count();
     if n == 0 {
         return String::new();
     }
@@ -40,14 +53,54 @@ fn over_window(rows: &[TurnRow], marks: Option<&Marks>) -> String {
     )
 }
 
-/// The table with its title and the count of rewrites; `marks` flag the requests over the
+/// The change column of one turn: how it relates to the previous request, then its marks.
+fn change(t: &MarkedTurn, paint: &Paint) -> (String, bool) {
+    let mut rewritten = false;
+    let change = match &t.row.change {
+        Change::First => "first request".to_string(),
+        Change::Appended { appended: 0 } => "identical".to_string(),
+        Change::Appended { appended } => format!("appended {appended}"),
+        Change::Rewritten { block, id, why } => {
+            rewritten = true;
+            paint.yellow(&format!("prefix rewritten at block {block} ({}): {}", escape_line(id), escape_line(why)))
+        }
+    };
+    let change = match t.mark.as_ref().and_then(|m| m.recorded_break.as_ref()) {
+        Some(x) => format!(
+            "{change} · {}",
+            paint.yellow(&format!(
+                "recorded cache break: {} ({} tokens written again, {})",
+                x.cause.name(),
+                thousands(x.rewritten_tokens),
+                money_or_na(x.cost)
+            ))
+        ),
+        None => change,
+    };
+    let change = match t.mark.as_ref().filter(|m| m.over_window) {
+        Some(m) => format!("{change} · {}", paint.red(&format!("over the window ({})", thousands(m.prompt_tokens)))),
+        None => change,
+    };
+    (change, rewritten)
+}
+
+/// The table with its title and the count of rewrites; the marks flag the requests over the
 /// context window and, on the recorded replay, the turns where the provider's cache read fell
-/// short (the recorded cache breaks).
-pub fn text(strategy: &str, rows: &[TurnRow], marks: Option<&Marks>, paint: &Paint) -> String {
-    let mut t = table(&["turn", "rev", "blocks", "chars", "change against the previous request"]);
+/// short (the recorded cache breaks). A replayed compaction's summarizer request gets a `Σ` row
+/// before its turn. The table fits `layout`: rev goes first, then blocks; the change is cut in
+/// the middle.
+pub fn text(doc: &TurnsDoc, marks: Option<&Marks>, paint: &Paint, layout: Layout) -> String {
+    let columns = [
+        Column::number("turn", 0),
+        Column::number("rev", 2),
+        Column::number("blocks", 1),
+        Column::number("chars", 0),
+        Column::text("change against the previous request", 0),
+    ];
+    let mut cells = Vec::with_capacity(doc.turns.len());
     let mut rewrites = 0;
-    let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
-    for r in rows {
+    for t in &doc.turns {
+        let r = &t.row;
         if let Some(m) = &r.summarizer {
             let what = format!(
                 "summarizer request: {} block(s) + instruction in ({} chars), summary out ({} chars)",
@@ -55,63 +108,32 @@ pub fn text(strategy: &str, rows: &[TurnRow], marks: Option<&Marks>, paint: &Pai
                 thousands(m.input_chars as u64),
                 thousands(m.summary_chars as u64)
             );
-            t.add_row(vec![
-                right(format!("{} Σ", r.turn)),
-                right(String::new()),
-                right(String::new()),
-                right(String::new()),
-                Cell::new(what),
-            ]);
+            cells.push(vec![format!("{} Σ", r.turn), String::new(), String::new(), String::new(), what]);
         }
-        let change = match &r.change {
-            Change::First => "first request".to_string(),
-            Change::Appended { appended: 0 } => "identical".to_string(),
-            Change::Appended { appended } => format!("appended {appended}"),
-            Change::Rewritten { block, id, why } => {
-                rewrites += 1;
-                paint.yellow(&format!("prefix rewritten at block {block} ({}): {}", escape_line(id), escape_line(why)))
-            }
-        };
-        let mark = marks.and_then(|m| m.at(r.turn));
-        let change = match mark.and_then(|m| m.recorded_break.as_ref()) {
-            Some(x) => format!(
-                "{change} · {}",
-                paint.yellow(&format!(
-                    "recorded cache break: {} ({} tokens written again, {})",
-                    x.cause.name(),
-                    thousands(x.rewritten_tokens),
-                    money_or_na(x.cost)
-                ))
-            ),
-            None => change,
-        };
-        let change = match mark.filter(|m| m.over_window) {
-            Some(m) => {
-                format!("{change} · {}", paint.red(&format!("over the window ({})", thousands(m.prompt_tokens))))
-            }
-            None => change,
-        };
-        t.add_row(vec![
-            right(r.turn.to_string()),
-            right(r.rev.to_string()),
-            right(r.blocks.to_string()),
-            right(thousands(r.chars as u64)),
-            Cell::new(change),
+        let (change, rewritten) = change(t, paint);
+        rewrites += usize::from(rewritten);
+        cells.push(vec![
+            r.turn.to_string(),
+            r.rev.to_string(),
+            thousands(r.blocks as u64),
+            thousands(r.chars as u64),
+            change,
         ]);
     }
     // Only the breaks of the turns shown (`--at` may narrow the rows).
-    let shown =
-        marks.map_or(0, |m| rows.iter().filter(|r| m.at(r.turn).is_some_and(|t| t.recorded_break.is_some())).count());
+    let shown = doc.turns.iter().filter(|t| t.mark.as_ref().is_some_and(|m| m.recorded_break.is_some())).count();
     let recorded = if shown == 0 {
         String::new()
     } else {
         format!(" · {} (ctxj cache explains them)", count(shown, "recorded cache break", "recorded cache breaks"))
     };
+    let n = doc.turns.len();
     format!(
-        "{}\n{t}\n{} in {}{recorded}{}\n",
-        paint.bold(&format!("strategy {} · {}", escape_line(strategy), count(rows.len(), "turn", "turns"))),
+        "{}\n{}\n{} in {}{recorded}{}\n",
+        paint.bold(&format!("strategy {} · {}", escape_line(&doc.strategy), count(n, "turn", "turns"))),
+        fit(&columns, &cells, layout),
         count(rewrites, "prefix rewrite", "prefix rewrites"),
-        count(rows.len(), "turn", "turns"),
-        over_window(rows, marks)
+        count(n, "turn", "turns"),
+        over_window(&doc.turns, marks)
     )
 }

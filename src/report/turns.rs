@@ -11,7 +11,7 @@ use crate::tokens::estimator::EncodingError;
 use crate::tokens::estimator_for;
 
 /// How a request relates to the previous one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "change", rename_all = "lowercase")]
 pub enum Change {
     First,
@@ -28,7 +28,7 @@ pub enum Change {
 }
 
 /// One turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TurnRow {
     pub turn: usize,
     pub rev: u64,
@@ -42,7 +42,7 @@ pub struct TurnRow {
 }
 
 /// The summarizer requests before a turn: blocks summarized, characters in and out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SummarizerMark {
     pub calls: usize,
     pub summarized: usize,

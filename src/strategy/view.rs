@@ -86,7 +86,7 @@ pub fn strategy_view_with_progress(
 }
 
 /// One side of a [`ViewDiff`].
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Side {
     pub label: String,
     pub blocks: usize,
@@ -106,7 +106,7 @@ impl Side {
 }
 
 /// One block in a [`ViewDiff`]: only on one side, or changed.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Entry {
     /// Its id, `system`, or `summary #k`.
     pub id: String,
@@ -119,7 +119,7 @@ pub struct Entry {
 }
 
 /// Two views compared block by block (by identity, [`crate::projection::diff`]).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct ViewDiff {
     pub left: Side,
     pub right: Side,

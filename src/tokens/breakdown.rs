@@ -12,7 +12,7 @@ use crate::journal::CtxSettings;
 use crate::projection::{block::canonical_value, Block};
 
 /// One line of the breakdown; `tokens` is `None` for a part the journal does not hold.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Part {
     pub name: &'static str,
     pub tokens: Option<u64>,
@@ -21,7 +21,7 @@ pub struct Part {
 }
 
 /// The breakdown of a request's blocks by what they hold.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Breakdown {
     pub parts: Vec<Part>,
     /// Per tool: (tokens of its results, results).
@@ -86,7 +86,7 @@ pub fn breakdown(blocks: &[Block], est: &dyn Estimator) -> Breakdown {
 }
 
 /// A request's tokens: the breakdown, the calibrated total and the settings in force.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RequestTokens {
     /// What request this is (recorded state or a strategy's turn).
     pub view: String,
@@ -163,7 +163,7 @@ impl RequestTokens {
 }
 
 /// One turn of `tokens --per-turn`: the raw estimate, the calibrated one and the provider's figure.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TurnEstimate {
     pub turn: usize,
     pub raw: u64,

@@ -178,7 +178,7 @@ impl Config {
 }
 
 /// One resolved setting and the rule that gave it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Setting {
     pub key: &'static str,
     pub value: u64,
@@ -186,7 +186,7 @@ pub struct Setting {
 }
 
 /// The resolved settings for one slug.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Resolved {
     pub model: String,
     /// The profile applied (`models."<prefix>"`), if any.

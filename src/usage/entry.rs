@@ -4,7 +4,7 @@
 use crate::import::Format;
 
 /// Token counts, split the way the providers bill them (`input` is the uncached part).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Tokens {
     pub input: u64,
     pub output: u64,

@@ -43,7 +43,7 @@ pub struct Options {
 }
 
 /// One row of the report.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct Row {
     /// The group: `project/session`, a date (`2026-03-14`; a week by its Sunday; `2026-03`), or
     /// a model.
@@ -80,7 +80,7 @@ pub struct Row {
 }
 
 /// The whole report.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct UsageReport {
     pub schema: &'static str,
     pub by: &'static str,

@@ -9,7 +9,7 @@ use crate::import::scan::find_sessions;
 use crate::import::{import_file, Child, FromFormat};
 
 /// One line of `ctxj sessions`: what a session is and what it cost.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct SessionSummary {
     /// What to pass to a read command to open it.
     pub spec: String,

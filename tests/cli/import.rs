@@ -546,7 +546,7 @@ fn cache_recorded_hit_rate_is_the_usage_ratio_of_the_distinct_calls() {
         let rows = v["strategies"].as_array().unwrap();
         assert_eq!(rows.len(), 3);
         let recorded = rows.iter().find(|r| r["summary"]["strategy"] == "recorded").unwrap();
-        let got = recorded["summary"]["recorded_hit_rate"].as_f64().unwrap();
+        let got = recorded["summary"]["recorded_cache_hit"].as_f64().unwrap();
         // Σ cache_read / Σ (input + cache_creation + cache_read) over distinct (message.id,
         // requestId), each taken from its line with the largest total — from the raw lines.
         let mut best: BTreeMap<(String, String), [u64; 4]> = BTreeMap::new();

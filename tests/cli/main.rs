@@ -11,6 +11,7 @@ mod common;
 mod conformance;
 mod context;
 mod experiment;
+mod formats;
 mod foundation;
 mod help;
 mod hostile;

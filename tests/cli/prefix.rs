@@ -16,7 +16,7 @@ fn json(args: &[&str], file: &Path) -> Value {
 /// (median, p90, worst) of |calibrated error| over the turns after the first with prompt_tokens.
 fn stats(file: &Path) -> (f64, f64, f64, usize) {
     let rows = json(&["tokens", "--per-turn", "--json"], file);
-    let rows = rows.as_array().expect("rows");
+    let rows = rows["turns"].as_array().expect("rows");
     let first = rows.iter().position(|r| !r["prompt_tokens"].is_null()).expect("some prompt_tokens");
     let mut e: Vec<f64> =
         rows[first + 1..].iter().filter_map(|r| r["calibrated_error_pct"].as_f64()).map(f64::abs).collect();
@@ -44,7 +44,7 @@ fn an_imported_session_carries_its_inferred_prefix_in_tokens() {
     assert!(text.contains("inferred from usage"), "{text}");
     // Every per-turn row after the first carries it; the fit meets the targets on this session.
     let rows = json(&["tokens", "--per-turn", "--json"], &f);
-    assert!(rows.as_array().unwrap()[1..].iter().all(|r| r["prefix"].as_u64().unwrap() > 10_000));
+    assert!(rows["turns"].as_array().unwrap()[1..].iter().all(|r| r["prefix"].as_u64().unwrap() > 10_000));
     let (median, p90, worst, _) = stats(&f);
     assert!(median <= 1.0 && p90 <= 3.0 && worst <= 25.0, "{median} {p90} {worst}");
 }
@@ -54,7 +54,7 @@ fn an_imported_session_carries_its_inferred_prefix_in_tokens() {
 #[test]
 fn turn_two_of_an_imported_session_is_not_multiplied_by_the_prefix() {
     let rows = json(&["tokens", "--per-turn", "--json"], &bundled_claude_code());
-    let t2 = &rows.as_array().unwrap()[1];
+    let t2 = &rows["turns"].as_array().unwrap()[1];
     assert!(t2["multiplier"].as_f64().unwrap() < 2.0, "{t2}");
     assert!(t2["calibrated_error_pct"].as_f64().unwrap().abs() < 5.0, "{t2}");
 }
@@ -65,7 +65,7 @@ fn ctxj_journals_keep_the_ratio_calibration_and_no_prefix() {
         let r = json(&["tokens", "--json"], &sample(s));
         assert!(r["unrecorded_prefix"].is_null(), "{s}");
         let rows = json(&["tokens", "--per-turn", "--json"], &sample(s));
-        assert!(rows.as_array().unwrap().iter().all(|r| r["prefix"] == 0), "{s}");
+        assert!(rows["turns"].as_array().unwrap().iter().all(|r| r["prefix"] == 0), "{s}");
         let cache = json(&["cache", "--per-turn", "--json"], &sample(s));
         assert!(!cache.to_string().contains("unrecorded_prefix"), "{s}");
     }
@@ -90,7 +90,7 @@ fn every_replay_of_an_imported_session_carries_the_same_prefix() {
     // The virtual block is cached like a system block: the second turn reads at least it.
     for s in strategies {
         let t = s["turns"].as_array().unwrap();
-        assert!(t[1]["cached"].as_u64().unwrap() >= prefixes[0], "{}", s["summary"]["strategy"]);
+        assert!(t[1]["cache_read"].as_u64().unwrap() >= prefixes[0], "{}", s["summary"]["strategy"]);
     }
 }
 

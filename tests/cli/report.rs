@@ -199,9 +199,11 @@ fn comparison_agrees_with_ctxj_cache() {
         assert_eq!(cells[1], sum["peak_prompt"].to_string(), "{name} peak");
         assert_eq!(cells[2], sum["prompt"].to_string(), "{name} total prompt");
         assert_eq!(cells[3], sum["new"].to_string(), "{name} new");
-        assert_eq!(cells[4], sum["cached"].to_string(), "{name} cached");
-        assert_eq!(cells[5], format!("{:.1}%", sum["hit_rate"].as_f64().unwrap() * 100.0), "{name} hit rate");
-        assert_eq!(cells[6], format!("${:.4}", sum["cost"].as_f64().unwrap()), "{name} cost");
+        assert_eq!(cells[4], sum["cache_read"].to_string(), "{name} cached");
+        assert_eq!(cells[5], format!("{:.1}%", sum["cache_hit"].as_f64().unwrap() * 100.0), "{name} hit rate");
+        // Money as every table prints it (`render::format::usd`), thousands separators removed.
+        let usd = ctxj::render::format::usd(sum["cost"].as_f64().unwrap()).replace(',', "");
+        assert_eq!(cells[6], usd, "{name} cost");
         assert_eq!(cells[7], format!("{:.2}×", st["cost_vs_baseline"].as_f64().unwrap()), "{name} vs baseline");
         assert_eq!(cells[8], sum["breaks"].to_string(), "{name} breaks");
     }
@@ -210,8 +212,11 @@ fn comparison_agrees_with_ctxj_cache() {
     assert_eq!(cost.matches("class=\"series\"").count(), strategies.len());
     for st in v["strategies"].as_array().unwrap() {
         let sum = &st["summary"];
-        let last =
-            format!("{} · turn 14: ${:.4}</title>", sum["strategy"].as_str().unwrap(), sum["cost"].as_f64().unwrap());
+        let last = format!(
+            "{} · turn 14: {}</title>",
+            sum["strategy"].as_str().unwrap(),
+            ctxj::render::format::usd(sum["cost"].as_f64().unwrap())
+        );
         assert!(cost.contains(&last), "missing {last}");
     }
 }

@@ -38,7 +38,7 @@ fn requests(dir: &std::path::Path, strategy: &str) -> Vec<Vec<Value>> {
     let turns = {
         let out = ctxj().args(["turns", "--json", "--strategy", strategy]).arg(dir).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap().len()
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["turns"].as_array().unwrap().len()
     };
     (1..=turns)
         .map(|k| {
@@ -194,7 +194,9 @@ fn turns_shows_cache_behaviour() {
     let d = session_with(&bugfix());
     let rows = |s: &str| -> Vec<Value> {
         let out = ctxj().arg("turns").arg(d.path()).args(["--json", "--strategy", s]).output().unwrap();
-        serde_json::from_slice(&out.stdout).unwrap()
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["schema"], "ctxj.turns/1");
+        doc["turns"].as_array().unwrap().clone()
     };
     let base = rows("baseline");
     assert_eq!(base.len(), 6);

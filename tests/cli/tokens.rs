@@ -116,7 +116,7 @@ fn per_turn_totals_add_up_to_the_summary_row() {
             for s in j["strategies"].as_array().unwrap() {
                 let m = &s["summary"];
                 let turns = s["turns"].as_array().unwrap();
-                for k in ["prompt", "cached", "new", "write", "output"] {
+                for k in ["prompt", "cache_read", "new", "cache_write", "output"] {
                     let sum: u64 = turns.iter().map(|t| t[k].as_u64().unwrap()).sum();
                     assert_eq!(Some(sum), m[k].as_u64(), "{name} {cache} {k}");
                 }
@@ -126,7 +126,10 @@ fn per_turn_totals_add_up_to_the_summary_row() {
                 assert_eq!(Some(peak), m["peak_prompt"].as_u64());
                 let breaks = turns.iter().filter(|t| t["break"] == true).count() as u64;
                 assert_eq!(Some(breaks), m["breaks"].as_u64());
-                assert_eq!(m["new"].as_u64().unwrap() + m["cached"].as_u64().unwrap(), m["prompt"].as_u64().unwrap());
+                assert_eq!(
+                    m["new"].as_u64().unwrap() + m["cache_read"].as_u64().unwrap(),
+                    m["prompt"].as_u64().unwrap()
+                );
             }
             // The table's total row shows the same figures.
             let out = ctxj()
@@ -151,7 +154,7 @@ fn baseline_hits_the_ideal_cache_at_least_as_well_as_sliding() {
             .unwrap();
         assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
         let j = json_of(&out.stdout);
-        let rate = |i: usize| j["strategies"][i]["summary"]["hit_rate"].as_f64().unwrap();
+        let rate = |i: usize| j["strategies"][i]["summary"]["cache_hit"].as_f64().unwrap();
         assert!(rate(0) >= rate(1), "{name}: baseline {} < sliding-8 {}", rate(0), rate(1));
         // Baseline only ever appends: no cache break.
         assert_eq!(j["strategies"][0]["summary"]["breaks"], 0, "{name}");
