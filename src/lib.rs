@@ -21,6 +21,7 @@
 
 pub mod cache;
 pub mod check;
+pub mod export;
 pub mod import;
 pub mod journal;
 pub mod projection;

@@ -16,6 +16,7 @@ pub mod budget;
 pub mod cache;
 pub mod completions;
 pub mod diff;
+pub mod export;
 pub mod import;
 pub mod log;
 pub mod output;
@@ -119,6 +120,7 @@ pub enum Command {
     Import(import::Args),
     Sessions(sessions::Args),
     Usage(usage::Args),
+    Export(export::Args),
     Report(report::Args),
     Completions(completions::Args),
     #[cfg(feature = "synth")]
@@ -224,6 +226,7 @@ pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
         Command::Import(a) => import::run(a, ctx),
         Command::Sessions(a) => sessions::run(a, ctx),
         Command::Usage(a) => usage::run(a, ctx),
+        Command::Export(a) => export::run(a, ctx),
         Command::Report(a) => report::run(a, ctx),
         Command::Completions(a) => completions::run(a, ctx),
         #[cfg(feature = "synth")]

@@ -28,11 +28,13 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("import", &["journal", "projection", "text", "cache"]),
     ("usage", &["import", "cache", "journal", "projection", "tokens", "text"]),
     ("report", &["usage", "import", "check", "cache", "strategy", "tokens", "projection", "journal", "text"]),
+    ("export", &["usage", "import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
     // Everything but `cli`.
     (
         "render",
         &[
             "report",
+            "export",
             "usage",
             "import",
             "synth",
