@@ -8,6 +8,7 @@ mod bundled;
 mod check;
 mod common;
 mod conformance;
+mod export;
 mod foundation;
 mod help;
 mod hostile;
