@@ -48,6 +48,9 @@ pub struct ExportRow {
     pub output_tokens: u64,
     /// USD, each call at its own model; `null` for a model without a price.
     pub cost_usd: Option<f64>,
+    /// Recorded rows with a break: what re-writing the tokens the cache lost cost beyond reading
+    /// them (`ctxj cache`'s recorded break cost); `null` otherwise or without a price.
+    pub break_cost_usd: Option<f64>,
     /// The cache model's hit rate for this request (cached / prompt of the replay).
     pub simulated_hit: Option<f64>,
     /// Recorded rows: the cause of a recorded cache break at this call (`ttl`, `compaction`,

@@ -47,6 +47,7 @@ struct Turn {
     estimated: Option<u64>,
     hit: Option<f64>,
     brk: Option<BreakCause>,
+    brk_cost: Option<f64>,
     compaction: bool,
 }
 
@@ -82,6 +83,7 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
         cache_write_tokens: 0,
         output_tokens: 0,
         cost_usd: None,
+        break_cost_usd: None,
         simulated_hit: None,
         break_cause: None,
         compaction: false,
@@ -95,8 +97,13 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
         }
     };
     let joined = join(&input.entries, &turns);
-    for (i, (e, t)) in input.entries.iter().zip(joined).enumerate() {
-        let t = t.cloned().unwrap_or_default();
+    // The model a turn was billed at, as `usage` names it (pi's journal says `provider/model`).
+    let mut billed_model: Vec<Option<String>> = vec![None; turns.len()];
+    for (i, (e, k)) in input.entries.iter().zip(&joined).enumerate() {
+        let t = k.and_then(|k| turns.get(k)).cloned().unwrap_or_default();
+        if let Some(k) = *k {
+            billed_model[k] = e.model.clone();
+        }
         let mut r = base("recorded", i as u64 + 1, Some(e.ts.clone()), e.model.clone());
         r.prompt_tokens_recorded = Some(e.tokens.prompt());
         r.prompt_tokens_estimated = t.estimated;
@@ -107,6 +114,7 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
         r.cost_usd = e.cost;
         r.simulated_hit = t.hit;
         r.break_cause = t.brk.map(|b| b.name().to_string());
+        r.break_cost_usd = t.brk_cost;
         r.compaction = t.compaction;
         out.rows.push(r);
     }
@@ -117,8 +125,10 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
         let pricing = Pricing::for_session(journal, None, None, PriceTable::builtin());
         let sim = cache::simulate(journal, s, est, pricing.options(), |_, _| {});
         for f in &sim.turns {
-            let t = turns.get(f.turn.saturating_sub(1)).cloned().unwrap_or_default();
-            let mut r = base(&s.name, f.turn as u64, Some(t.ts), t.model);
+            let k = f.turn.saturating_sub(1);
+            let t = turns.get(k).cloned().unwrap_or_default();
+            let model = billed_model.get(k).cloned().flatten().or(t.model);
+            let mut r = base(&s.name, f.turn as u64, Some(t.ts), model);
             r.prompt_tokens_estimated = Some(f.prompt);
             r.input_tokens = f.new.saturating_sub(f.write);
             r.cache_read_tokens = f.cached;
@@ -174,22 +184,23 @@ fn recorded_turns(journal: &Journal, est: &TiktokenEstimator) -> Vec<Turn> {
     for b in &billed.breaks {
         if let Some(t) = turns.get_mut(b.turn.saturating_sub(1)) {
             t.brk = Some(b.cause);
+            t.brk_cost = b.cost;
         }
     }
     turns
 }
 
-/// The turn of each billed call: the next turn, in order, whose recorded prompt tokens are the
-/// call's (a call no turn stands for — a compaction call, a deduplicated line — gets none).
-fn join<'a>(entries: &[UsageEntry], turns: &'a [Turn]) -> Vec<Option<&'a Turn>> {
+/// The turn (index) of each billed call: the next turn, in order, whose recorded prompt tokens
+/// are the call's (a call no turn stands for — a compaction call — gets none).
+fn join(entries: &[UsageEntry], turns: &[Turn]) -> Vec<Option<usize>> {
     let mut next = 0;
     entries
         .iter()
         .map(|e| {
             let at = turns[next.min(turns.len())..].iter().position(|t| t.recorded == Some(e.tokens.prompt()))?;
-            let t = &turns[next + at];
-            next += at + 1;
-            Some(t)
+            let k = next + at;
+            next = k + 1;
+            Some(k)
         })
         .collect()
 }
