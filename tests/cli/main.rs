@@ -9,6 +9,7 @@ mod check;
 mod common;
 mod conformance;
 mod export;
+mod fleet;
 mod foundation;
 mod help;
 mod hostile;
