@@ -51,25 +51,14 @@ struct Turn {
     compaction: bool,
 }
 
-/// The rows of `input`: one per billed call, then one per turn of each strategy's replay.
-pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
-    let source = input.path.display().to_string();
-    let mut out = SessionRows {
-        agent: input.agent.name(),
-        session: input.session.clone(),
-        project: input.key.project.clone(),
-        parent: input.parent.clone(),
-        source: source.clone(),
-        rows: Vec::with_capacity(input.entries.len()),
-        strategies: Vec::new(),
-        note: None,
-    };
-    let base = |strategy: &str, turn: u64, ts: Option<String>, model: Option<String>| ExportRow {
+/// A row of `input` with its identity filled in and every figure empty.
+fn blank(input: &SessionInput, strategy: &str, turn: u64, ts: Option<String>, model: Option<String>) -> ExportRow {
+    ExportRow {
         schema: SCHEMA,
         session: input.session.clone(),
         agent: input.agent.name(),
         project: input.key.project.clone(),
-        source: source.clone(),
+        source: input.path.display().to_string(),
         parent_session: input.parent.clone(),
         turn,
         timestamp: ts.filter(|t| !t.is_empty()),
@@ -87,6 +76,20 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
         simulated_hit: None,
         break_cause: None,
         compaction: false,
+    }
+}
+
+/// The rows of `input`: one per billed call, then one per turn of each strategy's replay.
+pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
+    let mut out = SessionRows {
+        agent: input.agent.name(),
+        session: input.session.clone(),
+        project: input.key.project.clone(),
+        parent: input.parent.clone(),
+        source: input.path.display().to_string(),
+        rows: Vec::with_capacity(input.entries.len()),
+        strategies: Vec::new(),
+        note: None,
     };
     let rebuilt = reconstruct(input);
     let turns = match &rebuilt {
@@ -104,7 +107,7 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
         if let Some(k) = *k {
             billed_model[k] = e.model.clone();
         }
-        let mut r = base("recorded", i as u64 + 1, Some(e.ts.clone()), e.model.clone());
+        let mut r = blank(input, "recorded", i as u64 + 1, Some(e.ts.clone()), e.model.clone());
         r.prompt_tokens_recorded = Some(e.tokens.prompt());
         r.prompt_tokens_estimated = t.estimated;
         r.input_tokens = e.tokens.input;
@@ -121,14 +124,32 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
     out.strategies.push(total("recorded", &out.rows));
     let Ok((journal, est)) = &rebuilt else { return out };
     for s in strategies.iter().filter(|s| !s.is_recorded()) {
-        let first = out.rows.len();
-        let pricing = Pricing::for_session(journal, None, None, PriceTable::builtin());
-        let sim = cache::simulate(journal, s, est, pricing.options(), |_, _| {});
-        for f in &sim.turns {
+        let rows = simulated(input, journal, est, s, &turns, &billed_model);
+        out.strategies.push(total(&s.name, &rows));
+        out.rows.extend(rows);
+    }
+    out
+}
+
+/// One row per turn of `s`'s replay, priced at the session's model (as `ctxj cache` prices it)
+/// and named at the model the turn was billed at.
+fn simulated(
+    input: &SessionInput,
+    journal: &Journal,
+    est: &TiktokenEstimator,
+    s: &Strategy,
+    turns: &[Turn],
+    billed_model: &[Option<String>],
+) -> Vec<ExportRow> {
+    let pricing = Pricing::for_session(journal, None, None, PriceTable::builtin());
+    let sim = cache::simulate(journal, s, est, pricing.options(), |_, _| {});
+    sim.turns
+        .iter()
+        .map(|f| {
             let k = f.turn.saturating_sub(1);
             let t = turns.get(k).cloned().unwrap_or_default();
             let model = billed_model.get(k).cloned().flatten().or(t.model);
-            let mut r = base(&s.name, f.turn as u64, Some(t.ts), model);
+            let mut r = blank(input, &s.name, f.turn as u64, Some(t.ts), model);
             r.prompt_tokens_estimated = Some(f.prompt);
             r.input_tokens = f.new.saturating_sub(f.write);
             r.cache_read_tokens = f.cached;
@@ -138,11 +159,9 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
             r.simulated_hit = (f.prompt > 0).then(|| f.cached as f64 / f.prompt as f64);
             r.break_cause = f.is_break.then(|| BreakCause::PrefixChange.name().to_string());
             r.compaction = t.compaction;
-            out.rows.push(r);
-        }
-        out.strategies.push(total(&s.name, &out.rows[first..]));
-    }
-    out
+            r
+        })
+        .collect()
 }
 
 /// The transcript imported in memory and its tokenizer.
@@ -215,5 +234,39 @@ fn total(name: &str, rows: &[ExportRow]) -> StrategyTotal {
         prompt_tokens: sum(|r| r.input_tokens.saturating_add(r.cache_read_tokens).saturating_add(r.cache_write_tokens)),
         cache_read_tokens: sum(|r| r.cache_read_tokens),
         cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::Format;
+    use crate::usage::entry::{SessionKey, Tokens};
+
+    fn entry(prompt: u64) -> UsageEntry {
+        let key = SessionKey { agent: Format::Codex, project: String::new(), session: "s".into() };
+        UsageEntry {
+            session: std::sync::Arc::new(key),
+            file: 0,
+            ts: String::new(),
+            model: None,
+            tokens: Tokens { input: prompt, ..Tokens::default() },
+            cost: None,
+            uncounted_by_ccusage: false,
+        }
+    }
+
+    fn turn(recorded: u64) -> Turn {
+        Turn { recorded: Some(recorded), ..Turn::default() }
+    }
+
+    #[test]
+    fn calls_join_the_next_turn_with_their_prompt_and_a_compaction_call_joins_none() {
+        let entries: Vec<UsageEntry> = [100, 200, 150, 300].map(entry).into();
+        let turns = [turn(100), turn(200), turn(300)];
+        assert_eq!(join(&entries, &turns), [Some(0), Some(1), None, Some(2)]);
+        // Order is kept: a later call never joins an earlier turn.
+        let entries: Vec<UsageEntry> = [200, 100].map(entry).into();
+        assert_eq!(join(&entries, &turns), [Some(1), None]);
     }
 }
