@@ -63,7 +63,6 @@ fn same_as_usage(what: &str, got: &Value, usage: &Value) {
 }
 
 #[test]
-#[cfg(feature = "synth")]
 #[cfg_attr(not(ctxj_has_fleet), ignore = "needs .venv-fleet (pyspark) and java (fails under CI=true)")]
 fn spark_rollups_duckdb_and_otlp_reproduce_the_direct_totals() {
     let py = fleet_python();

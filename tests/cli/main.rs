@@ -9,6 +9,7 @@ mod check;
 mod common;
 mod conformance;
 mod export;
+#[cfg(feature = "synth")]
 mod fleet;
 mod foundation;
 mod help;
@@ -25,7 +26,7 @@ mod strategy;
 mod tokens;
 mod usage_agents;
 
-/// Without the `synth` feature the tests that drive `ctxj synth` (perf.rs) cannot be built: say so
+/// Without the `synth` feature the tests that drive `ctxj synth` (perf.rs, fleet.rs) cannot be built: say so
 /// with a failure instead of letting them vanish.
 #[cfg(not(feature = "synth"))]
 #[test]
