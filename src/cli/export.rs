@@ -2,7 +2,6 @@
 //! (OTLP JSON lines), over the same transcripts and defaults as `ctxj usage`.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::ValueEnum;
@@ -11,7 +10,7 @@ use ctxj::render::export::{exporter, ExportFormat};
 use ctxj::strategy::{self, Strategy};
 use ctxj::text::escape_line;
 
-use super::usage::{paths_or_defaults, AgentArg};
+use super::args::LogArgs;
 use super::{Ctx, EXIT_OK};
 
 /// One row per request, for a warehouse or an observability tool (docs/fleet.md).
@@ -35,11 +34,8 @@ use super::{Ctx, EXIT_OK};
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Transcripts or folders holding them (searched recursively); default: the agents' folders.
-    pub paths: Vec<PathBuf>,
-    /// Only this agent's logs.
-    #[arg(long, value_enum)]
-    pub agent: Option<AgentArg>,
+    #[command(flatten)]
+    pub logs: LogArgs,
     /// A strategy to simulate besides the recorded requests (repeatable).
     #[arg(short = 's', long = "strategy", value_name = "NAME")]
     pub strategies: Vec<String>,
@@ -57,10 +53,7 @@ pub enum FormatArg {
 
 pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     let strategies: Vec<Strategy> = args.strategies.iter().map(|n| strategy::parse(n)).collect::<Result<_, _>>()?;
-    let paths = paths_or_defaults(&args.paths, args.agent)?;
-    let files = ctxj::usage::transcripts(&paths, args.agent.map(AgentArg::format));
-    anyhow::ensure!(!files.is_empty(), "no Claude Code, Codex or pi transcript found in the given paths");
-    let sessions = ctxj::export::plan(&files);
+    let sessions = ctxj::export::plan(&args.logs.files()?);
     let mut writer = exporter(match args.format {
         FormatArg::Ndjson => ExportFormat::Ndjson,
         FormatArg::Csv => ExportFormat::Csv,
