@@ -146,6 +146,14 @@ def _arrow_schema():
     return pa.schema([(n, kinds[k]) for n, k in COLUMNS])
 
 
+def _default_partitions(spark) -> int:
+    """2 x the default parallelism; Spark Connect has no SparkContext: the shuffle partitions."""
+    try:
+        return 2 * spark.sparkContext.defaultParallelism
+    except Exception:
+        return int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
+
+
 def rollups(requests):
     """Per day x agent x model x strategy: requests, tokens, cost, hit rate, breaks and their
     cost, and each strategy's savings against `recorded` in the same group."""
@@ -182,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--output", required=True, help="folder for requests/ and rollups/ (Parquet)")
     ap.add_argument("--ctxj", default=shutil.which("ctxj"), help="the ctxj binary to ship (default: on PATH)")
     ap.add_argument("-s", "--strategy", action="append", default=[], help="strategy to simulate (repeatable)")
-    ap.add_argument("--partitions", type=int, default=0, help="partitions (default: 2 x default parallelism)")
+    ap.add_argument("--partitions", type=int, default=0, help="partitions (default: 2 x default parallelism; Connect: shuffle partitions)")
     ap.add_argument("--master", help="Spark master when not run by spark-submit (e.g. local[2])")
     ap.add_argument("--mode", default="overwrite", choices=["overwrite", "append", "error"], help="Parquet write mode")
     ap.add_argument("--show", type=int, default=50, help="rollup rows to print")
@@ -199,7 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     if a.master:
         b = b.master(a.master)
     spark = b.getOrCreate()
-    spark.addArtifacts(os.path.abspath(a.ctxj), file=True)
+    try:
+        spark.addArtifacts(os.path.abspath(a.ctxj), file=True)  # Spark Connect, and classic >= 4.0
+    except Exception:  # classic Spark 3.x has no addArtifacts
+        spark.sparkContext.addFile(os.path.abspath(a.ctxj))
     name = os.path.basename(a.ctxj)
 
     files = (
@@ -210,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         .select("path", "content")
     )
     key = F.udf(session_key, "string")
-    parts = a.partitions or 2 * spark.sparkContext.defaultParallelism
+    parts = a.partitions or _default_partitions(spark)
     keyed = files.withColumn("session_key", key("path")).repartition(parts, "session_key").drop("session_key")
     rows = keyed.mapInArrow(_arrow_mapper(name, a.strategy), DDL)
     requests = rows.withColumn("day", F.to_date(F.to_timestamp("timestamp")))
