@@ -4,7 +4,9 @@
 //! Emits, each when its input is present or when `CI=true`:
 //! * `ctxj_has_samples`: `../shared/samples` (or `$CTXJ_SHARED_SAMPLES`), the real transcripts;
 //! * `ctxj_has_python`: `python3` on `PATH` (the conformance reference implementation);
-//! * `ctxj_has_chromium`: `chromium`/`chromium-browser` on `PATH` or `$CTXJ_BROWSER`.
+//! * `ctxj_has_chromium`: `chromium`/`chromium-browser` on `PATH` or `$CTXJ_BROWSER`;
+//! * `ctxj_has_fleet`: the fleet venv (`.venv-fleet/bin/python` with `pyspark` installed, made by
+//!   `.ci/run` from `fleet/requirements.txt`) and `java` on `PATH` (tests/cli/fleet.rs).
 //!
 //! Tests carry `#[cfg_attr(not(ctxj_has_samples), ignore = "…")]` and call a helper of
 //! `tests/cli/common.rs` that panics with a clear message when the input is missing anyway.
@@ -33,6 +35,15 @@ fn main() {
 
     let browser = env::var_os("CTXJ_BROWSER").map(PathBuf::from).filter(|p| is_executable(p)).map(watch);
     emit("ctxj_has_chromium", ci || browser.or_else(|| on_path(&["chromium", "chromium-browser"])).is_some());
+
+    let venv = root.join(".venv-fleet");
+    let pyspark = std::fs::read_dir(venv.join("lib"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|d| d.path().join("site-packages").join("pyspark").is_dir());
+    let python = watch(venv.join("bin").join("python"));
+    emit("ctxj_has_fleet", ci || (is_executable(&python) && pyspark && on_path(&["java"]).is_some()));
 }
 
 /// Re-probes when a path that was found changes or goes away. A path that is absent is not

@@ -22,6 +22,7 @@
 pub mod cache;
 pub mod check;
 pub mod experiment;
+pub mod export;
 pub mod import;
 pub mod journal;
 pub mod projection;

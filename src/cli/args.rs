@@ -174,3 +174,25 @@ impl SummarizerArgs {
         }
     }
 }
+
+/// The agent logs `usage` and `export` read: paths, else the agents' default folders.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LogArgs {
+    /// Transcripts or folders holding them (searched recursively); default: the agents' folders.
+    pub paths: Vec<PathBuf>,
+    /// Only this agent's logs.
+    #[arg(long, value_enum)]
+    pub agent: Option<super::usage::AgentArg>,
+}
+
+impl LogArgs {
+    /// The transcripts to read, by agent (the default folders named on stderr); an error when
+    /// there is none.
+    pub fn files(&self) -> Result<std::collections::BTreeMap<ctxj::import::Format, Vec<PathBuf>>> {
+        let agent = self.agent.map(super::usage::AgentArg::format);
+        let paths = super::usage::paths_or_defaults(&self.paths, self.agent)?;
+        let files = ctxj::usage::transcripts(&paths, agent);
+        anyhow::ensure!(!files.is_empty(), "no Claude Code, Codex or pi transcript found in the given paths");
+        Ok(files)
+    }
+}

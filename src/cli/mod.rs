@@ -17,6 +17,7 @@ pub mod cache;
 pub mod completions;
 pub mod diff;
 pub mod experiment;
+pub mod export;
 pub mod import;
 pub mod log;
 pub mod output;
@@ -120,6 +121,7 @@ pub enum Command {
     Import(import::Args),
     Sessions(sessions::Args),
     Usage(usage::Args),
+    Export(export::Args),
     Report(report::Args),
     Experiment(experiment::Args),
     Completions(completions::Args),
@@ -247,6 +249,7 @@ pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
         Command::Import(a) => import::run(a, ctx),
         Command::Sessions(a) => sessions::run(a, ctx),
         Command::Usage(a) => usage::run(a, ctx),
+        Command::Export(a) => export::run(a, ctx),
         Command::Report(a) => report::run(a, ctx),
         Command::Experiment(a) => experiment::run(a, ctx),
         Command::Completions(a) => completions::run(a, ctx),

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use std::io::Write as _;
+
 use anyhow::{Context as _, Result};
 
 use ctxj::render::format::thousands;
@@ -20,6 +22,7 @@ use super::{progress, Ctx, EXIT_OK};
 /// Examples:
 ///   ctxj synth --turns 300 --seed 1 -o /tmp/synth-300
 ///   ctxj synth --turns 100 --seed 3 --size-mb 4 -o /tmp/synth-4m
+///   ctxj synth --sessions 2000 --seed 1 -o /tmp/fleet    # many small Claude Code sessions
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -35,12 +38,24 @@ pub struct Args {
     /// Output directory (created; must not exist or be empty).
     #[arg(short = 'o', long = "output", alias = "out", value_name = "DIR")]
     pub out: PathBuf,
+    /// Write this many small Claude Code transcripts (DIR/projects/…) instead of one journal.
+    #[arg(long, value_name = "N")]
+    pub sessions: Option<usize>,
     /// Print the statistics as JSON.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
+    if let Some(n) = args.sessions {
+        let stats = ctxj::synth::fleet(n, args.seed, &args.out)
+            .with_context(|| format!("synth into {}", args.out.display()))?;
+        let mut out = super::stdout();
+        serde_json::to_writer(&mut out, &stats)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
     if let Some(mb) = args.size_mb {
         anyhow::ensure!(mb.is_finite() && mb > 0.0, "--size-mb {mb}: must be a positive number");
     }
@@ -50,7 +65,6 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
         .with_context(|| format!("synth into {}", args.out.display()))?;
     pb.finish_and_clear();
     let mut out = super::stdout();
-    use std::io::Write as _;
     if args.json {
         serde_json::to_writer(&mut out, &stats)?;
         writeln!(out)?;

@@ -11,9 +11,9 @@ use ctxj::render::rows::write_output;
 use ctxj::render::usage::usage_table;
 use ctxj::text::escape_line;
 use ctxj::usage::time::{zone, Window};
-use ctxj::usage::{transcripts, usage, By, Options};
+use ctxj::usage::{usage, By, Options};
 
-use super::args::RowsArgs;
+use super::args::{LogArgs, RowsArgs};
 use super::{Ctx, EXIT_OK};
 
 /// Token and cost totals of Claude Code, Codex and pi logs, with cache-hit rate and compactions.
@@ -33,11 +33,8 @@ use super::{Ctx, EXIT_OK};
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Transcripts or folders holding them (searched recursively); default: the agents' folders.
-    pub paths: Vec<PathBuf>,
-    /// Only this agent's logs.
-    #[arg(long, value_enum)]
-    pub agent: Option<AgentArg>,
+    #[command(flatten)]
+    pub logs: LogArgs,
     /// Group rows by session, day, week (starting Sunday), month or model.
     #[arg(long, value_enum, default_value_t = ByArg::Session)]
     pub by: ByArg,
@@ -105,7 +102,6 @@ pub fn paths_or_defaults(paths: &[PathBuf], agent: Option<AgentArg>) -> Result<V
 }
 
 pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
-    let paths = paths_or_defaults(&args.paths, args.agent)?;
     let by = match args.by {
         ByArg::Session => By::Session,
         ByArg::Day => By::Day,
@@ -115,8 +111,7 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     };
     let tz = zone(args.timezone.as_deref())?;
     let window = Window::parse(args.since.as_deref(), args.until.as_deref(), tz)?;
-    let files = transcripts(&paths, args.agent.map(AgentArg::format));
-    anyhow::ensure!(!files.is_empty(), "no Claude Code, Codex or pi transcript found in the given paths");
+    let files = args.logs.files()?;
     let r = usage(&files, &Options { by, tz, window, breakdown: args.breakdown });
     let mut out = super::stdout();
     write_output(&mut out, args.output.format(), &r, &r.rows, || usage_table(&r, args.output.layout()))?;

@@ -337,14 +337,14 @@ fn per_turn_table(s: &Simulation, anth: bool, layout: Layout) -> String {
             ]);
         }
         rows.push(vec![
-                x.turn.to_string(),
-                thousands(x.prompt),
-                thousands(x.cached),
-                thousands(x.new),
-                thousands(x.write),
-                format!("{}{}", thousands(x.output), if x.output_recorded { "" } else { "~" }),
-                money(x.cost),
-                if x.is_break { "break".into() } else { String::new() },
+            x.turn.to_string(),
+            thousands(x.prompt),
+            thousands(x.cached),
+            thousands(x.new),
+            thousands(x.write),
+            format!("{}{}", thousands(x.output), if x.output_recorded { "" } else { "~" }),
+            money(x.cost),
+            if x.is_break { "break".into() } else { String::new() },
         ]);
     }
     let m = &s.summary;

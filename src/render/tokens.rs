@@ -242,12 +242,8 @@ pub fn context_text(v: &crate::check::context::ContextView, paint: &Paint, layou
     if let Some(u) = &v.until {
         out += &format!("{} tokens until {} (at {})\n", kilo(u.left), u.what, thousands(u.at));
     }
-    let columns = [
-        Column::text("part", 0),
-        Column::number("tokens", 0),
-        Column::number("items", 1),
-        Column::number("share", 2),
-    ];
+    let columns =
+        [Column::text("part", 0), Column::number("tokens", 0), Column::number("items", 1), Column::number("share", 2)];
     let sum: u64 = v.parts.iter().filter_map(|p| p.tokens).sum();
     let rows: Vec<Vec<String>> = (v.parts.iter())
         .map(|p| {

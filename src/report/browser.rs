@@ -168,7 +168,8 @@ mod tests {
         let mut br = Browser::default();
         let o = [Origin::Verbatim; 3];
         let mut step = |blocks: &[Block], turn| {
-            let req = TurnRequest { turn, record: 0, blocks, origins: &o[..blocks.len()], unchanged: 0, summarized: &[] };
+            let req =
+                TurnRequest { turn, record: 0, blocks, origins: &o[..blocks.len()], unchanged: 0, summarized: &[] };
             br.step(&req, &est, 10, true)
         };
         let first = step(&[u("u1", "a"), u("u2", "b")], 1);

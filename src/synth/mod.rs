@@ -15,7 +15,10 @@
 //! Tests check every turn's hash against the recorded projection rebuilt by
 //! [`crate::projection::Replayer`].
 
+mod fleet;
 mod text;
+
+pub use fleet::{fleet, FleetStats};
 
 use std::collections::{HashMap, HashSet};
 use std::fs;

@@ -27,6 +27,13 @@ use crate::import::Format;
 
 /// Counts the usage in `files` (transcripts by agent) and groups it under `opts`.
 pub fn usage(files: &BTreeMap<Format, Vec<PathBuf>>, opts: &Options) -> UsageReport {
+    let (all, list) = read(files);
+    report::group(&all, list, opts)
+}
+
+/// The priced entries and compactions of `files`, with the file list their `file` indexes point
+/// into (what [`usage`] groups, and what `ctxj export` writes one row per entry of).
+pub fn read(files: &BTreeMap<Format, Vec<PathBuf>>) -> (entry::Read, Vec<PathBuf>) {
     let mut all = entry::Read::default();
     let mut list = Vec::new();
     for (agent, paths) in files {
@@ -51,5 +58,5 @@ pub fn usage(files: &BTreeMap<Format, Vec<PathBuf>>, opts: &Options) -> UsageRep
         all.compactions.extend(read.compactions);
         all.duplicates += read.duplicates;
     }
-    report::group(&all, list, opts)
+    (all, list)
 }

@@ -22,6 +22,7 @@ fn subcommands() -> Vec<&'static str> {
         "import",
         "sessions",
         "usage",
+        "export",
         "report",
         "experiment",
         "completions",

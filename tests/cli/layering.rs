@@ -33,12 +33,14 @@ const LAYERS: &[(&str, &[&str])] = &[
         "report",
         &["experiment", "usage", "import", "check", "cache", "strategy", "tokens", "projection", "journal", "text"],
     ),
+    ("export", &["usage", "import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
     // Everything but `cli`.
     (
         "render",
         &[
             "report",
             "experiment",
+            "export",
             "usage",
             "import",
             "synth",

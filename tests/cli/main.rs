@@ -11,6 +11,9 @@ mod common;
 mod conformance;
 mod context;
 mod experiment;
+mod export;
+#[cfg(feature = "synth")]
+mod fleet;
 mod formats;
 mod foundation;
 mod help;
@@ -28,7 +31,7 @@ mod summarizer;
 mod tokens;
 mod usage_agents;
 
-/// Without the `synth` feature the tests that drive `ctxj synth` (perf.rs) cannot be built: say so
+/// Without the `synth` feature the tests that drive `ctxj synth` (perf.rs, fleet.rs) cannot be built: say so
 /// with a failure instead of letting them vanish.
 #[cfg(not(feature = "synth"))]
 #[test]

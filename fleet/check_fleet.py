@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Checks of the fleet test (tests/cli/fleet.rs): the totals per strategy of the Spark job's
+requests and rollups (Parquet), of `ctxj export`'s NDJSON read by DuckDB, and of the OTLP JSON
+lines after a strict protobuf parse; prints them as one JSON object. Fails (exit 1) on an OTLP
+line that does not parse strictly or lacks a required attribute.
+
+    python fleet/check_fleet.py --spark OUT --ndjson rows.ndjson --otlp traces.jsonl
+"""
+
+import argparse
+import json
+import sys
+
+SUMS = ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"]
+CHAT_ATTRS = [
+    "gen_ai.operation.name",
+    "gen_ai.provider.name",
+    "gen_ai.request.model",
+    "gen_ai.conversation.id",
+    "gen_ai.usage.input_tokens",
+    "gen_ai.usage.cache_read.input_tokens",
+    "gen_ai.usage.cache_creation.input_tokens",
+    "gen_ai.usage.output_tokens",
+    "ctxj.strategy",
+    "ctxj.cost_usd",
+]
+
+
+def per_strategy(con, relation: str) -> dict:
+    cols = ", ".join(f"sum({c})::BIGINT AS {c}" for c in SUMS)
+    q = f"SELECT strategy, count(*) AS requests, {cols}, sum(cost_usd) AS cost_usd FROM {relation} GROUP BY strategy"
+    return {r[0]: dict(zip(["requests", *SUMS, "cost_usd"], r[1:])) for r in con.execute(q).fetchall()}
+
+
+def rollup_totals(con, relation: str) -> dict:
+    cols = ", ".join(f"sum({c})::BIGINT AS {c}" for c in SUMS)
+    q = f"SELECT strategy, sum(requests)::BIGINT, {cols}, sum(cost_usd) FROM {relation} GROUP BY strategy"
+    return {r[0]: dict(zip(["requests", *SUMS, "cost_usd"], r[1:])) for r in con.execute(q).fetchall()}
+
+
+def otlp(path: str) -> dict:
+    from google.protobuf import json_format
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    lines = spans = 0
+    totals = dict.fromkeys(["input_tokens", "output_tokens", "cache_read", "cache_creation"], 0)
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f, 1):
+            req = json_format.Parse(line, ExportTraceServiceRequest())  # unknown fields are errors
+            raw = json.loads(line)
+            lines += 1
+            for rs in raw["resourceSpans"]:
+                for ss in rs["scopeSpans"]:
+                    root = ss["spans"][0]
+                    if not root["name"].startswith("invoke_agent") or len(root["traceId"]) != 32:
+                        sys.exit(f"{path}:{no}: the first span is not an invoke_agent root with a hex trace id")
+                    for s in ss["spans"][1:]:
+                        a = {x["key"]: x["value"] for x in s["attributes"]}
+                        missing = [k for k in CHAT_ATTRS if k not in a]
+                        if missing or s.get("parentSpanId") != root["spanId"] or len(s["spanId"]) != 16:
+                            sys.exit(f"{path}:{no}: span {s['name']}: missing {missing} or bad ids")
+                        spans += 1
+                        totals["input_tokens"] += int(a["gen_ai.usage.input_tokens"]["intValue"])
+                        totals["output_tokens"] += int(a["gen_ai.usage.output_tokens"]["intValue"])
+                        totals["cache_read"] += int(a["gen_ai.usage.cache_read.input_tokens"]["intValue"])
+                        totals["cache_creation"] += int(a["gen_ai.usage.cache_creation.input_tokens"]["intValue"])
+            assert len(req.resource_spans) == 1
+    return {"lines": lines, "chat_spans": spans, **totals}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--spark", required=True)
+    ap.add_argument("--ndjson", required=True)
+    ap.add_argument("--otlp", required=True)
+    a = ap.parse_args()
+    import duckdb
+
+    con = duckdb.connect()
+    out = {
+        "spark_requests": per_strategy(con, f"read_parquet('{a.spark}/requests/**/*.parquet', hive_partitioning=true)"),
+        "spark_rollups": rollup_totals(con, f"read_parquet('{a.spark}/rollups/*.parquet')"),
+        "duckdb_ndjson": per_strategy(con, f"read_json_auto('{a.ndjson}', format='newline_delimited')"),
+        "otlp": otlp(a.otlp),
+    }
+    json.dump(out, sys.stdout, indent=1, default=float)
+    print()
+
+
+if __name__ == "__main__":
+    main()

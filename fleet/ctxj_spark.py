@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""ctxj on a fleet: `ctxj export` over millions of agent transcripts with Apache Spark.
+
+Reads every ``*.jsonl`` under ``--input`` (any Hadoop path: local, s3a://, abfss://, gs://) with
+the ``binaryFile`` source, keys each file to its session (a Claude Code subagent file
+``<dir>/<sid>/subagents/agent-*.jsonl`` goes with ``<dir>/<sid>.jsonl``), repartitions by
+session so each session is whole in one partition, and runs one ``ctxj export`` process per
+partition on a temporary copy of its files. The per-request rows (``ctxj.export/1``) are written
+as Parquet partitioned by day; the rollups per day x agent x model x strategy as Parquet and as a
+printed table. See docs/fleet.md.
+
+The per-partition work is the plain function :func:`export_partition` (no Spark in it), so a
+Ray Data or Dask adapter is a few lines.
+
+    spark-submit fleet/ctxj_spark.py --ctxj ./ctxj --input s3a://logs/agents --output s3a://ctxj/out
+    python fleet/ctxj_spark.py --master 'local[2]' --ctxj target/release/ctxj \
+        --input sample-journals/transcripts --output /tmp/ctxj-fleet -s sliding-8
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from typing import Iterable, Iterator
+
+# The row of `ctxj export` (docs/schema/ctxj.export-1.json), in order, with its Spark SQL type.
+COLUMNS = [
+    ("schema", "STRING"),
+    ("session", "STRING"),
+    ("agent", "STRING"),
+    ("project", "STRING"),
+    ("source", "STRING"),
+    ("parent_session", "STRING"),
+    ("turn", "BIGINT"),
+    ("timestamp", "STRING"),
+    ("model", "STRING"),
+    ("provider", "STRING"),
+    ("strategy", "STRING"),
+    ("prompt_tokens_recorded", "BIGINT"),
+    ("prompt_tokens_estimated", "BIGINT"),
+    ("input_tokens", "BIGINT"),
+    ("cache_read_tokens", "BIGINT"),
+    ("cache_write_tokens", "BIGINT"),
+    ("output_tokens", "BIGINT"),
+    ("cost_usd", "DOUBLE"),
+    ("break_cost_usd", "DOUBLE"),
+    ("simulated_hit", "DOUBLE"),
+    ("break_cause", "STRING"),
+    ("compaction", "BOOLEAN"),
+]
+DDL = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
+
+_SUBAGENT = re.compile(r"/subagents/[^/]+\.jsonl$")
+
+
+def session_key(path: str) -> str:
+    """The session a file belongs to: `<dir>/<sid>` for `<dir>/<sid>.jsonl` and for
+    `<dir>/<sid>/subagents/*.jsonl`; a ctxj session's folder for its `journal.jsonl`."""
+    if _SUBAGENT.search(path):
+        return _SUBAGENT.sub("", path)
+    if path.endswith("/journal.jsonl"):
+        return path[: -len("/journal.jsonl")]
+    return path[: -len(".jsonl")] if path.endswith(".jsonl") else path
+
+
+def _local_name(path: str) -> str:
+    """A path without its scheme and authority (`s3a://bucket/a/b` -> `bucket/a/b`), kept whole
+    below the temporary folder so ctxj sees the agents' folder layout (projects/, sessions/)."""
+    p = re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*:/*", "", path)
+    parts = [x for x in p.split("/") if x not in ("", ".", "..")]
+    return os.path.join(*parts) if parts else "unnamed.jsonl"
+
+
+def export_partition(
+    files: Iterable[tuple[str, bytes]], ctxj: str, strategies: list[str], tmp_root: str | None = None
+) -> Iterator[dict]:
+    """Runs one `ctxj export` over `files` ((path, content) pairs of whole sessions) and yields
+    its rows as dicts, `source` mapped back to the original path. Engine-free."""
+    work = tempfile.mkdtemp(prefix="ctxj-part-", dir=tmp_root)
+    try:
+        back: dict[str, str] = {}
+        for path, content in files:
+            local = os.path.join(work, "in", _local_name(path))
+            os.makedirs(os.path.dirname(local), exist_ok=True)
+            with open(local, "wb") as f:
+                f.write(content)
+            back[local] = path
+        if not back:
+            return
+        exe = os.path.join(work, "ctxj")
+        shutil.copyfile(ctxj, exe)
+        os.chmod(exe, os.stat(exe).st_mode | stat.S_IXUSR)
+        args = [exe, "export", os.path.join(work, "in"), "--format", "ndjson"]
+        for s in strategies:
+            args += ["--strategy", s]
+        out_path = os.path.join(work, "rows.ndjson")
+        with open(out_path, "wb") as out:
+            r = subprocess.run(args, stdout=out, stderr=subprocess.PIPE, env={"PATH": os.environ.get("PATH", ""), "TZ": "UTC"})
+        if r.returncode != 0:
+            raise RuntimeError(f"ctxj export failed ({r.returncode}): {r.stderr.decode(errors='replace')[-2000:]}")
+        with open(out_path, "rb") as f:
+            for line in f:
+                row = json.loads(line)
+                row["source"] = back.get(row["source"], row["source"])
+                yield row
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _arrow_mapper(ctxj_name: str, strategies: list[str]):
+    """The Spark side of `export_partition`: Arrow batches of (path, content) in, row batches out."""
+
+    def run(batches):
+        import pyarrow as pa
+        from pyspark import SparkFiles
+
+        def files():
+            for b in batches:
+                d = b.to_pydict()
+                yield from zip(d["path"], d["content"])
+
+        names = [n for n, _ in COLUMNS]
+        rows = []
+        for row in export_partition(files(), SparkFiles.get(ctxj_name), strategies):
+            rows.append(row)
+            if len(rows) == 8192:
+                yield pa.RecordBatch.from_pylist(rows, schema=_arrow_schema()).select(names)
+                rows = []
+        if rows:
+            yield pa.RecordBatch.from_pylist(rows, schema=_arrow_schema()).select(names)
+
+    return run
+
+
+def _arrow_schema():
+    import pyarrow as pa
+
+    kinds = {"STRING": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_()}
+    return pa.schema([(n, kinds[k]) for n, k in COLUMNS])
+
+
+def _default_partitions(spark) -> int:
+    """2 x the default parallelism; Spark Connect has no SparkContext: the shuffle partitions."""
+    try:
+        return 2 * spark.sparkContext.defaultParallelism
+    except Exception:
+        return int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
+
+
+def rollups(requests):
+    """Per day x agent x model x strategy: requests, tokens, cost, hit rate, breaks and their
+    cost, and each strategy's savings against `recorded` in the same group."""
+    from pyspark.sql import functions as F
+
+    prompt = F.col("input_tokens") + F.col("cache_read_tokens") + F.col("cache_write_tokens")
+    keys = ["day", "agent", "model", "strategy"]
+    g = requests.groupBy(*keys).agg(
+        F.count(F.lit(1)).alias("requests"),
+        F.countDistinct("session").alias("sessions"),
+        F.sum(prompt).alias("prompt_tokens"),
+        F.sum("input_tokens").alias("input_tokens"),
+        F.sum("cache_read_tokens").alias("cache_read_tokens"),
+        F.sum("cache_write_tokens").alias("cache_write_tokens"),
+        F.sum("output_tokens").alias("output_tokens"),
+        F.sum("cost_usd").alias("cost_usd"),
+        F.count("break_cause").alias("breaks"),
+        F.sum("break_cost_usd").alias("break_cost_usd"),
+    )
+    g = g.withColumn("hit_rate", F.col("cache_read_tokens") / F.when(F.col("prompt_tokens") > 0, F.col("prompt_tokens")))
+    rec = g.filter(F.col("strategy") == "recorded").select(
+        "day", "agent", "model", F.col("cost_usd").alias("recorded_cost_usd")
+    )
+    g = g.join(rec, ["day", "agent", "model"], "left").withColumn(
+        "savings_usd",
+        F.when(F.col("strategy") != "recorded", F.col("recorded_cost_usd") - F.col("cost_usd")),
+    )
+    return g.drop("recorded_cost_usd").orderBy(*keys)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--input", required=True, action="append", help="folder(s) of transcripts, any Hadoop path")
+    ap.add_argument("--output", required=True, help="folder for requests/ and rollups/ (Parquet)")
+    ap.add_argument("--ctxj", default=shutil.which("ctxj"), help="the ctxj binary to ship (default: on PATH)")
+    ap.add_argument("-s", "--strategy", action="append", default=[], help="strategy to simulate (repeatable)")
+    ap.add_argument("--partitions", type=int, default=0, help="partitions (default: 2 x default parallelism; Connect: shuffle partitions)")
+    ap.add_argument("--master", help="Spark master when not run by spark-submit (e.g. local[2])")
+    ap.add_argument("--mode", default="overwrite", choices=["overwrite", "append", "error"], help="Parquet write mode")
+    ap.add_argument("--show", type=int, default=50, help="rollup rows to print")
+    a = ap.parse_args(argv)
+    if not a.ctxj or not os.path.isfile(a.ctxj):
+        ap.error("--ctxj: the ctxj binary (Linux x86-64, glibc >= 2.34) is needed")
+
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    # Local runs: the workers use this interpreter (with pyarrow), not whatever python3 is first.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    b = SparkSession.builder.appName("ctxj-fleet").config("spark.sql.session.timeZone", "UTC")
+    if a.master:
+        b = b.master(a.master)
+    spark = b.getOrCreate()
+    try:
+        spark.addArtifacts(os.path.abspath(a.ctxj), file=True)  # Spark Connect, and classic >= 4.0
+    except Exception:  # classic Spark 3.x has no addArtifacts
+        spark.sparkContext.addFile(os.path.abspath(a.ctxj))
+    name = os.path.basename(a.ctxj)
+
+    files = (
+        spark.read.format("binaryFile")
+        .option("recursiveFileLookup", "true")
+        .option("pathGlobFilter", "*.jsonl")
+        .load(a.input)
+        .select("path", "content")
+    )
+    key = F.udf(session_key, "string")
+    parts = a.partitions or _default_partitions(spark)
+    keyed = files.withColumn("session_key", key("path")).repartition(parts, "session_key").drop("session_key")
+    rows = keyed.mapInArrow(_arrow_mapper(name, a.strategy), DDL)
+    requests = rows.withColumn("day", F.to_date(F.to_timestamp("timestamp")))
+    out_requests = a.output.rstrip("/") + "/requests"
+    requests.write.mode(a.mode).partitionBy("day").parquet(out_requests)
+
+    requests = spark.read.parquet(out_requests)
+    r = rollups(requests)
+    r.write.mode(a.mode).parquet(a.output.rstrip("/") + "/rollups")
+    r = spark.read.parquet(a.output.rstrip("/") + "/rollups").orderBy("day", "agent", "model", "strategy")
+    shown = r.select(
+        "day", "agent", "model", "strategy", "requests", "prompt_tokens", "output_tokens",
+        F.round("cost_usd", 4).alias("cost_usd"), F.round("hit_rate", 3).alias("hit_rate"),
+        "breaks", F.round("break_cost_usd", 4).alias("break_cost_usd"), F.round("savings_usd", 4).alias("savings_usd"),
+    )
+    shown.show(a.show, truncate=False)
+    totals = requests.groupBy("strategy").agg(
+        F.count(F.lit(1)).alias("requests"), F.sum("cost_usd").alias("cost_usd")
+    ).orderBy("strategy")
+    for t in totals.collect():
+        print(f"{t['strategy']}: {t['requests']} requests, ${t['cost_usd'] or 0:.4f}")
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+//! `ctxj export`: one fact row per request (NDJSON, CSV) or one OpenTelemetry trace per session
+//! (OTLP JSON lines), over the same transcripts and defaults as `ctxj usage`.
+
+use std::io::Write;
+
+use anyhow::Result;
+use clap::ValueEnum;
+
+use ctxj::render::export::{exporter, ExportFormat};
+use ctxj::strategy::{self, Strategy};
+use ctxj::text::escape_line;
+
+use super::args::LogArgs;
+use super::{Ctx, EXIT_OK};
+
+/// One row per request, for a warehouse or an observability tool (docs/fleet.md).
+///
+/// Reads the same transcripts as `ctxj usage` (with no path: the agents' default folders) and
+/// writes, per billed call, a `recorded` row: session, agent, source file, parent session (side
+/// sessions), turn, time, model, provider, prompt tokens recorded and estimated, input / cache
+/// read / cache write / output tokens, cost (each call at its own model, as `usage` prices it),
+/// the simulated cache hit, the recorded cache break's cause and whether a compaction preceded
+/// it. Each --strategy adds one simulated row per turn of its replay. The recorded totals equal
+/// `ctxj usage`'s for the same files.
+///
+/// --format ndjson (default) and csv write rows with "schema": "ctxj.export/1" (JSON Schema:
+/// docs/schema/ctxj.export-1.json); otlp-json writes the OpenTelemetry file-exporter format, one
+/// trace per session per line, with gen_ai.* attributes (docs/fleet.md).
+///
+/// Examples:
+///   ctxj export sample-journals/transcripts
+///   ctxj export sample-journals/transcripts --agent codex --format csv
+///   ctxj export sample-journals/transcripts -s sliding-8 --format otlp-json
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    #[command(flatten)]
+    pub logs: LogArgs,
+    /// A strategy to simulate besides the recorded requests (repeatable).
+    #[arg(short = 's', long = "strategy", value_name = "NAME")]
+    pub strategies: Vec<String>,
+    /// ndjson (one row a line), csv, or otlp-json (one OTLP trace per session a line).
+    #[arg(long, value_enum, default_value_t = FormatArg::Ndjson)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Ndjson,
+    Csv,
+    OtlpJson,
+}
+
+pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
+    let strategies: Vec<Strategy> = args.strategies.iter().map(|n| strategy::parse(n)).collect::<Result<_, _>>()?;
+    let sessions = ctxj::export::plan(&args.logs.files()?);
+    let mut writer = exporter(match args.format {
+        FormatArg::Ndjson => ExportFormat::Ndjson,
+        FormatArg::Csv => ExportFormat::Csv,
+        FormatArg::OtlpJson => ExportFormat::OtlpJson,
+    });
+    let mut out = super::stdout();
+    let mut notes = 0usize;
+    ctxj::export::export(&sessions, &strategies, &mut |s| {
+        if let Some(n) = &s.note {
+            notes += 1;
+            eprintln!("{}: not reconstructed ({}); its rows carry no estimate", escape_line(&s.source), escape_line(n));
+        }
+        writer.session(&mut out, &s)
+    })?;
+    out.flush()?;
+    if notes > 0 {
+        eprintln!("{notes} session(s) exported from their billed calls only");
+    }
+    Ok(EXIT_OK)
+}

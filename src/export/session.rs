@@ -1,0 +1,272 @@
+//! The rows of one session: its billed calls joined to the reconstructed requests, and the
+//! replays of the other strategies asked for.
+
+use super::row::{provider, ExportRow, SCHEMA};
+use super::SessionInput;
+use crate::cache::{self, BreakCause, PriceTable, Pricing};
+use crate::import::import_file;
+use crate::journal::{Body, Journal};
+use crate::strategy::{self, Strategy};
+use crate::tokens::{estimator_for, TiktokenEstimator};
+use crate::usage::entry::UsageEntry;
+
+/// A session's rows and what its strategies add up to.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SessionRows {
+    pub agent: &'static str,
+    pub session: String,
+    pub project: String,
+    pub parent: Option<String>,
+    pub source: String,
+    /// `recorded` rows first, then each strategy's.
+    pub rows: Vec<ExportRow>,
+    /// Per strategy (recorded first): requests, cost, hit rate.
+    pub strategies: Vec<StrategyTotal>,
+    /// Why the transcript could not be reconstructed (its rows then carry no estimate and no
+    /// simulated strategy).
+    pub note: Option<String>,
+}
+
+/// One strategy's totals over a session.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct StrategyTotal {
+    pub strategy: String,
+    pub requests: u64,
+    pub prompt_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cost_usd: Option<f64>,
+}
+
+/// What the reconstruction says about one turn of the recorded replay.
+#[derive(Debug, Clone, Default)]
+struct Turn {
+    ts: String,
+    model: Option<String>,
+    /// The provider's prompt tokens, as the journal recorded them.
+    recorded: Option<u64>,
+    estimated: Option<u64>,
+    hit: Option<f64>,
+    brk: Option<BreakCause>,
+    brk_cost: Option<f64>,
+    compaction: bool,
+}
+
+/// A row of `input` with its identity filled in and every figure empty.
+fn blank(input: &SessionInput, strategy: &str, turn: u64, ts: Option<String>, model: Option<String>) -> ExportRow {
+    ExportRow {
+        schema: SCHEMA,
+        session: input.session.clone(),
+        agent: input.agent.name(),
+        project: input.key.project.clone(),
+        source: input.path.display().to_string(),
+        parent_session: input.parent.clone(),
+        turn,
+        timestamp: ts.filter(|t| !t.is_empty()),
+        provider: model.as_deref().and_then(provider),
+        model,
+        strategy: strategy.to_string(),
+        prompt_tokens_recorded: None,
+        prompt_tokens_estimated: None,
+        input_tokens: 0,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        output_tokens: 0,
+        cost_usd: None,
+        break_cost_usd: None,
+        simulated_hit: None,
+        break_cause: None,
+        compaction: false,
+    }
+}
+
+/// The rows of `input`: one per billed call, then one per turn of each strategy's replay.
+pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
+    let mut out = SessionRows {
+        agent: input.agent.name(),
+        session: input.session.clone(),
+        project: input.key.project.clone(),
+        parent: input.parent.clone(),
+        source: input.path.display().to_string(),
+        rows: Vec::with_capacity(input.entries.len()),
+        strategies: Vec::new(),
+        note: None,
+    };
+    let rebuilt = reconstruct(input);
+    let turns = match &rebuilt {
+        Ok((j, est)) => recorded_turns(j, est),
+        Err(why) => {
+            out.note = Some(why.clone());
+            Vec::new()
+        }
+    };
+    let joined = join(&input.entries, &turns);
+    // The model a turn was billed at, as `usage` names it (pi's journal says `provider/model`).
+    let mut billed_model: Vec<Option<String>> = vec![None; turns.len()];
+    for (i, (e, k)) in input.entries.iter().zip(&joined).enumerate() {
+        let t = k.and_then(|k| turns.get(k)).cloned().unwrap_or_default();
+        if let Some(k) = *k {
+            billed_model[k] = e.model.clone();
+        }
+        let mut r = blank(input, "recorded", i as u64 + 1, Some(e.ts.clone()), e.model.clone());
+        r.prompt_tokens_recorded = Some(e.tokens.prompt());
+        r.prompt_tokens_estimated = t.estimated;
+        r.input_tokens = e.tokens.input;
+        r.cache_read_tokens = e.tokens.cache_read;
+        r.cache_write_tokens = e.tokens.cache_creation;
+        r.output_tokens = e.tokens.output;
+        r.cost_usd = e.cost;
+        r.simulated_hit = t.hit;
+        r.break_cause = t.brk.map(|b| b.name().to_string());
+        r.break_cost_usd = t.brk_cost;
+        r.compaction = t.compaction;
+        out.rows.push(r);
+    }
+    out.strategies.push(total("recorded", &out.rows));
+    let Ok((journal, est)) = &rebuilt else { return out };
+    for s in strategies.iter().filter(|s| !s.is_recorded()) {
+        let rows = simulated(input, journal, est, s, &turns, &billed_model);
+        out.strategies.push(total(&s.name, &rows));
+        out.rows.extend(rows);
+    }
+    out
+}
+
+/// One row per turn of `s`'s replay, priced at the session's model (as `ctxj cache` prices it)
+/// and named at the model the turn was billed at.
+fn simulated(
+    input: &SessionInput,
+    journal: &Journal,
+    est: &TiktokenEstimator,
+    s: &Strategy,
+    turns: &[Turn],
+    billed_model: &[Option<String>],
+) -> Vec<ExportRow> {
+    let pricing = Pricing::for_session(journal, None, None, PriceTable::builtin());
+    let sim = cache::simulate(journal, s, est, pricing.options(), |_, _| {});
+    sim.turns
+        .iter()
+        .map(|f| {
+            let k = f.turn.saturating_sub(1);
+            let t = turns.get(k).cloned().unwrap_or_default();
+            let model = billed_model.get(k).cloned().flatten().or(t.model);
+            let mut r = blank(input, &s.name, f.turn as u64, Some(t.ts), model);
+            r.prompt_tokens_estimated = Some(f.prompt);
+            r.input_tokens = f.new.saturating_sub(f.write);
+            r.cache_read_tokens = f.cached;
+            r.cache_write_tokens = f.write;
+            r.output_tokens = f.output;
+            r.cost_usd = f.cost;
+            r.simulated_hit = (f.prompt > 0).then(|| f.cached as f64 / f.prompt as f64);
+            r.break_cause = f.is_break.then(|| BreakCause::PrefixChange.name().to_string());
+            r.compaction = t.compaction;
+            r
+        })
+        .collect()
+}
+
+/// The transcript imported in memory and its tokenizer.
+fn reconstruct(input: &SessionInput) -> Result<(Journal, TiktokenEstimator), String> {
+    let imported = import_file(&input.path, input.agent, None).map_err(|e| e.to_string())?;
+    let est = estimator_for(&imported.journal, None).map_err(|e| e.to_string())?;
+    Ok((imported.journal, est))
+}
+
+/// Per turn of the recorded replay: its time, model, estimate, simulated hit, recorded break and
+/// whether a compaction record precedes it.
+fn recorded_turns(journal: &Journal, est: &TiktokenEstimator) -> Vec<Turn> {
+    let session_model = journal.session().and_then(|s| s.model.clone());
+    let mut turns = Vec::with_capacity(journal.turns.len());
+    let mut compaction = false;
+    for rec in &journal.records {
+        match &rec.body {
+            Body::Compact(_) => compaction = true,
+            Body::Assistant(a) => turns.push(Turn {
+                ts: rec.ts.to_string(),
+                model: a.model.clone().or_else(|| session_model.clone()),
+                recorded: a.usage.as_ref().and_then(|u| u.prompt_tokens),
+                compaction: std::mem::take(&mut compaction),
+                ..Turn::default()
+            }),
+            _ => {}
+        }
+    }
+    let pricing = Pricing::for_session(journal, None, None, PriceTable::builtin());
+    let recorded = strategy::parse("recorded").expect("recorded is a strategy");
+    let sim = cache::simulate(journal, &recorded, est, pricing.options(), |_, _| {});
+    for f in &sim.turns {
+        if let Some(t) = turns.get_mut(f.turn.saturating_sub(1)) {
+            t.estimated = Some(f.prompt);
+            t.hit = (f.prompt > 0).then(|| f.cached as f64 / f.prompt as f64);
+        }
+    }
+    let billed = cache::billed(journal, est, &pricing.table, None);
+    for b in &billed.breaks {
+        if let Some(t) = turns.get_mut(b.turn.saturating_sub(1)) {
+            t.brk = Some(b.cause);
+            t.brk_cost = b.cost;
+        }
+    }
+    turns
+}
+
+/// The turn (index) of each billed call: the next turn, in order, whose recorded prompt tokens
+/// are the call's (a call no turn stands for — a compaction call — gets none).
+fn join(entries: &[UsageEntry], turns: &[Turn]) -> Vec<Option<usize>> {
+    let mut next = 0;
+    entries
+        .iter()
+        .map(|e| {
+            let at = turns[next.min(turns.len())..].iter().position(|t| t.recorded == Some(e.tokens.prompt()))?;
+            let k = next + at;
+            next = k + 1;
+            Some(k)
+        })
+        .collect()
+}
+
+/// The totals of one strategy's rows.
+fn total(name: &str, rows: &[ExportRow]) -> StrategyTotal {
+    let sum = |f: fn(&ExportRow) -> u64| rows.iter().map(f).fold(0u64, u64::saturating_add);
+    let costs: Vec<f64> = rows.iter().filter_map(|r| r.cost_usd).collect();
+    StrategyTotal {
+        strategy: name.to_string(),
+        requests: rows.len() as u64,
+        prompt_tokens: sum(|r| r.input_tokens.saturating_add(r.cache_read_tokens).saturating_add(r.cache_write_tokens)),
+        cache_read_tokens: sum(|r| r.cache_read_tokens),
+        cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::Format;
+    use crate::usage::entry::{SessionKey, Tokens};
+
+    fn entry(prompt: u64) -> UsageEntry {
+        let key = SessionKey { agent: Format::Codex, project: String::new(), session: "s".into() };
+        UsageEntry {
+            session: std::sync::Arc::new(key),
+            file: 0,
+            ts: String::new(),
+            model: None,
+            tokens: Tokens { input: prompt, ..Tokens::default() },
+            cost: None,
+            uncounted_by_ccusage: false,
+        }
+    }
+
+    fn turn(recorded: u64) -> Turn {
+        Turn { recorded: Some(recorded), ..Turn::default() }
+    }
+
+    #[test]
+    fn calls_join_the_next_turn_with_their_prompt_and_a_compaction_call_joins_none() {
+        let entries: Vec<UsageEntry> = [100, 200, 150, 300].map(entry).into();
+        let turns = [turn(100), turn(200), turn(300)];
+        assert_eq!(join(&entries, &turns), [Some(0), Some(1), None, Some(2)]);
+        // Order is kept: a later call never joins an earlier turn.
+        let entries: Vec<UsageEntry> = [200, 100].map(entry).into();
+        assert_eq!(join(&entries, &turns), [Some(1), None]);
+    }
+}
