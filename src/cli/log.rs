@@ -28,12 +28,13 @@ pub struct Args {
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let (_, journal) = ctx.load(&args.session.session)?;
-    let rows = ctxj::render::log::rows(&journal);
     let mut out = super::stdout();
     if args.output.json {
-        writeln!(out, "{}", ctxj::render::log::json(&rows)?)?;
+        // Streamed row by row (issue 21: 1 M records held every row and the whole text at once).
+        ctxj::render::log::write_json(&mut out, ctxj::render::log::Rows::new(&journal))?;
+        writeln!(out)?;
     } else {
-        writeln!(out, "{}", ctxj::render::log::text(&rows))?;
+        writeln!(out, "{}", ctxj::render::log::text(&ctxj::render::log::rows(&journal)))?;
     }
     out.flush()?;
     Ok(EXIT_OK)

@@ -26,26 +26,45 @@ pub struct Row {
 
 /// Walks the journal once and describes each record.
 pub fn rows(journal: &Journal) -> Vec<Row> {
-    let mut r = Replayer::new(journal);
-    let mut out = Vec::with_capacity(journal.records.len());
-    let mut chars = 0usize;
-    let mut turn = 0usize;
-    for rec in &journal.records {
-        let before_len = r.projection().conv.len();
-        let notes = r.step().unwrap_or_default();
-        let p = r.projection();
+    Rows::new(journal).collect()
+}
+
+/// The rows of [`rows`], one record at a time: `log --json` writes each as it is made
+/// ([`write_json`]), so a million records never hold every row and the whole JSON text at once.
+pub struct Rows<'j> {
+    r: Replayer<'j>,
+    records: std::slice::Iter<'j, Record>,
+    chars: usize,
+    turn: usize,
+}
+
+impl<'j> Rows<'j> {
+    pub fn new(journal: &'j Journal) -> Self {
+        Rows { r: Replayer::new(journal), records: journal.records.iter(), chars: 0, turn: 0 }
+    }
+}
+
+impl Iterator for Rows<'_> {
+    type Item = Row;
+
+    fn next(&mut self) -> Option<Row> {
+        let rec = self.records.next()?;
+        let before_len = self.r.projection().conv.len();
+        let notes = self.r.step().unwrap_or_default();
+        let p = self.r.projection();
         let appends_only = matches!(rec.body, Body::Notice(_) | Body::User(_) | Body::Assistant(_) | Body::Result(_));
         let after = if appends_only && p.conv.len() >= before_len {
-            chars + p.conv[before_len..].iter().map(|b| b.block.chars()).sum::<usize>()
+            self.chars + p.conv[before_len..].iter().map(|b| b.block.chars()).sum::<usize>()
         } else {
             p.chars()
         };
-        let delta = after as i64 - chars as i64;
+        let delta = after as i64 - self.chars as i64;
         if matches!(rec.body, Body::Assistant(_)) {
-            turn += 1;
+            self.turn += 1;
         }
-        let effect = describe(rec, p, delta, turn, before_len);
-        out.push(Row {
+        let effect = describe(rec, p, delta, self.turn, before_len);
+        self.chars = after;
+        Some(Row {
             rev: rec.rev,
             ts: rec.ts.to_string(),
             kind: rec.kind().to_string(),
@@ -55,10 +74,8 @@ pub fn rows(journal: &Journal) -> Vec<Row> {
             chars: after,
             delta,
             notes,
-        });
-        chars = after;
+        })
     }
-    out
 }
 
 fn list(ids: &[String]) -> String {
@@ -146,6 +163,18 @@ pub fn json(rows: &[Row]) -> serde_json::Result<String> {
     serde_json::to_string(rows)
 }
 
+/// Writes the JSON array of `rows` one row at a time: the same bytes as [`json`], no newline.
+pub fn write_json(out: &mut impl std::io::Write, rows: impl Iterator<Item = Row>) -> serde_json::Result<()> {
+    out.write_all(b"[").map_err(serde_json::Error::io)?;
+    for (i, row) in rows.enumerate() {
+        if i > 0 {
+            out.write_all(b",").map_err(serde_json::Error::io)?;
+        }
+        serde_json::to_writer(&mut *out, &row)?;
+    }
+    out.write_all(b"]").map_err(serde_json::Error::io)
+}
+
 /// The table (no trailing newline).
 pub fn text(rows: &[Row]) -> String {
     let mut t = table(&["rev", "time", "kind", "effect", "blocks", "chars"]);
@@ -164,4 +193,23 @@ pub fn text(rows: &[Row]) -> String {
         ]);
     }
     t.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `log --json` streams its rows (issue 21); the bytes are those of the whole array.
+    #[test]
+    fn streamed_json_is_the_whole_array_byte_for_byte() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-journals");
+        for sample in ["bugfix-todo", "long-elision", "compaction", "spill-attach"] {
+            let path = root.join(sample).join("journal.jsonl");
+            let bytes = std::fs::read(&path).expect("sample journal");
+            let j = crate::journal::parse_bytes(&path, &bytes, Default::default()).expect("valid sample");
+            let mut streamed = Vec::new();
+            write_json(&mut streamed, Rows::new(&j)).unwrap();
+            assert_eq!(String::from_utf8(streamed).unwrap(), json(&rows(&j)).unwrap(), "{sample}");
+        }
+    }
 }
