@@ -299,8 +299,8 @@ mod tests {
                 }
             })
         };
-        let openers: [(&str, fn(&Path, &Path) -> io::Result<(File, Metadata)>); 2] =
-            [("openat2", open_beneath), ("fallback", beneath_fallback)];
+        type Opener = fn(&Path, &Path) -> io::Result<(File, Metadata)>;
+        let openers: [(&str, Opener); 2] = [("openat2", open_beneath), ("fallback", beneath_fallback)];
         for (name, open) in openers {
             let (mut inside, mut refused, mut tries) = (0u32, 0u32, 0u32);
             while tries < 2_000 || (inside == 0 || refused == 0) && tries < 2_000_000 {

@@ -161,7 +161,7 @@ fn entries_of(idx: usize, bytes: &[u8]) -> (Vec<Entry>, Vec<String>) {
     let mut entries = Vec::new();
     let mut compactions = Vec::new();
     let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', &bytes).chain(std::iter::once(bytes.len())) {
+    for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
         let line = &bytes[start..end];
         start = end + 1;
         if line.len() < 2 {
