@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use ctxj::render::log::{rows, text, LogDoc};
+use ctxj::render::log::{rows, text, write_streamed, LogDoc};
 use ctxj::render::rows::write_output;
 
 use super::args::{RowsArgs, SessionArgs};
@@ -33,9 +33,17 @@ pub struct Args {
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let (_, journal) = ctx.load(&args.session.session)?;
-    let doc = LogDoc::new(journal.path.display().to_string(), rows(&journal));
     let mut out = super::stdout();
-    write_output(&mut out, args.output.format(), &doc, &doc.records, || text(&doc.records, args.output.layout()))?;
+    let session = journal.path.display().to_string();
+    let format = args.output.format();
+    // JSON and NDJSON are written record by record (issue 21: a million records).
+    match write_streamed(&mut out, format, &session, &journal) {
+        Some(written) => written?,
+        None => {
+            let doc = LogDoc::new(session, rows(&journal));
+            write_output(&mut out, format, &doc, &doc.records, || text(&doc.records, args.output.layout()))?;
+        }
+    }
     out.flush()?;
     Ok(EXIT_OK)
 }

@@ -62,11 +62,13 @@ impl CcUsage {
                 .unwrap_or(0),
         })
     }
+    /// All four counts (saturating: the counts come from the transcript).
     pub fn total(&self) -> u64 {
-        self.input + self.output + self.cache_creation + self.cache_read
+        self.prompt().saturating_add(self.output)
     }
+    /// Uncached input, cache writes and cache reads (saturating).
     pub fn prompt(&self) -> u64 {
-        self.input + self.cache_creation + self.cache_read
+        self.input.saturating_add(self.cache_creation).saturating_add(self.cache_read)
     }
 }
 
@@ -230,7 +232,9 @@ fn list_subagents(path: &Path, report: &mut ImportReport) {
     for p in files {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let role = if name.starts_with("agent-acompact") { "compaction call" } else { "subagent" };
-        let lines = std::fs::read(&p).map(|b| b.split(|c| *c == b'\n').filter(|l| !l.is_empty()).count()).unwrap_or(0);
+        let lines = crate::journal::input::read_regular(&p)
+            .map(|b| b.split(|c| *c == b'\n').filter(|l| !l.is_empty()).count())
+            .unwrap_or(0);
         report.children.push(Child { spec: p.display().to_string(), role: role.into(), lines });
     }
 }

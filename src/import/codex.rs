@@ -40,10 +40,21 @@ struct Pending {
     ts: Option<String>,
 }
 
-/// One content-keyed block of the journal so far (for matching `replacement_history`).
+/// The content-keyed blocks of the journal so far (for matching `replacement_history`): their
+/// ids in journal order and, per role and text, the positions of the blocks holding it. Kept up
+/// to date as blocks are written, so a compaction costs its history's length, not the
+/// journal's (30,000 messages and as many `compacted` lines were quadratic, issue 21).
+#[derive(Default)]
 struct Seen {
-    key: (&'static str, String),
-    id: String,
+    ids: Vec<String>,
+    by_key: HashMap<&'static str, HashMap<String, Vec<usize>>>,
+}
+
+impl Seen {
+    fn push(&mut self, role: &'static str, text: String, id: String) {
+        self.by_key.entry(role).or_default().entry(text).or_default().push(self.ids.len());
+        self.ids.push(id);
+    }
 }
 
 pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
@@ -60,7 +71,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
         pending: Pending::default(),
         last_total: None,
         calls: Calls::default(),
-        seen: Vec::new(),
+        seen: Seen::default(),
         meta_seen: false,
     };
     for line in &lines {
@@ -145,7 +156,7 @@ struct Reader {
     /// The `total_token_usage` of the last `token_count` taken.
     last_total: Option<Value>,
     calls: Calls,
-    seen: Vec<Seen>,
+    seen: Seen,
     meta_seen: bool,
 }
 
@@ -211,13 +222,13 @@ impl Reader {
         self.flush(None);
         if role == "user" {
             let id = self.b.unique_id(&format!("u{}", line.no));
-            self.seen.push(Seen { key: ("user", text.clone()), id: id.clone() });
+            self.seen.push("user", text.clone(), id.clone());
             let mut texts = vec![text];
             let attachments = super::attach(&mut self.b, &id, images, &mut texts, &mut self.files, &mut self.report);
             self.push(line, Body::User(UserRec { id, text: Arc::from(texts.join("\n")), attachments }));
         } else {
             let id = self.b.unique_id(&format!("n{}", line.no));
-            self.seen.push(Seen { key: ("developer", text.clone()), id: id.clone() });
+            self.seen.push("developer", text.clone(), id.clone());
             let topic = Some(role.to_string());
             self.push(line, Body::Notice(NoticeRec { id, text: Arc::from(text), topic }));
         }
@@ -352,7 +363,7 @@ impl Pending {
 }
 
 /// Writes the pending response as an `assistant` record.
-fn flush(p: &mut Pending, usage: Option<Usage>, seen: &mut Vec<Seen>, b: &mut Builder, report: &mut ImportReport) {
+fn flush(p: &mut Pending, usage: Option<Usage>, seen: &mut Seen, b: &mut Builder, report: &mut ImportReport) {
     if !p.started {
         return;
     }
@@ -362,7 +373,7 @@ fn flush(p: &mut Pending, usage: Option<Usage>, seen: &mut Vec<Seen>, b: &mut Bu
     }
     let id = b.unique_id(&format!("a{}", done.line));
     let text = done.texts.join("\n\n");
-    seen.push(Seen { key: ("assistant", text.clone()), id: id.clone() });
+    seen.push("assistant", text.clone(), id.clone());
     b.push(
         done.ts.as_deref(),
         done.line,
@@ -416,13 +427,7 @@ fn output_text(v: Option<&Value>) -> String {
     }
 }
 
-fn compacted(
-    line: &super::Line,
-    p: &Map<String, Value>,
-    seen: &mut Vec<Seen>,
-    b: &mut Builder,
-    report: &mut ImportReport,
-) {
+fn compacted(line: &super::Line, p: &Map<String, Value>, seen: &mut Seen, b: &mut Builder, report: &mut ImportReport) {
     let ts = s(&line.obj, "timestamp");
     let message = s(p, "message").unwrap_or("").to_string();
     let rev = b.next_rev();
@@ -434,12 +439,9 @@ fn compacted(
     let mut kept = Vec::new();
     let mut added: Vec<(&'static str, String)> = Vec::new();
     let mut encrypted = None;
-    // Earlier messages by (role, text), oldest first: an item takes the newest one not taken yet,
-    // popped off the end, so matching a whole history is linear.
-    let mut unused: HashMap<&str, HashMap<&str, Vec<usize>>> = HashMap::new();
-    for (k, e) in seen.iter().enumerate() {
-        unused.entry(e.key.0).or_default().entry(e.key.1.as_str()).or_default().push(k);
-    }
+    // An item takes the newest earlier block with its role and text that this compaction has not
+    // taken yet; how many are taken is counted per key (a key is named by its first position).
+    let mut taken: HashMap<usize, usize> = HashMap::new();
     for it in hist {
         let it = match it.as_object() {
             Some(o) => o,
@@ -453,9 +455,14 @@ fn compacted(
                     _ => "developer",
                 };
                 let (text, _) = message_text(it);
-                let hit = unused.get_mut(role).and_then(|m| m.get_mut(text.as_str())).and_then(Vec::pop);
+                let hit = seen.by_key.get(role).and_then(|m| m.get(text.as_str())).and_then(|at| {
+                    let t = taken.entry(at[0]).or_insert(0);
+                    let k = at.len().checked_sub(*t + 1)?;
+                    *t += 1;
+                    Some(at[k])
+                });
                 match hit {
-                    Some(k) => kept.push(seen[k].id.clone()),
+                    Some(k) => kept.push(seen.ids[k].clone()),
                     None if role == "assistant" => {
                         report.note("a replacement_history assistant message matches no earlier response: left out")
                     }
@@ -484,7 +491,7 @@ fn compacted(
     b.push(ts, line.no, line.offset, Body::Compact(compact_rec(summary, None, Some(kept))));
     for (role, text) in added {
         let id = b.unique_id(&format!("{}{}", if role == "user" { "u" } else { "n" }, line.no));
-        seen.push(Seen { key: (role, text.clone()), id: id.clone() });
+        seen.push(role, text.clone(), id.clone());
         let body = if role == "user" {
             Body::User(UserRec { id, text: Arc::from(text), attachments: Vec::new() })
         } else {

@@ -26,7 +26,7 @@ pub mod pi;
 pub mod scan;
 pub mod write;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -440,12 +440,15 @@ pub(crate) struct Builder {
     pub records: Vec<Record>,
     last_ts: Option<(DateTime<FixedOffset>, Text)>,
     ids: HashSet<String>,
+    /// Per base id, the suffix to try next: a base taken N times costs N probes in all, not N²/2
+    /// (30,000 unmatched Codex history items share one base; issue 21).
+    next_suffix: HashMap<String, u64>,
     pub clamped: usize,
 }
 
 impl Builder {
     pub fn new() -> Self {
-        Builder { records: Vec::new(), last_ts: None, ids: HashSet::new(), clamped: 0 }
+        Builder { records: Vec::new(), last_ts: None, ids: HashSet::new(), next_suffix: HashMap::new(), clamped: 0 }
     }
 
     /// The rev the next record will get.
@@ -493,13 +496,13 @@ impl Builder {
         if self.ids.insert(base.to_string()) {
             return base.to_string();
         }
-        let mut n = 2;
+        let n = self.next_suffix.entry(base.to_string()).or_insert(2);
         loop {
             let cand = format!("{base}~{n}");
+            *n += 1;
             if self.ids.insert(cand.clone()) {
                 return cand;
             }
-            n += 1;
         }
     }
 

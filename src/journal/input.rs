@@ -8,9 +8,12 @@
 //! the kernel resolves every component (symlinks included) and refuses any step outside, so a
 //! directory swapped for a symlink between a check and the open cannot lead out. Elsewhere (and
 //! on Linux kernels before 5.6, where `openat2` is `ENOSYS`), the fallback canonicalises the path,
-//! checks it is inside the session directory, opens it, and checks that the opened file is the
-//! one that was checked (same device and inode): a swap can then only make the read fail, never
-//! read an outside file.
+//! checks it is inside the session directory, and opens the canonical path one component at a
+//! time from a descriptor of the session directory with `O_NOFOLLOW` (Unix): a component swapped
+//! for a symlink after the check makes the open fail, never read an outside file. (The earlier
+//! fallback compared device and inode of a check and an open made *by name*: both could follow the
+//! swapped link, so it did not close the race.) On systems that are not Unix the checked path is
+//! opened by name, with no protection against the race.
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
@@ -148,21 +151,78 @@ fn beneath_linux(base: &Path, rel: &Path) -> io::Result<(File, Metadata)> {
     Ok((file, meta))
 }
 
+/// The fallback: the path is canonicalised (symlinks inside the session directory are followed
+/// here, once) and checked to lie inside `base`; then the canonical path is opened one component
+/// at a time from a descriptor of `base` with `O_NOFOLLOW` (Unix), so a component swapped for a
+/// symlink after the check makes the open fail instead of leading out. Elsewhere the checked
+/// path is opened by name (no race protection; documented in docs/reliability.md).
 fn beneath_fallback(base: &Path, rel: &Path) -> io::Result<(File, Metadata)> {
     let real = base.join(rel).canonicalize()?;
-    if !real.starts_with(base) {
+    let Ok(inside) = real.strip_prefix(base) else {
         return Err(io::Error::new(io::ErrorKind::PermissionDenied, "resolves outside the session directory"));
-    }
-    let checked = std::fs::metadata(&real)?;
-    let (file, meta) = open_regular(&real)?;
+    };
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
-        if (checked.dev(), checked.ino()) != (meta.dev(), meta.ino()) {
-            return Err(io::Error::new(io::ErrorKind::PermissionDenied, "changed while it was opened"));
+        walk_nofollow(base, inside)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = inside;
+        open_regular(&real)
+    }
+}
+
+/// Opens `rel` (symlink-free, relative) below `base` component by component, following no link.
+#[cfg(unix)]
+fn walk_nofollow(base: &Path, rel: &Path) -> io::Result<(File, Metadata)> {
+    use rustix::fs::{openat, statat, AtFlags, FileType, Mode, OFlags, CWD};
+    use rustix::io::Errno;
+    let swapped = |e: Errno| match e {
+        Errno::LOOP | Errno::NOTDIR | Errno::MLINK => io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "a symbolic link appeared in the path while it was opened: refused",
+        ),
+        e => e.into(),
+    };
+    let names: Vec<&std::ffi::OsStr> = rel
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(n) => Some(n),
+            _ => None,
+        })
+        .collect();
+    let Some((last, parents)) = names.split_last() else {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "the session directory itself: refused"));
+    };
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut dir = openat(CWD, base, dir_flags, Mode::empty())?;
+    for name in parents {
+        dir = openat(&dir, *name, dir_flags | OFlags::NOFOLLOW, Mode::empty()).map_err(swapped)?;
+    }
+    // The type first, without following a link and without opening (a FIFO is never opened).
+    let st = statat(&dir, *last, AtFlags::SYMLINK_NOFOLLOW)?;
+    match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile => {}
+        FileType::Symlink => return Err(swapped(Errno::LOOP)),
+        _ => {
+            let kind = match FileType::from_raw_mode(st.st_mode) {
+                FileType::Directory => "a directory",
+                FileType::Fifo => "a FIFO",
+                FileType::CharacterDevice => "a character device",
+                FileType::BlockDevice => "a block device",
+                FileType::Socket => "a socket",
+                _ => "not a regular file",
+            };
+            let msg = format!("{kind}, not a regular file: refused before reading");
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, msg));
         }
     }
-    let _ = checked;
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let file = File::from(openat(&dir, *last, flags, Mode::empty()).map_err(swapped)?);
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(refused(&meta));
+    }
     Ok((file, meta))
 }
 
@@ -208,5 +268,56 @@ mod tests {
         assert!(open_beneath(&base, Path::new("in/ok")).is_ok());
         assert!(open_beneath(&base, Path::new("c2.out/secret")).is_err());
         assert!(beneath_fallback(&base, Path::new("c2.out/secret")).is_err());
+    }
+
+    /// The race of issue 21, live and in process: a thread swaps `c2.out/` with a symlink to an
+    /// outside folder (`renameat2(RENAME_EXCHANGE)`) while both openers (openat2 and the
+    /// O_NOFOLLOW fallback) open `c2.out/stdout` over and over. Each must only ever read the
+    /// inside file or refuse; the loop runs until it has seen both outcomes (the race was live).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_directory_swapped_for_a_link_while_opening_never_reads_outside() {
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        use std::sync::Arc;
+        let d = tempfile::tempdir().unwrap();
+        let base = d.path().join("s");
+        std::fs::create_dir_all(base.join("c2.out")).unwrap();
+        std::fs::create_dir(d.path().join("outside")).unwrap();
+        std::fs::write(base.join("c2.out/stdout"), "inside").unwrap();
+        std::fs::write(d.path().join("outside/stdout"), "SECRET").unwrap();
+        std::os::unix::fs::symlink("../outside", base.join("swap")).unwrap();
+        let base = base.canonicalize().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let swaps = Arc::new(AtomicU64::new(0));
+        let swapper = {
+            let (a, b, stop, swaps) = (base.join("c2.out"), base.join("swap"), stop.clone(), swaps.clone());
+            std::thread::spawn(move || {
+                use rustix::fs::{renameat_with, RenameFlags, CWD};
+                while !stop.load(Ordering::Relaxed) {
+                    renameat_with(CWD, &a, CWD, &b, RenameFlags::EXCHANGE).unwrap();
+                    swaps.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        };
+        type Opener = fn(&Path, &Path) -> io::Result<(File, Metadata)>;
+        let openers: [(&str, Opener); 2] = [("openat2", open_beneath), ("fallback", beneath_fallback)];
+        for (name, open) in openers {
+            let (mut inside, mut refused, mut tries) = (0u32, 0u32, 0u32);
+            while tries < 2_000 || (inside == 0 || refused == 0) && tries < 2_000_000 {
+                tries += 1;
+                match open(&base, Path::new("c2.out/stdout")) {
+                    Ok((f, m)) => {
+                        let c = read_capped(f, &m, READ_CAP).unwrap();
+                        assert_eq!(c.bytes, b"inside", "{name}: read outside the session after {tries} tries");
+                        inside += 1;
+                    }
+                    Err(_) => refused += 1,
+                }
+            }
+            assert!(inside > 0 && refused > 0, "{name}: the race was not live ({inside} reads, {refused} refusals)");
+        }
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+        assert!(swaps.load(Ordering::Relaxed) > 0);
     }
 }

@@ -1,12 +1,16 @@
 //! The output of `ctxj log`: one row per record — what it did to the projection, and the size
 //! after it — as a table fitted to the terminal or the `ctxj.log/1` document.
 
+use std::cell::RefCell;
+use std::io::Write;
+
 use serde::Serialize;
 
 use crate::journal::{Body, Journal, Record};
 use crate::projection::{Block, Projection, Replayer};
 use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{signed_thousands, thousands};
+use crate::render::rows::{OutputFormat, RowsError};
 use crate::text::escape_line;
 
 /// One row of the log.
@@ -26,26 +30,45 @@ pub struct Row {
 
 /// Walks the journal once and describes each record.
 pub fn rows(journal: &Journal) -> Vec<Row> {
-    let mut r = Replayer::new(journal);
-    let mut out = Vec::with_capacity(journal.records.len());
-    let mut chars = 0usize;
-    let mut turn = 0usize;
-    for rec in &journal.records {
-        let before_len = r.projection().conv.len();
-        let notes = r.step().unwrap_or_default();
-        let p = r.projection();
+    Rows::new(journal).collect()
+}
+
+/// The rows of [`rows`], one record at a time: `log --json` writes each as it is made
+/// ([`write_streamed`]), so a million records never hold every row and the whole JSON text at once.
+pub struct Rows<'j> {
+    r: Replayer<'j>,
+    records: std::slice::Iter<'j, Record>,
+    chars: usize,
+    turn: usize,
+}
+
+impl<'j> Rows<'j> {
+    pub fn new(journal: &'j Journal) -> Self {
+        Rows { r: Replayer::new(journal), records: journal.records.iter(), chars: 0, turn: 0 }
+    }
+}
+
+impl Iterator for Rows<'_> {
+    type Item = Row;
+
+    fn next(&mut self) -> Option<Row> {
+        let rec = self.records.next()?;
+        let before_len = self.r.projection().conv.len();
+        let notes = self.r.step().unwrap_or_default();
+        let p = self.r.projection();
         let appends_only = matches!(rec.body, Body::Notice(_) | Body::User(_) | Body::Assistant(_) | Body::Result(_));
         let after = if appends_only && p.conv.len() >= before_len {
-            chars + p.conv[before_len..].iter().map(|b| b.block.chars()).sum::<usize>()
+            self.chars + p.conv[before_len..].iter().map(|b| b.block.chars()).sum::<usize>()
         } else {
             p.chars()
         };
-        let delta = after as i64 - chars as i64;
+        let delta = after as i64 - self.chars as i64;
         if matches!(rec.body, Body::Assistant(_)) {
-            turn += 1;
+            self.turn += 1;
         }
-        let effect = describe(rec, p, delta, turn, before_len);
-        out.push(Row {
+        let effect = describe(rec, p, delta, self.turn, before_len);
+        self.chars = after;
+        Some(Row {
             rev: rec.rev,
             ts: rec.ts.to_string(),
             kind: rec.kind().to_string(),
@@ -55,10 +78,8 @@ pub fn rows(journal: &Journal) -> Vec<Row> {
             chars: after,
             delta,
             notes,
-        });
-        chars = after;
+        })
     }
-    out
 }
 
 fn list(ids: &[String]) -> String {
@@ -193,4 +214,72 @@ pub fn text(rows: &[Row], layout: Layout) -> String {
         })
         .collect();
     format!("{}\n", fit(&columns, &cells, layout))
+}
+
+/// The records of `journal`, not yet replayed: serialized as a sequence, they are replayed one
+/// at a time as they are written.
+struct Lazy<'j>(RefCell<Option<Rows<'j>>>);
+
+impl Serialize for Lazy<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.borrow_mut().take().into_iter().flatten())
+    }
+}
+
+/// [`LogDoc`] with its records replayed as they are written.
+#[derive(Serialize)]
+struct StreamedDoc<'a, 'j> {
+    schema: &'static str,
+    session: &'a str,
+    records: Lazy<'j>,
+}
+
+/// `log --format json|ndjson` written record by record (issue 21: a million records held every
+/// row at once): the same bytes as [`crate::render::rows::write_rows`] of the whole [`LogDoc`].
+/// Table and CSV are not streamed (`None`: the caller writes them from the rows).
+pub fn write_streamed(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    session: &str,
+    journal: &Journal,
+) -> Option<Result<(), RowsError>> {
+    let write = |out: &mut dyn Write| -> Result<(), RowsError> {
+        if format == OutputFormat::Json {
+            let records = Lazy(RefCell::new(Some(Rows::new(journal))));
+            serde_json::to_writer_pretty(&mut *out, &StreamedDoc { schema: "ctxj.log/1", session, records })?;
+            writeln!(out)?;
+        } else {
+            for row in Rows::new(journal) {
+                serde_json::to_writer(&mut *out, &row)?;
+                writeln!(out)?;
+            }
+        }
+        Ok(())
+    };
+    matches!(format, OutputFormat::Json | OutputFormat::Ndjson).then(|| write(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::rows::write_rows;
+
+    /// `log --format json|ndjson` stream their rows (issue 21); the bytes are those of the whole
+    /// document.
+    #[test]
+    fn streamed_json_is_the_whole_document_byte_for_byte() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-journals");
+        for sample in ["bugfix-todo", "long-elision", "compaction", "spill-attach"] {
+            let path = root.join(sample).join("journal.jsonl");
+            let bytes = std::fs::read(&path).expect("sample journal");
+            let j = crate::journal::parse_bytes(&path, &bytes, Default::default()).expect("valid sample");
+            let doc = LogDoc::new("s".into(), rows(&j));
+            for format in [OutputFormat::Json, OutputFormat::Ndjson] {
+                let (mut whole, mut streamed) = (Vec::new(), Vec::new());
+                write_rows(&mut whole, format, &doc, &doc.records).unwrap();
+                write_streamed(&mut streamed, format, "s", &j).expect("streamed").unwrap();
+                assert_eq!(String::from_utf8(streamed).unwrap(), String::from_utf8(whole).unwrap(), "{sample}");
+            }
+        }
+    }
 }

@@ -143,13 +143,25 @@ fn usage_fields(line: &[u8]) -> Option<serde_json::Map<String, Value>> {
     }
 }
 
-/// What one file holds: entries and compaction timestamps.
+/// What one file holds: entries and compaction timestamps (nothing when it cannot be read; only
+/// regular files are read, `journal::input`).
 fn read_file(idx: usize, path: &Path) -> (Vec<Entry>, Vec<String>) {
-    let Ok(bytes) = std::fs::read(path) else { return (Vec::new(), Vec::new()) };
+    match crate::journal::input::read_regular(path) {
+        Ok(bytes) => entries_of(idx, &bytes),
+        Err(_) => (Vec::new(), Vec::new()),
+    }
+}
+
+/// One transcript's bytes through the same rules as [`read`] (the fuzz target's entry).
+pub fn read_bytes(path: &Path, bytes: &[u8]) -> Read {
+    assemble(std::slice::from_ref(&path.to_path_buf()), vec![entries_of(0, bytes)], 0)
+}
+
+fn entries_of(idx: usize, bytes: &[u8]) -> (Vec<Entry>, Vec<String>) {
     let mut entries = Vec::new();
     let mut compactions = Vec::new();
     let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', &bytes).chain(std::iter::once(bytes.len())) {
+    for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
         let line = &bytes[start..end];
         start = end + 1;
         if line.len() < 2 {
@@ -202,6 +214,10 @@ fn better(new: &Entry, old: &Entry) -> bool {
 /// `file` indexes count from `first_file`.
 pub fn read(files: &[PathBuf], first_file: usize) -> Read {
     let read: Vec<(Vec<Entry>, Vec<String>)> = files.par_iter().enumerate().map(|(i, p)| read_file(i, p)).collect();
+    assemble(files, read, first_file)
+}
+
+fn assemble(files: &[PathBuf], read: Vec<(Vec<Entry>, Vec<String>)>, first_file: usize) -> Read {
     let (kept, duplicates) = dedup(&read);
     let sessions: Vec<Arc<SessionKey>> = files
         .iter()

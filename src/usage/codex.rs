@@ -27,8 +27,15 @@ pub fn session_of(path: &Path) -> SessionKey {
 
 /// The entries and compactions of one rollout.
 pub fn read_file(file: usize, path: &Path) -> Read {
+    match crate::journal::input::read_regular(path) {
+        Ok(bytes) => read_bytes(file, path, &bytes),
+        Err(_) => Read::default(),
+    }
+}
+
+/// The entries and compactions of one rollout's bytes (`path` names the session).
+pub fn read_bytes(file: usize, path: &Path, bytes: &[u8]) -> Read {
     let mut out = Read::default();
-    let Ok(bytes) = std::fs::read(path) else { return out };
     let session = Arc::new(session_of(path));
     let mut model: Option<String> = None;
     let mut last_total: Option<Value> = None;

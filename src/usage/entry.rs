@@ -13,18 +13,20 @@ pub struct Tokens {
 }
 
 impl Tokens {
+    /// Adds `o`; every sum saturates (counts come from untrusted transcripts, issue 21).
     pub fn add(&mut self, o: &Tokens) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_creation += o.cache_creation;
-        self.cache_read += o.cache_read;
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_creation = self.cache_creation.saturating_add(o.cache_creation);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
     }
+    /// All four counts (saturating).
     pub fn total(&self) -> u64 {
-        self.input + self.output + self.cache_creation + self.cache_read
+        self.prompt().saturating_add(self.output)
     }
-    /// Everything sent: uncached input, cache writes and cache reads.
+    /// Everything sent: uncached input, cache writes and cache reads (saturating).
     pub fn prompt(&self) -> u64 {
-        self.input + self.cache_creation + self.cache_read
+        self.input.saturating_add(self.cache_creation).saturating_add(self.cache_read)
     }
     pub fn is_zero(&self) -> bool {
         self.total() == 0

@@ -22,8 +22,15 @@ pub fn session_of(path: &Path) -> SessionKey {
 
 /// The entries and compactions of one pi session file.
 pub fn read_file(file: usize, path: &Path) -> Read {
+    match crate::journal::input::read_regular(path) {
+        Ok(bytes) => read_bytes(file, path, &bytes),
+        Err(_) => Read::default(),
+    }
+}
+
+/// The entries and compactions of one pi session file's bytes (`path` names the session).
+pub fn read_bytes(file: usize, path: &Path, bytes: &[u8]) -> Read {
     let mut out = Read::default();
-    let Ok(bytes) = std::fs::read(path) else { return out };
     let session = Arc::new(session_of(path));
     for line in bytes.split(|&b| b == b'\n') {
         let usage = memchr::memmem::find(line, b"\"usage\"").is_some();

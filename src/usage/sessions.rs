@@ -49,7 +49,7 @@ fn call_cost(model: Option<&str>, u: &crate::journal::Usage) -> Option<f64> {
     let cached = u.cached_tokens.unwrap_or(0);
     let write = u.cache_write_tokens.unwrap_or(0);
     let t = Tokens {
-        input: u.prompt_tokens.unwrap_or(0).saturating_sub(cached + write),
+        input: u.prompt_tokens.unwrap_or(0).saturating_sub(cached.saturating_add(write)),
         output: u.completion_tokens.unwrap_or(0),
         cache_creation: write,
         cache_read: cached,
@@ -77,8 +77,8 @@ pub fn summarize_journal(j: &crate::journal::Journal) -> SessionSummary {
         match &r.body {
             Body::Assistant(a) => {
                 if let Some(u) = &a.usage {
-                    s.prompt_tokens += u.prompt_tokens.unwrap_or(0);
-                    s.cached_tokens += u.cached_tokens.unwrap_or(0);
+                    s.prompt_tokens = s.prompt_tokens.saturating_add(u.prompt_tokens.unwrap_or(0));
+                    s.cached_tokens = s.cached_tokens.saturating_add(u.cached_tokens.unwrap_or(0));
                     if let Some(c) = call_cost(a.model.as_deref().or(session_model.as_deref()), u) {
                         *s.cost_usd.get_or_insert(0.0) += c;
                     }

@@ -864,3 +864,275 @@ fn a_line_of_three_million_values_is_refused_with_a_clear_error() {
     assert_eq!(code(&out), Some(2), "{out:?}");
     assert!(stderr(&out).contains("more than 2000000 JSON values"), "{}", stderr(&out));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Races (issue 21): the confinement swap, live.
+
+/// A thread that swaps two paths with `renameat2(RENAME_EXCHANGE)` until dropped.
+#[cfg(target_os = "linux")]
+struct Swapper {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    swaps: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+#[cfg(target_os = "linux")]
+impl Swapper {
+    fn start(a: PathBuf, b: PathBuf) -> Swapper {
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let swaps = std::sync::Arc::new(AtomicU64::new(0));
+        let (st, sw) = (stop.clone(), swaps.clone());
+        let thread = std::thread::spawn(move || {
+            use rustix::fs::{renameat_with, RenameFlags, CWD};
+            while !st.load(Ordering::Relaxed) {
+                renameat_with(CWD, &a, CWD, &b, RenameFlags::EXCHANGE).expect("renameat2(RENAME_EXCHANGE)");
+                sw.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        Swapper { stop, swaps, thread: Some(thread) }
+    }
+
+    /// Stops the thread; how many swaps it made.
+    fn finish(mut self) -> u64 {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.take().expect("running").join().expect("the swapper did not panic");
+        self.swaps.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// `d/s` is a session whose result `c1` spills to `c1.out/stdout` ("inside"); `d/outside/stdout`
+/// holds a secret; `d/s/swap` is a symlink to `../outside`, to be exchanged with `c1.out`.
+#[cfg(target_os = "linux")]
+fn swap_race_session() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("s");
+    std::fs::create_dir_all(s.join("c1.out")).unwrap();
+    std::fs::copy(data().join("spill-symlink").join("journal.jsonl"), s.join("journal.jsonl")).unwrap();
+    std::fs::write(s.join("c1.out").join("stdout"), "inside-the-session\n").unwrap();
+    std::fs::create_dir(d.path().join("outside")).unwrap();
+    std::fs::write(d.path().join("outside").join("stdout"), "SECRET-OUTSIDE\n").unwrap();
+    std::os::unix::fs::symlink("../outside", s.join("swap")).unwrap();
+    (d, s)
+}
+
+/// Regression test (issue 21, "confinement race"): a writer swapping `c1.out/` with a symlink to
+/// `../outside` made 63 of 300 `show --expand` runs print the outside file (the path was checked,
+/// then reopened by name). Now the open is made beneath a descriptor of the session directory:
+/// at least 200 runs under a live swap, until both outcomes (the inside file shown, the spill
+/// refused) have been seen, and not one print of the outside file.
+#[cfg(target_os = "linux")]
+#[test]
+fn confinement_swap_race_show_expand_never_prints_the_outside_file() {
+    let (_d, sess) = swap_race_session();
+    let swapper = Swapper::start(sess.join("c1.out"), sess.join("swap"));
+    let (mut runs, mut shown, mut refused) = (0u32, 0u32, 0u32);
+    while runs < 200 || (shown == 0 || refused == 0) && runs < 2_000 {
+        runs += 1;
+        let out = ctxj().args(["show", "--expand"]).arg(&sess).timeout(Duration::from_secs(60)).output().unwrap();
+        let o = stdout(&out);
+        assert_eq!(code(&out), Some(0), "run {runs}: {out:?}");
+        assert!(!o.contains("SECRET-OUTSIDE"), "run {runs} printed the outside file:\n{o}");
+        shown += u32::from(o.contains("inside-the-session"));
+        refused += u32::from(o.contains("not shown"));
+    }
+    let swaps = swapper.finish();
+    assert!(
+        swaps > 0 && shown > 0 && refused > 0,
+        "the race was not live: {swaps} swaps, {shown} shown, {refused} refused"
+    );
+    eprintln!("{runs} runs under {swaps} swaps: {shown} shown, {refused} refused, 0 outside");
+}
+
+/// The same swap while `report`, `import` and `validate` read the session: none of them reads a
+/// spill or attachment file's content (only `show --expand` does), and none may start to: the
+/// outside file appears in no output and nothing is written into the session.
+#[cfg(target_os = "linux")]
+#[test]
+fn confinement_swap_race_report_import_and_validate_never_read_outside() {
+    let (d, sess) = swap_race_session();
+    let html = d.path().join("r.html");
+    let out_dir = d.path().join("imported");
+    let swapper = Swapper::start(sess.join("c1.out"), sess.join("swap"));
+    for i in 0..20 {
+        let cmds: [Vec<String>; 3] = [
+            vec!["report".into(), s(&sess), "-o".into(), s(&html)],
+            vec!["import".into(), s(&sess), "--out".into(), s(&out_dir), "--force".into()],
+            vec!["validate".into(), s(&sess), "--json".into()],
+        ];
+        for args in cmds {
+            let out = run(&args).unwrap();
+            assert!(matches!(code(&out), Some(0 | 1)), "{i}: {args:?}: {out:?}");
+            assert!(!stdout(&out).contains("SECRET-OUTSIDE") && !stderr(&out).contains("SECRET-OUTSIDE"), "{args:?}");
+        }
+        for f in walk(&out_dir).into_iter().chain([html.clone()]) {
+            let bytes = std::fs::read(&f).unwrap();
+            assert!(
+                memchr::memmem::find(&bytes, b"SECRET-OUTSIDE").is_none(),
+                "{} holds the outside file",
+                f.display()
+            );
+        }
+    }
+    assert!(swapper.finish() > 0);
+    let names: Vec<String> = walk(&sess).iter().map(|p| s(p.strip_prefix(&sess).unwrap())).collect();
+    assert!(
+        names.iter().all(|n| n == "journal.jsonl" || n.ends_with("stdout")),
+        "nothing written into the session: {names:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Importer complexity (issue 21): the shapes of `scripts/hostile-gen` at N and 2N, checked for
+// structure (what is imported), not time; `scripts/bench` times them and `scripts/hostile-repro`
+// runs them at the issue's sizes.
+
+/// `ctxj import` of `text` (a transcript named `name`); the records of the written journal.
+fn imported_records(name: &str, text: &str) -> Vec<serde_json::Value> {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join(name), text).unwrap();
+    let out = run(&["import".into(), s(&d.path().join(name)), "--out".into(), s(&d.path().join("o"))]).unwrap();
+    assert_eq!(code(&out), Some(0), "{out:?}");
+    let j = std::fs::read_to_string(d.path().join("o").join("journal.jsonl")).unwrap();
+    j.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn count_kind(records: &[serde_json::Value], kind: &str) -> usize {
+    records.iter().filter(|r| r["kind"] == kind).count()
+}
+
+const CC_BOUNDARY: &str = r#"{"type":"system","subtype":"compact_boundary","uuid":"bK","sessionId":"s","timestamp":"2026-01-01T00:00:01Z","compactMetadata":{"trigger":"auto"}}"#;
+
+fn codex_message(text: &str) -> String {
+    format!(r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#)
+}
+
+fn codex_head(n: usize) -> String {
+    let mut t = String::from(r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"T"}}"#);
+    t.push('\n');
+    for k in 0..n {
+        let m = codex_message(&format!("message {k}"));
+        t.push_str(&format!(r#"{{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{m}}}"#));
+        t.push('\n');
+    }
+    t
+}
+
+/// Regression test (issue 21, "Claude Code reader quadratic"): parentless `compact_boundary`
+/// lines — one after a single user line, then a summary — import as one compact record each,
+/// at N and 2N.
+#[test]
+fn cc_parentless_compact_boundaries_at_n_and_2n_keep_their_structure() {
+    for n in [500, 1_000] {
+        let mut t = String::from(
+            r#"{"type":"user","uuid":"u0","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}"#,
+        );
+        t.push('\n');
+        for k in 0..n {
+            t.push_str(&CC_BOUNDARY.replace("bK", &format!("b{k}")));
+            t.push('\n');
+        }
+        t.push_str(r#"{"type":"user","uuid":"sum","sessionId":"s","isCompactSummary":true,"timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":"the summary"}}"#);
+        t.push('\n');
+        let r = imported_records("boundaries.jsonl", &t);
+        assert_eq!((count_kind(&r, "compact"), count_kind(&r, "user")), (n, 1), "n = {n}");
+    }
+}
+
+/// The linked variant: N user lines each continuing from a parentless boundary placed after all
+/// of them, so each boundary searches back for the newest conversation line not on the chain.
+#[test]
+fn cc_boundaries_continuing_from_earlier_lines_at_n_and_2n_keep_every_line() {
+    for n in [500, 1_000] {
+        let mut t = String::new();
+        for k in 0..n {
+            let parent = if k == 0 { "null".to_string() } else { format!("\"b{}\"", k - 1) };
+            t.push_str(&format!(
+                r#"{{"type":"user","uuid":"c{k}","parentUuid":{parent},"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{{"role":"user","content":"turn {k}"}}}}"#
+            ));
+            t.push('\n');
+        }
+        for k in 0..n {
+            t.push_str(&CC_BOUNDARY.replace("bK", &format!("b{k}")));
+            t.push('\n');
+        }
+        let r = imported_records("linked.jsonl", &t);
+        assert_eq!((count_kind(&r, "user"), count_kind(&r, "compact")), (n, n), "n = {n}");
+    }
+}
+
+/// Regression test (issue 21, "Codex reader quadratic"): N messages and one `compacted` whose
+/// replacement_history holds N items matching none of them: nothing kept, N users added after
+/// the compaction, at N and 2N.
+#[test]
+fn codex_unmatched_replacement_history_at_n_and_2n_keeps_its_structure() {
+    for n in [1_000, 2_000] {
+        let mut t = codex_head(n);
+        let hist: Vec<String> = (0..n).map(|k| codex_message(&format!("unmatched {k}"))).collect();
+        t.push_str(&format!(
+            r#"{{"timestamp":"2026-01-01T00:00:02Z","type":"compacted","payload":{{"message":"sum","replacement_history":[{}]}}}}"#,
+            hist.join(",")
+        ));
+        t.push('\n');
+        let r = imported_records("rollout-h.jsonl", &t);
+        assert_eq!(count_kind(&r, "user"), 2 * n, "n = {n}");
+        let compact = r.iter().find(|x| x["kind"] == "compact").expect("a compact record");
+        assert_eq!(compact["kept"], serde_json::json!([]), "n = {n}");
+    }
+}
+
+/// Regression test (issue 21): N messages then N `compacted` lines, each keeping one earlier
+/// message. Matching used to index every earlier block again for each compaction (O(N²)); the
+/// index is now kept as blocks are written. Each compaction keeps exactly its message, at N and
+/// 2N.
+#[test]
+fn codex_many_compactions_each_keep_their_message_at_n_and_2n() {
+    for n in [1_000, 2_000] {
+        let mut t = codex_head(n);
+        for k in 0..n {
+            let m = codex_message(&format!("message {k}"));
+            t.push_str(&format!(
+                r#"{{"timestamp":"2026-01-01T00:00:02Z","type":"compacted","payload":{{"message":"sum {k}","replacement_history":[{m},{m}]}}}}"#
+            ));
+            t.push('\n');
+        }
+        let r = imported_records("rollout-c.jsonl", &t);
+        let users: Vec<&serde_json::Value> = r.iter().filter(|x| x["kind"] == "user").collect();
+        // The second copy of each message matches nothing earlier: it is added as a user.
+        assert_eq!(users.len(), 2 * n, "n = {n}");
+        let compacts: Vec<&serde_json::Value> = r.iter().filter(|x| x["kind"] == "compact").collect();
+        assert_eq!(compacts.len(), n);
+        for (k, c) in compacts.iter().enumerate() {
+            assert_eq!(c["kept"], serde_json::json!([users[k]["id"]]), "n = {n}, compaction {k}");
+        }
+    }
+}
+
+/// Regression test (issue 21, integer overflow in the usage readers): a Claude Code transcript
+/// with u64::MAX in every usage field of four calls. `usage` summed the fields unchecked (exit 101
+/// with overflow checks on, a wrapped total in release), and so did `sessions`; the sums now
+/// saturate at u64::MAX.
+#[test]
+fn usage_and_sessions_saturate_u64_max_usage_instead_of_wrapping() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("projects").join("p");
+    std::fs::create_dir_all(&dir).unwrap();
+    let max = u64::MAX;
+    let mut t = String::from(
+        r#"{"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}"#,
+    );
+    t.push('\n');
+    for k in 0..4 {
+        let parent = if k == 0 { "u0".to_string() } else { format!("a{}", k - 1) };
+        t.push_str(&format!(
+            r#"{{"type":"assistant","uuid":"a{k}","parentUuid":"{parent}","sessionId":"s","requestId":"r{k}","timestamp":"2026-01-01T00:00:0{k}Z","message":{{"id":"m{k}","model":"claude-sonnet-4-5","role":"assistant","content":[{{"type":"text","text":"ok"}}],"usage":{{"input_tokens":{max},"output_tokens":{max},"cache_creation_input_tokens":{max},"cache_read_input_tokens":{max},"cache_creation":{{"ephemeral_1h_input_tokens":{max}}}}}}}}}"#
+        ));
+        t.push('\n');
+    }
+    std::fs::write(dir.join("s.jsonl"), t).unwrap();
+    for cmd in ["usage", "sessions"] {
+        let out = run(&[cmd.into(), s(d.path()), "--format".into(), "json".into()]).unwrap();
+        assert_eq!(code(&out), Some(0), "{cmd}: {out:?}");
+        assert!(stdout(&out).contains(&max.to_string()), "{cmd}: the sums saturate at u64::MAX: {}", stdout(&out));
+    }
+}
