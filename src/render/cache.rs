@@ -31,7 +31,7 @@ pub fn json(c: &Comparison, shown: Shown) -> serde_json::Value {
         "cache_from_slug": p.cache_from_slug,
         "encoding": c.encoding.name(),
         "memo": { "hits": c.memo.hits, "misses": c.memo.misses, "hit_rate": c.memo.hit_rate(),
-                  "bytes_tokenized": c.memo.bytes_tokenized },
+                  "bytes_tokenized": c.memo.bytes_tokenized, "stored": c.memo.stored },
         "recorded": c.billed,
         "prices": { "source": p.table.source, "model": p.priced.as_ref().map(|(n, _)| n), "price": p.priced.as_ref().map(|(_, p)| p) },
         "strategies": c.sims.iter().map(|s| json!({

@@ -5,6 +5,8 @@
 //!
 //! * [`estimator`]: the tiktoken estimator (`o200k_base` / `cl100k_base`), the piece rule for long
 //!   texts, a memo per distinct content and parallel batch counting;
+//! * [`fast`]: the exact counter behind it (linear-time pre-split and BPE, tiktoken's counts);
+//! * [`memo`]: the persistent token memo in the user's cache folder;
 //! * [`calibrate`]: the recency-weighted multiplier against `usage.prompt_tokens`;
 //! * [`budget`]: the budget settings of a harness TOML (journal-v1 §6), each with its rule.
 
@@ -12,6 +14,8 @@ pub mod breakdown;
 pub mod budget;
 pub mod calibrate;
 pub mod estimator;
+pub mod fast;
+pub mod memo;
 
 pub use calibrate::Calibrator;
 pub use estimator::{Encoding, TiktokenEstimator};
@@ -65,7 +69,8 @@ impl Estimator for CharEstimator {
 /// The one estimator chooser of every command: encoding from `flag` (`--encoding`), else the
 /// session's `encoding`, else `o200k_base` (spec §3). An unknown name, flag or session hint, is
 /// an error naming it and the known encodings.
+/// Its memo starts from the persistent memo chosen by [`memo::use_dir`] (none unless chosen).
 pub fn estimator_for(journal: &Journal, flag: Option<&str>) -> Result<TiktokenEstimator, estimator::EncodingError> {
     let hint = journal.session().and_then(|s| s.encoding.clone());
-    Ok(TiktokenEstimator::new(Encoding::choose(flag, hint.as_deref())?))
+    Ok(TiktokenEstimator::with_memo(Encoding::choose(flag, hint.as_deref())?, memo::dir()))
 }

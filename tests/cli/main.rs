@@ -13,6 +13,7 @@ mod help;
 mod hostile;
 mod import;
 mod layering;
+mod memo;
 #[cfg(feature = "synth")]
 mod perf;
 mod prefix;
@@ -21,6 +22,7 @@ mod samples;
 mod scale;
 mod strategy;
 mod tokens;
+mod tokens_exact;
 mod usage_agents;
 
 /// Without the `synth` feature the tests that drive `ctxj synth` (perf.rs) cannot be built: say so
