@@ -4,7 +4,8 @@
 //! backtracking engine, because of the `\s+(?!\S)` look-ahead) and merging the bytes of each
 //! piece by rank. We need counts, not token ids, so this module:
 //!
-//! * cuts the text with `bpe-openai`'s pre-tokenizer: the same patterns for `o200k_base` and
+//! * cuts ASCII text by hand ([`super::split`]: the patterns reduced to byte classes), and any
+//!   other text with `bpe-openai`'s pre-tokenizer: the same patterns for `o200k_base` and
 //!   `cl100k_base`, compiled for `regex-automata`'s linear-time engines, with the look-ahead
 //!   written as a one-character pseudo look-ahead that the split drops (`\s+\s`, plus `\s+$` for a
 //!   run at the end of the text) — linear in the text, no stack to overflow;
@@ -65,11 +66,10 @@ pub fn count(enc: Encoding, s: &str) -> u64 {
         let mut tables = t.borrow_mut();
         let table = &mut tables[slot];
         let mut n = 0u64;
-        for piece in tok.split(s) {
-            let b = piece.as_bytes();
+        let mut piece = |b: &[u8]| {
             if b.len() > SHORT {
                 n += tok.bpe.count(b) as u64;
-                continue;
+                return;
             }
             let k = pack(b);
             let c = match table.get(&k) {
@@ -84,6 +84,11 @@ pub fn count(enc: Encoding, s: &str) -> u64 {
                 }
             };
             n += u64::from(c);
+        };
+        if s.is_ascii() {
+            super::split::pieces(s.as_bytes(), enc == Encoding::Cl100kBase, piece);
+        } else {
+            tok.split(s).for_each(|p| piece(p.as_bytes()));
         }
         n
     })

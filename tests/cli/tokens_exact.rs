@@ -179,6 +179,13 @@ proptest! {
     }
 
     #[test]
+    fn ascii_counts_as_tiktoken(s in "[\\x00-\\x7f]{0,400}") {
+        for enc in Encoding::ALL {
+            prop_assert_eq!(fast::count(enc, &s), oracle(enc, &s), "{} on {:?}", enc, s);
+        }
+    }
+
+    #[test]
     fn runs_of_one_character_count_as_tiktoken(c in prop::sample::select(ALPHABET), n in 1usize..3000, tail in prop::sample::select(ALPHABET)) {
         let s = format!("{}{tail}", c.repeat(n));
         for enc in Encoding::ALL {
