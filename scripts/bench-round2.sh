@@ -14,10 +14,6 @@ R2=$OUT/round2.md
 MEMO=$OUT/token-memo
 VENV=$ROOT/target/bench-venv
 CC_SAMPLES=$ROOT/../shared/samples/claude-code
-synth mirrors-a --turns 10000 --seed 5 --mirrors 2000 --size-mb 30
-synth mirrors-b --turns 20000 --seed 5 --mirrors 4000 --size-mb 60
-MA=$OUT/mirrors-a/journal.jsonl
-MB=$OUT/mirrors-b/journal.jsonl
 
 # ---- counting: ctxj vs tiktoken-rs vs bpe-openai (one thread each), all cores -------------------
 log "round 2: token counting peers (cargo bench --bench peers, ${BENCH_TOKENS_MB:-20} MB)"
@@ -70,6 +66,12 @@ read -r T_WARM T_WARM_M < <(timed env -u CTXJ_NO_CACHE CTXJ_CACHE_DIR="$MEMO" "$
 
 # ---- mirrors: twice the mirror records -----------------------------------------------------------
 log "round 2: mirrors"
+# Each mirror record holds the whole conversation as its draft, so the journals are kept small
+# (--size-mb scales every tool output down) to make the mirror records, not reading, the work.
+synth mirrors-a --turns 3000 --seed 5 --mirrors 600 --size-mb 12
+synth mirrors-b --turns 6000 --seed 5 --mirrors 1200 --size-mb 24
+MA=$OUT/mirrors-a/journal.jsonl
+MB=$OUT/mirrors-b/journal.jsonl
 last_turn() { grep -c '"kind":"assistant"' "$1"; }
 read -r M_A M_A_M < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" show --at turn "$(last_turn "$MA")" --json "$MA")
 read -r M_B M_B_M < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" show --at turn "$(last_turn "$MB")" --json "$MB")

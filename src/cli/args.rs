@@ -127,7 +127,7 @@ impl RowsArgs {
 pub struct CacheArgs {
     /// Keep no token counts between runs: neither read nor write the token memo in
     /// $CTXJ_CACHE_DIR/tokens (default: the user's cache folder, e.g. ~/.cache/ctxj/tokens).
-    #[arg(long, global = true, env = "CTXJ_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
+    #[arg(long, global = true, env = "CTXJ_NO_CACHE", hide_env_values = true, value_parser = clap::builder::FalseyValueParser::new())]
     pub no_cache: bool,
 }
 

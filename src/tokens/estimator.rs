@@ -1,5 +1,7 @@
-//! The tiktoken estimator of `strategies.md` §3: `encode_ordinary` token counts, the piece rule
-//! for long texts, a memo per distinct content and parallel counting.
+//! The tiktoken estimator of `strategies.md` §3: `encode_ordinary` token counts (computed by
+//! [`super::fast`], tiktoken-rs with `CTXJ_TOKENIZER=tiktoken`), the piece rule for long texts, a
+//! memo per distinct content (preloaded from the persistent memo of [`super::memo`] when the
+//! binary chose one) and parallel counting.
 //!
 //! * The encoders are built once per process ([`OnceLock`]); building o200k takes ~0.2 s.
 //! * n(s): texts of at most [`WHOLE_LIMIT`] bytes are counted whole; longer texts are cut into
