@@ -136,14 +136,17 @@ pub fn next_o200k(s: &[u8], i: usize) -> usize {
         let e = if l > k { l } else { k };
         return contraction(s, e).unwrap_or(e);
     }
-    let c = class(s, i);
-    if c & DIGIT != 0 {
+    numbers_punctuation_whitespace(s, i, true)
+}
+
+/// The alternatives after the words, the same in both patterns but for `/`: `\p{N}{1,3}`, then
+/// punctuation, then whitespace.
+#[inline]
+fn numbers_punctuation_whitespace(s: &[u8], i: usize, slash: bool) -> usize {
+    if class(s, i) & DIGIT != 0 {
         return digits(s, i);
     }
-    if let Some(e) = punctuation(s, i, true) {
-        return e;
-    }
-    whitespace(s, i)
+    punctuation(s, i, slash).unwrap_or_else(|| whitespace(s, i))
 }
 
 /// The end of the `cl100k_base` piece starting at `i` (`i < s.len()`, `s` all ASCII).
@@ -154,14 +157,7 @@ pub fn next_cl100k(s: &[u8], i: usize) -> usize {
     if let Some(j) = letters_from(s, i) {
         return run(s, j, UPPER | LOWER);
     }
-    let c = class(s, i);
-    if c & DIGIT != 0 {
-        return digits(s, i);
-    }
-    if let Some(e) = punctuation(s, i, false) {
-        return e;
-    }
-    whitespace(s, i)
+    numbers_punctuation_whitespace(s, i, false)
 }
 
 /// Calls `f` with each piece of the ASCII text `s`, in order.
