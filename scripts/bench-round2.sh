@@ -18,7 +18,7 @@ CC_SAMPLES=$ROOT/../shared/samples/claude-code
 # ---- counting: ctxj vs tiktoken-rs vs bpe-openai (one thread each), all cores -------------------
 log "round 2: token counting peers (cargo bench --bench peers, ${BENCH_TOKENS_MB:-20} MB)"
 CORPUS=$OUT/peers-corpus.jsonl
-CTXJ_PEERS_CORPUS=$CORPUS CTXJ_BENCH_MB=${BENCH_TOKENS_MB:-20} cargo bench --quiet --bench peers 2>/dev/null | tail -1 >"$OUT/peers.json"
+CTXJ_PEERS_CORPUS=$CORPUS CTXJ_BENCH_MB=${BENCH_TOKENS_MB:-20} cargo bench --quiet --features synth --bench peers 2>/dev/null | tail -1 >"$OUT/peers.json"
 P() { jq -r ".$1" "$OUT/peers.json"; }
 TOKB=$(P bytes)
 PY_S="" PY_N=""
@@ -68,8 +68,8 @@ read -r T_WARM T_WARM_M < <(timed env -u CTXJ_NO_CACHE CTXJ_CACHE_DIR="$MEMO" "$
 log "round 2: mirrors"
 # Each mirror record holds the whole conversation as its draft, so the journals are kept small
 # (--size-mb scales every tool output down) to make the mirror records, not reading, the work.
-synth mirrors-a --turns 3000 --seed 5 --mirrors 600 --size-mb 12
-synth mirrors-b --turns 6000 --seed 5 --mirrors 1200 --size-mb 24
+synth mirrors-a --turns 2000 --seed 5 --mirrors 400 --size-mb 8
+synth mirrors-b --turns 4000 --seed 5 --mirrors 800 --size-mb 16
 MA=$OUT/mirrors-a/journal.jsonl
 MB=$OUT/mirrors-b/journal.jsonl
 last_turn() { grep -c '"kind":"assistant"' "$1"; }
