@@ -28,7 +28,7 @@ fn input() -> (PathBuf, Vec<u8>, Option<tempfile::TempDir>) {
     }
     let d = tempfile::tempdir().expect("temp dir");
     let out = d.path().join("synth");
-    generate(&SynthOptions { turns: 2000, seed: 1, size_mb: None }, &out, &mut |_| {}).expect("synth");
+    generate(&SynthOptions { turns: 2000, seed: 1, size_mb: None, mirrors: None }, &out, &mut |_| {}).expect("synth");
     let p = out.join("journal.jsonl");
     let bytes = std::fs::read(&p).expect("read");
     (p, bytes, Some(d))

@@ -196,3 +196,28 @@ impl LogArgs {
         Ok(files)
     }
 }
+
+/// `--no-cache`: the persistent token memo (global: every command accepts it).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CacheArgs {
+    /// Keep no token counts between runs: neither read nor write the token memo in
+    /// $CTXJ_CACHE_DIR/tokens (default: the user's cache folder, e.g. ~/.cache/ctxj/tokens).
+    #[arg(long, global = true, env = "CTXJ_NO_CACHE", hide_env_values = true, value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_cache: bool,
+}
+
+impl CacheArgs {
+    /// Chooses the process's persistent token memo (`ctxj::tokens::memo`); a folder inside a
+    /// session directory is refused with a warning and the run keeps no memo.
+    pub fn apply(&self) {
+        let dir = if self.no_cache { None } else { ctxj::tokens::memo::Dir::default_location() };
+        let dir = dir.and_then(|d| match ctxj::tokens::memo::Dir::new(&d) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                eprintln!("warning: token memo not used: {}", super::escape_line(&e.to_string()));
+                None
+            }
+        });
+        ctxj::tokens::memo::use_dir(dir);
+    }
+}

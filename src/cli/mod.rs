@@ -74,6 +74,8 @@ pub struct GlobalArgs {
     /// When to colour output: auto (a terminal without NO_COLOR), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    #[command(flatten)]
+    pub cache: args::CacheArgs,
 }
 
 /// The `--from` values.
@@ -142,6 +144,7 @@ pub struct Ctx {
 
 impl Ctx {
     pub fn new(g: &GlobalArgs) -> Ctx {
+        g.cache.apply();
         let color = match g.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,

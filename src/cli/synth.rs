@@ -35,6 +35,9 @@ pub struct Args {
     /// Scale tool outputs so that the journal is about this many MiB.
     #[arg(long, value_name = "MIB")]
     pub size_mb: Option<f64>,
+    /// About this many mirror commits (the linear-mirror benchmark; default: about one step in 400).
+    #[arg(long, value_name = "N")]
+    pub mirrors: Option<usize>,
     /// Output directory (created; must not exist or be empty).
     #[arg(short = 'o', long = "output", alias = "out", value_name = "DIR")]
     pub out: PathBuf,
@@ -59,7 +62,7 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     if let Some(mb) = args.size_mb {
         anyhow::ensure!(mb.is_finite() && mb > 0.0, "--size-mb {mb}: must be a positive number");
     }
-    let opts = SynthOptions { turns: args.turns, seed: args.seed, size_mb: args.size_mb };
+    let opts = SynthOptions { turns: args.turns, seed: args.seed, size_mb: args.size_mb, mirrors: args.mirrors };
     let pb = progress::bar(args.turns as u64, "turns");
     let stats = generate(&opts, &args.out, &mut |n| pb.set_position(n as u64))
         .with_context(|| format!("synth into {}", args.out.display()))?;

@@ -48,6 +48,8 @@ pub struct Replayer<'j> {
     /// [`Replayer::take_unchanged`] (`usize::MAX`: none touched): records that only append keep
     /// it, every other record resets it to 0.
     unchanged: usize,
+    /// Whether the records' revs ascend (checked on the first accepted mirror).
+    revs_ascend: Option<bool>,
     /// Settings in force.
     pub model: Option<String>,
     pub ctx: CtxSettings,
@@ -64,6 +66,7 @@ impl<'j> Replayer<'j> {
             summary_history: Vec::new(),
             positions: None,
             unchanged: 0,
+            revs_ascend: None,
             model: None,
             ctx: CtxSettings::default(),
         }
@@ -285,7 +288,14 @@ impl<'j> Replayer<'j> {
             .collect();
         let journal = self.journal;
         let upto = self.next - 1; // the mirror record itself
-        for r in journal.records[..upto].iter().filter(|r| r.rev > m.base_rev) {
+                                  // The records after base_rev: found by binary search when revs ascend (as the spec has
+                                  // them), so re-applying thousands of mirrors stays linear in the journal (issue 20).
+        let from = if *self.revs_ascend.get_or_insert_with(|| journal.records.is_sorted_by_key(|r| r.rev)) {
+            journal.records[..upto].partition_point(|r| r.rev <= m.base_rev)
+        } else {
+            0
+        };
+        for r in journal.records[from..upto].iter().filter(|r| r.rev > m.base_rev) {
             self.apply_content(r, notes);
         }
         self.remove_calls(&m.service_calls);

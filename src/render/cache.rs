@@ -49,6 +49,8 @@ pub struct MemoDoc {
     pub misses: u64,
     pub hit_rate: f64,
     pub bytes_tokenized: u64,
+    /// Answers that came from the persistent token memo of earlier runs.
+    pub stored: u64,
 }
 
 /// The price table used and the slug's entry in it.
@@ -100,6 +102,7 @@ pub fn doc(c: &Comparison, shown: Shown) -> CacheDoc {
             misses: c.memo.misses,
             hit_rate: c.memo.hit_rate(),
             bytes_tokenized: c.memo.bytes_tokenized,
+            stored: c.memo.stored,
         },
         recorded: c.billed.clone(),
         limits: p.limits.clone(),

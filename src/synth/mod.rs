@@ -55,6 +55,9 @@ pub struct SynthOptions {
     /// ~3% of it (the scale is found by dry runs, see `calibrate`).
     /// `None`: the natural distribution (about 16 KB per turn).
     pub size_mb: Option<f64>,
+    /// About this many mirror commits over the session (issue 20's linear-mirror benchmark);
+    /// `None`: the natural rate (about one step in 400).
+    pub mirrors: Option<usize>,
 }
 
 /// What was generated.
@@ -231,6 +234,8 @@ struct Gen<'a, W: Write> {
     named: HashSet<String>,
     files: Vec<VFile>,
     mirror_rev: u64,
+    /// Steps with a random draw below this (and at or above 0.004) commit a mirror.
+    mirror_hi: f64,
     last_compact_turn: usize,
     last_notice_turn: usize,
     model_switched: bool,
@@ -291,6 +296,12 @@ impl<'a, W: Write> Gen<'a, W> {
             dir,
             out,
             target_turns: opts.turns,
+            // A step below 0.004 clears; up to this bound it commits a mirror. Each commit takes
+            // four steps, so N commits over T turns need a rate of about N / (T - 4N).
+            mirror_hi: match opts.mirrors {
+                None => 0.0065,
+                Some(n) => 0.004 + (n as f64 / (opts.turns as f64 - 4.0 * n as f64).max(1.0)).min(0.9),
+            },
             seed: opts.seed,
             scale,
             stats: SynthStats::default(),
@@ -422,7 +433,7 @@ impl<'a, W: Write> Gen<'a, W> {
         if r < 0.004 && self.stats.turns > 20 {
             return self.clear();
         }
-        if r < 0.0065 && left >= 3 && self.stats.turns > 40 && self.conv_bytes < 1_500_000 {
+        if r < self.mirror_hi && left >= 3 && self.stats.turns > 40 && self.conv_bytes < 1_500_000 {
             let accept = self.rng.gen_bool(0.85);
             return self.mirror(accept);
         }
@@ -870,7 +881,7 @@ mod tests {
     fn gen(turns: usize, seed: u64) -> (tempfile::TempDir, SynthStats, Vec<u8>) {
         let d = tempfile::tempdir().unwrap();
         let out = d.path().join("s");
-        let stats = generate(&SynthOptions { turns, seed, size_mb: None }, &out, &mut |_| {}).unwrap();
+        let stats = generate(&SynthOptions { turns, seed, size_mb: None, mirrors: None }, &out, &mut |_| {}).unwrap();
         let bytes = fs::read(out.join("journal.jsonl")).unwrap();
         (d, stats, bytes)
     }
@@ -914,7 +925,8 @@ mod tests {
     fn refuses_a_non_empty_directory() {
         let d = tempfile::tempdir().unwrap();
         fs::write(d.path().join("x"), "x").unwrap();
-        let e = generate(&SynthOptions { turns: 1, seed: 1, size_mb: None }, d.path(), &mut |_| {}).unwrap_err();
+        let e = generate(&SynthOptions { turns: 1, seed: 1, size_mb: None, mirrors: None }, d.path(), &mut |_| {})
+            .unwrap_err();
         assert!(matches!(e, SynthError::NotEmpty(_)));
         assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
     }

@@ -1,5 +1,7 @@
-//! The tiktoken estimator of `strategies.md` §3: `encode_ordinary` token counts, the piece rule
-//! for long texts, a memo per distinct content and parallel counting.
+//! The tiktoken estimator of `strategies.md` §3: `encode_ordinary` token counts (computed by
+//! [`super::fast`], tiktoken-rs with `CTXJ_TOKENIZER=tiktoken`), the piece rule for long texts, a
+//! memo per distinct content (preloaded from the persistent memo of [`super::memo`] when the
+//! binary chose one) and parallel counting.
 //!
 //! * The encoders are built once per process ([`OnceLock`]); building o200k takes ~0.2 s.
 //! * n(s): texts of at most [`WHOLE_LIMIT`] bytes are counted whole; longer texts are cut into
@@ -18,8 +20,8 @@ use std::sync::{Mutex, OnceLock};
 use rayon::prelude::*;
 use tiktoken_rs::CoreBPE;
 
+use super::memo::{self, Dir, Key};
 use super::Estimator;
-use crate::projection::hash::memo_key;
 use crate::projection::Block;
 
 /// Texts up to this many bytes are counted whole (spec §3).
@@ -137,12 +139,16 @@ fn pieces_with(s: &str, whole: usize, limit: usize) -> Vec<std::ops::Range<usize
 
 const SHARDS: usize = 64;
 
-/// A content key: a 128-bit [`memo_key`] of the text plus its length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Key(u128, u64);
-
 fn key(s: &str) -> Key {
-    Key(memo_key([0xa5, 0x3c], s), s.len() as u64)
+    Key::of(s)
+}
+
+/// A memo entry: the count, and whether this run has used it (entries loaded from the persistent
+/// memo start unused; the first use counts as [`MemoStats::stored`]).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    n: u64,
+    used: bool,
 }
 
 /// Memo hit/miss figures of a [`TiktokenEstimator`].
@@ -154,6 +160,9 @@ pub struct MemoStats {
     pub misses: u64,
     /// Bytes that ran through the tokenizer.
     pub bytes_tokenized: u64,
+    /// Look-ups answered from the persistent memo of earlier runs (each distinct text once; later
+    /// look-ups of it are `hits`). `stored + misses` is what `misses` would be without it.
+    pub stored: u64,
 }
 
 impl MemoStats {
@@ -171,12 +180,15 @@ impl MemoStats {
 /// The tiktoken estimator: exact `encode_ordinary` counts under the piece rule, memoized.
 pub struct TiktokenEstimator {
     encoding: Encoding,
-    shards: Vec<Mutex<HashMap<Key, u64>>>,
+    shards: Vec<Mutex<HashMap<Key, Slot>>>,
     hits: AtomicU64,
     misses: AtomicU64,
     bytes: AtomicU64,
     /// Count redaction markers as the text they replaced ([`super::redacted`]; imported sessions).
     redactions: bool,
+    stored: AtomicU64,
+    /// The persistent memo file, loaded at creation and saved when the estimator is dropped.
+    disk: Option<std::path::PathBuf>,
 }
 
 impl TiktokenEstimator {
@@ -195,7 +207,44 @@ impl TiktokenEstimator {
             misses: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
             redactions: false,
+            stored: AtomicU64::new(0),
+            disk: None,
         }
+    }
+
+    /// An estimator whose memo starts with the persistent memo in `dir` (see [`super::memo`]) and
+    /// adds what this run counted to it when dropped; `None`: [`TiktokenEstimator::new`].
+    pub fn with_memo(encoding: Encoding, dir: Option<&Dir>) -> TiktokenEstimator {
+        let mut e = TiktokenEstimator::new(encoding);
+        if let Some(d) = dir {
+            let path = d.file(encoding);
+            for (k, n) in memo::load(&path, encoding) {
+                e.shards[(k.0 as usize) % SHARDS]
+                    .get_mut()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(k, Slot { n, used: false });
+            }
+            e.disk = Some(path);
+        }
+        e
+    }
+
+    /// Adds this run's counts to the persistent memo (when there is one and something is new).
+    /// Errors leave the memo as it was: it is a cache.
+    pub fn save_memo(&self) -> Result<(), crate::journal::SessionError> {
+        let Some(path) = &self.disk else { return Ok(()) };
+        if self.misses.load(Ordering::Relaxed) == 0 {
+            return Ok(());
+        }
+        let used: Vec<(Key, u64)> = self
+            .shards
+            .iter()
+            .flat_map(|m| {
+                let m = m.lock().unwrap_or_else(|e| e.into_inner());
+                m.iter().filter(|(_, s)| s.used).map(|(k, s)| (*k, s.n)).collect::<Vec<_>>()
+            })
+            .collect();
+        memo::save(path, self.encoding, used)
     }
 
     /// The encoding this estimator counts in.
@@ -209,6 +258,7 @@ impl TiktokenEstimator {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             bytes_tokenized: self.bytes.load(Ordering::Relaxed),
+            stored: self.stored.load(Ordering::Relaxed),
         }
     }
 
@@ -217,19 +267,27 @@ impl TiktokenEstimator {
         self.shards.iter().map(|s| s.lock().map(|m| m.len()).unwrap_or(0)).sum()
     }
 
-    fn shard(&self, k: &Key) -> &Mutex<HashMap<Key, u64>> {
+    fn shard(&self, k: &Key) -> &Mutex<HashMap<Key, Slot>> {
         &self.shards[(k.0 as usize) % SHARDS]
     }
 
+    /// The memoized count of a text, counting the look-up as a hit (or a first `stored` use).
     fn lookup(&self, k: &Key) -> Option<u64> {
         // A poisoned shard only means another thread panicked mid-insert; the map is still valid.
-        let m = self.shard(k).lock().unwrap_or_else(|e| e.into_inner());
-        m.get(k).copied()
+        let mut m = self.shard(k).lock().unwrap_or_else(|e| e.into_inner());
+        let slot = m.get_mut(k)?;
+        if slot.used {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+        } else {
+            slot.used = true;
+            self.stored.fetch_add(1, Ordering::Relaxed);
+        }
+        Some(slot.n)
     }
 
     fn store(&self, k: Key, n: u64) {
         let mut m = self.shard(&k).lock().unwrap_or_else(|e| e.into_inner());
-        m.insert(k, n);
+        m.insert(k, Slot { n, used: true });
     }
 
     /// Tokens of one piece (no splitting), memoized.
@@ -239,7 +297,6 @@ impl TiktokenEstimator {
         }
         let k = key(s);
         if let Some(n) = self.lookup(&k) {
-            self.hits.fetch_add(1, Ordering::Relaxed);
             return n;
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
@@ -266,6 +323,13 @@ impl TiktokenEstimator {
 /// the piece is halved at a character boundary and counted in parts rather than taking the
 /// process down.
 fn encode_len(enc: Encoding, s: &str) -> u64 {
+    if !reference_counter() {
+        // The exact fast counter; should it ever panic, tiktoken-rs counts this piece instead.
+        if let Ok(n) = std::panic::catch_unwind(|| super::fast::count(enc, s)) {
+            return n;
+        }
+        FALLBACKS.fetch_add(1, Ordering::Relaxed);
+    }
     let bpe = enc.bpe();
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bpe.encode_ordinary(s).len() as u64)) {
         Ok(n) => n,
@@ -284,10 +348,24 @@ fn encode_len(enc: Encoding, s: &str) -> u64 {
     }
 }
 
+impl Drop for TiktokenEstimator {
+    fn drop(&mut self) {
+        let _ = self.save_memo();
+    }
+}
+
 static FALLBACKS: AtomicU64 = AtomicU64::new(0);
 
-/// How many times in this process a piece made tiktoken panic and was counted in halves instead
-/// (expected: never; the tests assert it).
+/// Whether tiktoken-rs counts instead of [`super::fast`]: `CTXJ_TOKENIZER=tiktoken` (read once per
+/// process). The counts are the same; this exists to check a suspected difference from the
+/// command line and to time the reference in benchmarks.
+pub fn reference_counter() -> bool {
+    static REFERENCE: OnceLock<bool> = OnceLock::new();
+    *REFERENCE.get_or_init(|| std::env::var("CTXJ_TOKENIZER").is_ok_and(|v| v.trim() == "tiktoken"))
+}
+
+/// How many times in this process a piece made a counter panic and was counted another way
+/// (the fast counter by tiktoken-rs, tiktoken-rs in halves; expected: never; the tests assert it).
 pub fn fallbacks() -> u64 {
     FALLBACKS.load(Ordering::Relaxed)
 }
@@ -312,7 +390,6 @@ impl TiktokenEstimator {
         // A long text: memoize it whole too, so a repeated 1 MB result is not even re-split.
         let k = key(s);
         if let Some(n) = self.lookup(&k) {
-            self.hits.fetch_add(1, Ordering::Relaxed);
             return n;
         }
         let n = pieces(s).into_par_iter().map(|r| self.count_piece(&s[r])).sum();

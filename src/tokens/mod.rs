@@ -5,6 +5,9 @@
 //!
 //! * [`estimator`]: the tiktoken estimator (`o200k_base` / `cl100k_base`), the piece rule for long
 //!   texts, a memo per distinct content and parallel batch counting;
+//! * [`fast`]: the exact counter behind it (linear-time pre-split and BPE, tiktoken's counts);
+//! * [`memo`]: the persistent token memo in the user's cache folder;
+//! * [`split`]: tiktoken's pre-tokenization of ASCII text, by hand;
 //! * [`calibrate`]: the recency-weighted multiplier against `usage.prompt_tokens`;
 //! * [`budget`]: the budget settings of a harness TOML (journal-v1 §6), each with its rule.
 
@@ -12,7 +15,10 @@ pub mod breakdown;
 pub mod budget;
 pub mod calibrate;
 pub mod estimator;
+pub mod fast;
+pub mod memo;
 pub mod redacted;
+pub mod split;
 
 pub use calibrate::Calibrator;
 pub use estimator::{Encoding, TiktokenEstimator};
@@ -69,9 +75,10 @@ pub const IMPORTED: [&str; 3] = ["claude-code", "codex", "pi"];
 /// The one estimator chooser of every command: encoding from `flag` (`--encoding`), else the
 /// session's `encoding`, else `o200k_base` (spec §3). An unknown name, flag or session hint, is
 /// an error naming it and the known encodings.
+/// Its memo starts from the persistent memo chosen by [`memo::use_dir`] (none unless chosen).
 pub fn estimator_for(journal: &Journal, flag: Option<&str>) -> Result<TiktokenEstimator, estimator::EncodingError> {
     let hint = journal.session().and_then(|s| s.encoding.clone());
     // Sanitised transcripts: a redaction marker counts as what it replaced (imported sessions only).
     let imported = journal.session().and_then(|s| s.harness.as_deref()).is_some_and(|h| IMPORTED.contains(&h));
-    Ok(TiktokenEstimator::new(Encoding::choose(flag, hint.as_deref())?).with_redactions(imported))
+    Ok(TiktokenEstimator::with_memo(Encoding::choose(flag, hint.as_deref())?, memo::dir()).with_redactions(imported))
 }

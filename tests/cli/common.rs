@@ -14,9 +14,9 @@ pub fn ctxj() -> Command {
 
 /// Gives a process the one environment every test process runs in: the user's is cleared
 /// (`CTXJ_ROOT`, `NO_COLOR`, `CLICOLOR_FORCE`, `CTXJ_NO_MMAP`, `LANG`, …), `PATH` is kept (to find
-/// python3, chromium, bash), `TZ=UTC`, `HOME` is an empty folder under the target dir and
-/// `COLUMNS=200`, and python writes no `__pycache__` into the repository. Output goes to a pipe,
-/// so colour stays off unless a test asks for it.
+/// python3, chromium, bash), `TZ=UTC`, `HOME` is an empty folder under the target dir,
+/// `COLUMNS=200`, python writes no `__pycache__` into the repository and no persistent token memo
+/// is kept (`CTXJ_NO_CACHE=1`). Output goes to a pipe, so colour stays off unless a test asks for it.
 pub fn hermetic(c: &mut std::process::Command) -> &mut std::process::Command {
     c.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -24,6 +24,8 @@ pub fn hermetic(c: &mut std::process::Command) -> &mut std::process::Command {
         .env("HOME", home())
         .env("COLUMNS", "200")
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        // No persistent token memo: each run counts from scratch (tests/cli/memo.rs turns it on).
+        .env("CTXJ_NO_CACHE", "1")
 }
 
 /// The test processes' `HOME`: an empty folder of this test binary's own (never the user's).

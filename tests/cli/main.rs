@@ -20,6 +20,7 @@ mod help;
 mod hostile;
 mod import;
 mod layering;
+mod memo;
 #[cfg(feature = "synth")]
 mod perf;
 mod prefix;
@@ -29,6 +30,7 @@ mod scale;
 mod strategy;
 mod summarizer;
 mod tokens;
+mod tokens_exact;
 mod usage_agents;
 
 /// Without the `synth` feature the tests that drive `ctxj synth` (perf.rs, fleet.rs) cannot be built: say so

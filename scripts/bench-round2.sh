@@ -1,0 +1,123 @@
+# scripts/bench-round2.sh — the rows of issue 20 (tokenizer, persistent memo, mirrors, peers),
+# sourced by scripts/bench when BENCH_ONLY=round2 (it uses the helpers defined there: log, synth,
+# timed, bytes, mb, div, le). Writes its table between the `round2:begin` / `round2:end` markers
+# of docs/performance.md. Every ratio compares two runs made in this one script, on the same input.
+#
+#   BENCH_TOKENS_MB=20   size of the token-counting corpus (mixed agent text)
+#   BENCH_NO_PEERS=1     skip Python tiktoken and claude-code-log (they need pip)
+#
+# Python tools go into a venv under target/ (made on first use): tiktoken 0.14.0 counts with the
+# rank file tiktoken-rs ships (no download at run time), claude-code-log renders the same Claude
+# Code session `ctxj report` does.
+
+R2=$OUT/round2.md
+MEMO=$OUT/token-memo
+VENV=$ROOT/target/bench-venv
+CC_SAMPLES=$ROOT/../shared/samples/claude-code
+
+# ---- counting: ctxj vs tiktoken-rs vs bpe-openai (one thread each), all cores -------------------
+log "round 2: token counting peers (cargo bench --bench peers, ${BENCH_TOKENS_MB:-20} MB)"
+CORPUS=$OUT/peers-corpus.jsonl
+CTXJ_PEERS_CORPUS=$CORPUS CTXJ_BENCH_MB=${BENCH_TOKENS_MB:-20} cargo bench --quiet --features synth --bench peers 2>/dev/null | tail -1 >"$OUT/peers.json"
+P() { jq -r ".$1" "$OUT/peers.json"; }
+TOKB=$(P bytes)
+PY_S="" PY_N=""
+if [ "${BENCH_NO_PEERS:-0}" != 1 ]; then
+  if [ ! -x "$VENV/bin/claude-code-log" ]; then
+    log "making the Python venv ($VENV)"
+    python3 -m venv "$VENV" && "$VENV/bin/pip" install -q tiktoken==0.14.0 claude-code-log >&2
+  fi
+  RANKS=$(find "${CARGO_HOME:-$HOME/.cargo}/registry/src" -path '*tiktoken-rs-0.12*/assets/o200k_base.tiktoken' | head -1)
+  read -r PY_S PY_N < <("$VENV/bin/python" - "$CORPUS" "$RANKS" <<'EOF'
+import base64, json, sys, time
+import tiktoken
+ranks = {base64.b64decode(t): int(r) for t, r in (l.split() for l in open(sys.argv[2], "rb") if l.strip())}
+pat = "|".join([
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""", r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""", r"""\s*[\r\n]+""", r"""\s+(?!\S)""", r"""\s+""",
+])
+enc = tiktoken.Encoding("o200k_base", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+texts = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+enc.encode_ordinary("warm up")
+best = float("inf")
+for _ in range(3):
+    t = time.perf_counter()
+    n = sum(len(enc.encode_ordinary(s)) for s in texts)
+    best = min(best, time.perf_counter() - t)
+print(best, n)
+EOF
+  )
+fi
+
+# ---- cache / tokens: the reference counter without a memo, the fast one cold, then warm ---------
+STRATS=(--strategy recorded --strategy baseline --strategy truncate-2000 --strategy sliding-200 --strategy per-tool-keep-3 --strategy elide-keep-5)
+log "round 2: cache, 6 strategies, 20k turns: tiktoken-rs (before), fast cold, fast warm"
+rm -rf "$MEMO"
+read -r C_REF C_REF_M < <(timed env CTXJ_NO_CACHE=1 CTXJ_TOKENIZER=tiktoken "$CTXJ" cache "$J20" "${STRATS[@]}")
+read -r C_COLD C_COLD_M < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" cache "$J20" "${STRATS[@]}")
+read -r C_FILL _ < <(timed env -u CTXJ_NO_CACHE CTXJ_CACHE_DIR="$MEMO" "$CTXJ" cache "$J20" "${STRATS[@]}")
+read -r C_WARM C_WARM_M < <(timed env -u CTXJ_NO_CACHE CTXJ_CACHE_DIR="$MEMO" "$CTXJ" cache "$J20" "${STRATS[@]}")
+MEMO_MB=$(du -sm "$MEMO" | cut -f1)
+log "round 2: tokens --per-turn, 20k turns"
+read -r T_REF _ < <(timed env CTXJ_NO_CACHE=1 CTXJ_TOKENIZER=tiktoken "$CTXJ" tokens --per-turn "$J20")
+read -r T_COLD _ < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" tokens --per-turn "$J20")
+read -r T_WARM T_WARM_M < <(timed env -u CTXJ_NO_CACHE CTXJ_CACHE_DIR="$MEMO" "$CTXJ" tokens --per-turn "$J20")
+
+# ---- mirrors: twice the mirror records -----------------------------------------------------------
+log "round 2: mirrors"
+# Each mirror record holds the whole conversation as its draft, so the journals are kept small
+# (--size-mb scales every tool output down) to make the mirror records, not reading, the work.
+synth mirrors-a --turns 2000 --seed 5 --mirrors 400 --size-mb 8
+synth mirrors-b --turns 4000 --seed 5 --mirrors 800 --size-mb 16
+MA=$OUT/mirrors-a/journal.jsonl
+MB=$OUT/mirrors-b/journal.jsonl
+last_turn() { grep -c '"kind":"assistant"' "$1"; }
+read -r M_A M_A_M < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" show --at turn "$(last_turn "$MA")" --json "$MA")
+read -r M_B M_B_M < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" show --at turn "$(last_turn "$MB")" --json "$MB")
+NM_A=$(grep -c '"kind":"mirror"' "$MA"); NM_B=$(grep -c '"kind":"mirror"' "$MB")
+read -r V_A _ < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" validate "$MA")
+read -r V_B _ < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" validate "$MB")
+
+# ---- report vs claude-code-log, reading vs wc -l -----------------------------------------------------
+CCL_ROW=""
+if [ "${BENCH_NO_PEERS:-0}" != 1 ] && [ -d "$CC_SAMPLES" ] && [ -x "$VENV/bin/claude-code-log" ]; then
+  CC_SESSION=$(find "$CC_SAMPLES" -name '*.jsonl' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
+  log "round 2: report vs claude-code-log on $(basename "$CC_SESSION")"
+  read -r R_CTXJ R_CTXJ_M < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" report "$CC_SESSION" -o "$OUT/r2-report.html")
+  read -r R_CCL R_CCL_M < <(timed "$VENV/bin/claude-code-log" "$CC_SESSION" -o "$OUT/r2-ccl.html")
+  CCL_ROW="| \`report\` vs \`claude-code-log\` $("$VENV/bin/pip" show claude-code-log 2>/dev/null | sed -n 's/^Version: //p') (HTML of the same Claude Code session, $(mb "$(bytes "$CC_SESSION")") MiB) | $R_CTXJ s, $R_CTXJ_M MiB | $R_CCL s, $R_CCL_M MiB | $(div "$R_CTXJ" "$R_CCL") | < 1 | $(le "$(div "$R_CTXJ" "$R_CCL")" 1) |"
+  rm -f "$OUT/r2-report.html" "$OUT/r2-ccl.html"
+fi
+read -r W_WC _ < <(timed wc -l "$J20")
+read -r W_READ _ < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" show --at rev 1 --json "$J20")
+
+{
+  echo "<!-- round2:begin -->"
+  echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores (load average $LOAD_AT_START at the start, $(cut -d' ' -f1 /proc/loadavg) at the end), \`BENCH_ONLY=round2 scripts/bench\`, one run each (counting: best of $(P runs))."
+  echo
+  echo "| measurement | ctxj | reference (same run, same input) | ratio | target | met |"
+  echo "|---|---|---|---|---|---|"
+  R=$(div "$(P ctxj_s)" "$(P tiktoken_rs_s)")
+  echo "| exact counting, o200k_base, one thread, $(mb "$TOKB") MiB of mixed agent text ($(P texts) texts, $(P tokens) tokens, counts identical) | $(mbs "$TOKB" "$(P ctxj_s)") MB/s | tiktoken-rs \`encode_ordinary\`: $(mbs "$TOKB" "$(P tiktoken_rs_s)") MB/s | $R | ≤ 0.33 (≥ 3× faster) | $(le "$R" 0.334) |"
+  echo "| the same, vs bpe-openai \`count\` | $(mbs "$TOKB" "$(P ctxj_s)") MB/s | $(mbs "$TOKB" "$(P bpe_openai_s)") MB/s | $(div "$(P ctxj_s)" "$(P bpe_openai_s)") | | — |"
+  if [ -n "$PY_S" ]; then
+    echo "| the same, vs Python tiktoken 0.14.0 \`encode_ordinary\` | $(mbs "$TOKB" "$(P ctxj_s)") MB/s | $(mbs "$TOKB" "$PY_S") MB/s ($([ "$PY_N" = "$(P tokens)" ] && echo "same count" || echo "**count $PY_N differs**")) | $(div "$(P ctxj_s)" "$PY_S") | | — |"
+  fi
+  echo "| exact counting on all $(P threads) cores (\`count_many\`, cold memo) | $(mbs "$TOKB" "$(P ctxj_all_cores_s)") MB/s | one thread: $(mbs "$TOKB" "$(P ctxj_s)") MB/s | $(div "$(P ctxj_all_cores_s)" "$(P ctxj_s)") | scales with cores | — |"
+  echo "| \`cache\`, 6 strategies, 20k turns, cold (no memo) | $C_COLD s, $C_COLD_M MiB | before (tiktoken-rs, \`CTXJ_TOKENIZER=tiktoken\`): $C_REF s, $C_REF_M MiB | $(div "$C_COLD" "$C_REF") | ≤ 0.5 | $(le "$(div "$C_COLD" "$C_REF")" 0.5) |"
+  echo "| \`cache\`, 6 strategies, 20k turns, warm (persistent memo, $MEMO_MB MiB; the filling run took $C_FILL s) | $C_WARM s, $C_WARM_M MiB | before: $C_REF s | $(div "$C_WARM" "$C_REF") | ≤ 0.15 | $(le "$(div "$C_WARM" "$C_REF")" 0.15) |"
+  echo "| \`tokens --per-turn\`, 20k turns: cold → warm | $T_COLD s → $T_WARM s, $T_WARM_M MiB | before: $T_REF s | $(div "$T_WARM" "$T_REF") | warm ≤ 3 s | $(le "$T_WARM" 3) |"
+  echo "| mirrors: \`show --at turn <last>\`, $NM_A → $NM_B mirror records ($(mb "$(bytes "$MA")") → $(mb "$(bytes "$MB")") MiB) | $M_A → $M_B s ($M_A_M → $M_B_M MiB) | size ratio $(div "$(bytes "$MB")" "$(bytes "$MA")") | $(div "$M_B" "$M_A") | ≤ 2.3 | $(le "$(div "$M_B" "$M_A")" 2.3) |"
+  echo "| mirrors: \`validate\`, the same journals | $V_A → $V_B s | size ratio $(div "$(bytes "$MB")" "$(bytes "$MA")") | $(div "$V_B" "$V_A") | ≤ 2.3 | $(le "$(div "$V_B" "$V_A")" 2.3) |"
+  [ -n "$CCL_ROW" ] && echo "$CCL_ROW"
+  echo "| reading the 20k journal (\`show --at rev 1\`) | $W_READ s | \`wc -l\`: $W_WC s | $(div "$W_READ" "$W_WC") | | — |"
+  echo "<!-- round2:end -->"
+} >"$R2"
+if grep -q '<!-- round2:begin -->' "$DOC"; then
+  awk -v t="$R2" '
+    /<!-- round2:begin -->/ { while ((getline l < t) > 0) print l; skip = 1; next }
+    /<!-- round2:end -->/ { skip = 0; next }
+    !skip { print }' "$DOC" >"$DOC.tmp" && mv "$DOC.tmp" "$DOC"
+fi
+cat "$R2"

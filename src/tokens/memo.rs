@@ -1,0 +1,243 @@
+//! The persistent token memo (issue 20): token counts keyed by (encoding, content hash), kept
+//! between runs in the user's cache folder, so a second `report`, `cache`, `tokens` or `audit` of
+//! the same session tokenizes nothing it counted before.
+//!
+//! * **Where.** `$CTXJ_CACHE_DIR/tokens/`, else `<cache dir>/ctxj/tokens/` (`dirs::cache_dir()`:
+//!   `$XDG_CACHE_HOME` or `~/.cache` on Linux), one file per encoding (`o200k_base.v1.bin`). The
+//!   library keeps no memo on disk unless told where ([`Dir::default_location`], chosen by the
+//!   binary; `--no-cache` or `CTXJ_NO_CACHE` turn it off). A folder inside a session directory
+//!   is refused: ctxj never writes there.
+//! * **What.** A 40-byte header (magic, format version, encoding, a probe of the content hash
+//!   function, entry count) and 32-byte entries: the 128-bit content hash, the text's length and
+//!   its count. A file whose header, probe or size does not check out is ignored (and replaced at
+//!   the next save): corruption costs a cold run, never a wrong count. The probe makes a change of
+//!   the hash function (a new Rust release changing `DefaultHasher`) look like a foreign file.
+//! * **Size.** At most [`CAP`] entries (32 MiB). A save keeps the entries this run used first,
+//!   then the others already on disk, up to the cap.
+//! * **Concurrency.** A save re-reads the file, merges, and writes a new file renamed over the old
+//!   one (`journal::session::write_guarded`: temp file + rename, never through a symlink), so two
+//!   runs at once never leave a torn file; at worst one run's new entries are not kept.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::estimator::Encoding;
+use crate::journal::session::{guard_not_in_session, write_guarded};
+use crate::journal::SessionError;
+use crate::projection::hash::memo_key;
+
+/// Most entries a memo file keeps (32 bytes each).
+pub const CAP: usize = 1 << 20;
+/// Format version; bump it when the key, the layout or the meaning of a count changes.
+pub const VERSION: u32 = 1;
+const MAGIC: &[u8; 8] = b"ctxjtokm";
+const HEADER: usize = 40;
+const ENTRY: usize = 32;
+
+/// A content key: a 128-bit [`memo_key`] of the text plus its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key(pub u128, pub u64);
+
+impl Key {
+    /// The key of a text.
+    pub fn of(s: &str) -> Key {
+        Key(memo_key([0xa5, 0x3c], s), s.len() as u64)
+    }
+}
+
+/// The hash of a fixed text: a file written with another hash function carries another probe.
+fn probe() -> u64 {
+    Key::of("ctxj token memo probe").0 as u64
+}
+
+fn encoding_id(enc: Encoding) -> u32 {
+    match enc {
+        Encoding::O200kBase => 1,
+        Encoding::Cl100kBase => 2,
+    }
+}
+
+/// The folder a persistent memo lives in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dir(PathBuf);
+
+impl Dir {
+    /// `<dir>/tokens`, refused inside a session directory.
+    pub fn new(dir: &Path) -> Result<Dir, SessionError> {
+        let d = dir.join("tokens");
+        guard_not_in_session(&d, true)?;
+        Ok(Dir(d))
+    }
+
+    /// `$CTXJ_CACHE_DIR`, else `<user cache dir>/ctxj` (`None` when neither is known).
+    pub fn default_location() -> Option<PathBuf> {
+        match std::env::var_os("CTXJ_CACHE_DIR").filter(|v| !v.is_empty()) {
+            Some(d) => Some(PathBuf::from(d)),
+            None => dirs::cache_dir().map(|d| d.join("ctxj")),
+        }
+    }
+
+    /// The file of one encoding.
+    pub fn file(&self, enc: Encoding) -> PathBuf {
+        self.0.join(format!("{}.v{VERSION}.bin", enc.name()))
+    }
+}
+
+static DIR: std::sync::OnceLock<Option<Dir>> = std::sync::OnceLock::new();
+
+/// Chooses the persistent memo of this process (`None`: none), once; later calls change nothing.
+/// The binary calls it before any command runs; a library user who never calls it gets no memo
+/// on disk.
+pub fn use_dir(dir: Option<Dir>) {
+    let _ = DIR.set(dir);
+}
+
+/// The persistent memo chosen by [`use_dir`], if any.
+pub fn dir() -> Option<&'static Dir> {
+    DIR.get().and_then(Option::as_ref)
+}
+
+/// Reads the entries of a memo file; a missing, foreign or damaged file gives none.
+pub fn load(path: &Path, enc: Encoding) -> Vec<(Key, u64)> {
+    let Ok((file, meta)) = crate::journal::input::open_regular(path) else { return Vec::new() };
+    let cap = (HEADER + CAP * ENTRY) as u64;
+    let Ok(c) = crate::journal::input::read_capped(file, &meta, cap) else { return Vec::new() };
+    decode(&c.bytes, enc).unwrap_or_default()
+}
+
+fn decode(b: &[u8], enc: Encoding) -> Option<Vec<(Key, u64)>> {
+    let u32_at = |i: usize| Some(u32::from_le_bytes(b.get(i..i + 4)?.try_into().ok()?));
+    let u64_at = |i: usize| Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?));
+    if b.get(..8)? != MAGIC || u32_at(8)? != VERSION || u32_at(12)? != encoding_id(enc) || u64_at(16)? != probe() {
+        return None;
+    }
+    let n = usize::try_from(u64_at(24)?).ok()?;
+    if n > CAP || b.len() != HEADER.checked_add(n.checked_mul(ENTRY)?)? {
+        return None;
+    }
+    let mut out = Vec::with_capacity(n);
+    for e in b[HEADER..].chunks_exact(ENTRY) {
+        let lo = u64::from_le_bytes(e[0..8].try_into().ok()?);
+        let hi = u64::from_le_bytes(e[8..16].try_into().ok()?);
+        let len = u64::from_le_bytes(e[16..24].try_into().ok()?);
+        let count = u64::from_le_bytes(e[24..32].try_into().ok()?);
+        out.push((Key((u128::from(hi) << 64) | u128::from(lo), len), count));
+    }
+    Some(out)
+}
+
+fn encode(entries: &[(Key, u64)], enc: Encoding) -> Vec<u8> {
+    let mut b = Vec::with_capacity(HEADER + entries.len() * ENTRY);
+    b.extend_from_slice(MAGIC);
+    b.extend_from_slice(&VERSION.to_le_bytes());
+    b.extend_from_slice(&encoding_id(enc).to_le_bytes());
+    b.extend_from_slice(&probe().to_le_bytes());
+    b.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    b.extend_from_slice(&[0u8; 8]); // reserved
+    for (k, n) in entries {
+        b.extend_from_slice(&(k.0 as u64).to_le_bytes());
+        b.extend_from_slice(&((k.0 >> 64) as u64).to_le_bytes());
+        b.extend_from_slice(&k.1.to_le_bytes());
+        b.extend_from_slice(&n.to_le_bytes());
+    }
+    b
+}
+
+/// Writes `used` (this run's entries, kept first) merged with what the file holds now, up to
+/// [`CAP`] entries. The folder is created when missing.
+pub fn save(path: &Path, enc: Encoding, used: Vec<(Key, u64)>) -> Result<(), SessionError> {
+    let io = |err| SessionError::Io { path: path.display().to_string(), err };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let mut seen: HashMap<Key, ()> = HashMap::with_capacity(used.len());
+    let mut all = Vec::with_capacity(used.len().min(CAP));
+    for (k, n) in used.into_iter().chain(load(path, enc)) {
+        if all.len() >= CAP {
+            break;
+        }
+        if seen.insert(k, ()).is_none() {
+            all.push((k, n));
+        }
+    }
+    write_guarded(path, &encode(&all, enc), &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_merge() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = Dir::new(dir.path()).unwrap();
+        let f = d.file(Encoding::O200kBase);
+        assert!(load(&f, Encoding::O200kBase).is_empty(), "no file: no entries");
+        save(&f, Encoding::O200kBase, vec![(Key::of("a"), 1), (Key::of("b c"), 2)]).unwrap();
+        save(&f, Encoding::O200kBase, vec![(Key::of("d"), 1), (Key::of("a"), 1)]).unwrap();
+        let mut got = load(&f, Encoding::O200kBase);
+        got.sort_by_key(|(k, _)| k.0);
+        let mut want = vec![(Key::of("a"), 1), (Key::of("b c"), 2), (Key::of("d"), 1)];
+        want.sort_by_key(|(k, _)| k.0);
+        assert_eq!(got, want);
+        // Another encoding's file is another file; reading this one as cl100k gives nothing.
+        assert!(load(&f, Encoding::Cl100kBase).is_empty());
+    }
+
+    #[test]
+    fn damaged_files_are_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("m.bin");
+        let good = encode(&[(Key::of("x"), 1), (Key::of("y"), 1)], Encoding::O200kBase);
+        assert_eq!(decode(&good, Encoding::O200kBase).map(|v| v.len()), Some(2));
+        for bad in [
+            good[..good.len() - 1].to_vec(), // torn
+            good[..10].to_vec(),
+            [good.clone(), vec![0]].concat(), // trailing byte
+            {
+                let mut b = good.clone();
+                b[0] ^= 1; // magic
+                b
+            },
+            {
+                let mut b = good.clone();
+                b[16] ^= 1; // another hash function
+                b
+            },
+            {
+                let mut b = good.clone();
+                b[24..32].copy_from_slice(&u64::MAX.to_le_bytes()); // absurd count
+                b
+            },
+            Vec::new(),
+        ] {
+            assert!(decode(&bad, Encoding::O200kBase).is_none());
+            std::fs::write(&f, &bad).unwrap();
+            assert!(load(&f, Encoding::O200kBase).is_empty());
+        }
+        // A damaged file is replaced by the next save.
+        save(&f, Encoding::O200kBase, vec![(Key::of("z"), 1)]).unwrap();
+        assert_eq!(load(&f, Encoding::O200kBase), vec![(Key::of("z"), 1)]);
+    }
+
+    #[test]
+    fn the_cap_keeps_this_runs_entries_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("m.bin");
+        let old: Vec<(Key, u64)> = (0..10).map(|i| (Key::of(&format!("old {i}")), 2)).collect();
+        save(&f, Encoding::O200kBase, old).unwrap();
+        let new: Vec<(Key, u64)> = (0..CAP).map(|i| (Key(i as u128, 1), 1)).collect();
+        save(&f, Encoding::O200kBase, new).unwrap();
+        let got = load(&f, Encoding::O200kBase);
+        assert_eq!(got.len(), CAP);
+        assert!(got.iter().all(|(_, n)| *n == 1), "the old entries made room");
+    }
+
+    #[test]
+    fn never_inside_a_session() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("journal.jsonl"), "").unwrap();
+        assert!(Dir::new(dir.path()).is_err());
+        assert!(Dir::new(&dir.path().join("cache")).is_err());
+    }
+}
