@@ -8,13 +8,13 @@ use crate::experiment::run::Metric;
 use crate::experiment::summary::{passes, times, ArmKind, ArmSummary, MetricSummary};
 use crate::experiment::Experiment;
 use crate::render::fit::{fit, Column, Layout};
-use crate::render::format::{money, percent, thousands};
+use crate::render::format::{percent, thousands, usd_fine};
 use crate::text::escape_line;
 
 /// A value of `m` as shown.
 pub fn value(m: Metric, v: f64) -> String {
     match m {
-        Metric::Cost => money(v),
+        Metric::Cost => usd_fine(v),
         Metric::CacheHitRate => percent(v),
         Metric::WallSeconds => seconds(v),
         Metric::Turns | Metric::CacheBreaks | Metric::Compactions => format!("{v:.1}"),

@@ -29,6 +29,16 @@ pub fn usd(v: f64) -> String {
 pub use self::usd as money;
 
 /// [`usd`], or "-" when there is no figure.
+/// Money where sub-cent differences are the point (per-run statistics of an experiment): four
+/// decimals below $1 (`$0.0053`), else [`usd`].
+pub fn usd_fine(v: f64) -> String {
+    if v.abs() < 1.0 && v != 0.0 {
+        format!("{}${:.4}", if v < 0.0 { "-" } else { "" }, v.abs())
+    } else {
+        usd(v)
+    }
+}
+
 pub fn usd_or_dash(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), usd)
 }

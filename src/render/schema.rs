@@ -18,6 +18,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("budget", schema_for::<super::tokens::BudgetDoc>()),
         ("cache", schema_for::<super::cache::CacheDoc>()),
         ("diff", schema_for::<super::diff::DiffDoc>()),
+        // `export` prints rows only (NDJSON/CSV), each carrying the schema key: its schema is a row's.
+        ("export", schema_for::<crate::export::row::ExportRow>()),
         ("import", schema_for::<super::import::ImportDoc>()),
         ("log", schema_for::<super::log::LogDoc>()),
         ("sessions", schema_for::<super::sessions::SessionsDoc>()),

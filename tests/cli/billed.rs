@@ -301,8 +301,8 @@ fn requests_below_the_cache_minimum_are_counted() {
 
 #[test]
 fn turns_json_carries_the_recorded_break_and_the_window_per_turn() {
-    let rows = json_of(&["turns", "--json"], &bundled_claude());
-    let rows = rows.as_array().unwrap();
+    let doc = json_of(&["turns", "--json"], &bundled_claude());
+    let rows = doc["turns"].as_array().unwrap();
     let breaks: Vec<(u64, &str)> = rows
         .iter()
         .filter(|r| !r["recorded_break"].is_null())
@@ -318,7 +318,10 @@ fn turns_json_carries_the_recorded_break_and_the_window_per_turn() {
     let cached = recorded(&bundled_claude());
     assert_eq!(cached["breaks"][0]["cost"], rows[16]["recorded_break"]["cost"], "the same break as cache's");
     let base = json_of(&["turns", "-s", "baseline", "--json"], &bundled_claude());
-    assert!(base.as_array().unwrap().iter().all(|r| r["recorded_break"].is_null()), "only the recorded replay");
+    assert!(
+        base["turns"].as_array().unwrap().iter().all(|r| r["recorded_break"].is_null()),
+        "only the recorded replay"
+    );
 }
 
 #[test]
@@ -326,7 +329,7 @@ fn turns_window_marks_the_rows_over_it() {
     let text = stdout_of(&["turns", "-s", "baseline", "--window", "3000"], &bundled_pi());
     let marked = text.lines().filter(|l| l.contains("over the window (")).count();
     let rows = json_of(&["turns", "-s", "baseline", "--window", "3000", "--json"], &bundled_pi());
-    let over = rows.as_array().unwrap().iter().filter(|r| r["over_window"] == true).count();
+    let over = rows["turns"].as_array().unwrap().iter().filter(|r| r["over_window"] == true).count();
     assert!(over > 0 && marked == over, "{text}");
     assert!(text.contains(&format!("{over} requests over the 3,000-token context window")), "{text}");
 }
@@ -391,10 +394,10 @@ fn a_one_hour_session_is_simulated_with_the_one_hour_lifetime_and_price() {
         json_of(&["cache", "-s", "recorded", "--json", "--per-turn"], d.path())["strategies"][0]["turns"].clone()
     };
     let (five, hour) = (sim(false), sim(true));
-    assert_eq!(five[1]["cached"], 0, "400 s idle: the 5-minute entry is gone");
-    assert!(hour[1]["cached"].as_u64().unwrap() > 1000, "the one-hour entry lives: {hour}");
+    assert_eq!(five[1]["cache_read"], 0, "400 s idle: the 5-minute entry is gone");
+    assert!(hour[1]["cache_read"].as_u64().unwrap() > 1000, "the one-hour entry lives: {hour}");
     // Turn 1 writes everything: at 2 × input ($10/M) instead of 1.25 × ($6.25/M).
-    let w = hour[0]["write"].as_f64().unwrap();
+    let w = hour[0]["cache_write"].as_f64().unwrap();
     let out = hour[0]["output"].as_f64().unwrap();
     assert!((hour[0]["cost"].as_f64().unwrap() - (w * 10.0 + out * 25.0) / 1e6).abs() < 1e-9, "{hour}");
     assert!((five[0]["cost"].as_f64().unwrap() - (w * 6.25 + out * 25.0) / 1e6).abs() < 1e-9, "{five}");
@@ -426,6 +429,6 @@ fn the_prefix_part_the_first_call_read_starts_warm_in_every_replay() {
     for s in v["strategies"].as_array().unwrap() {
         let t = &s["turns"][0];
         assert!(t["unrecorded_prefix"].as_u64().unwrap() > 15_000, "{t}");
-        assert_eq!(t["cached"], 15_000, "{}: {t}", s["summary"]["strategy"]);
+        assert_eq!(t["cache_read"], 15_000, "{}: {t}", s["summary"]["strategy"]);
     }
 }

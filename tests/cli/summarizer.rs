@@ -48,7 +48,7 @@ fn turns_and_cache_tables_mark_the_summarizer_request() {
     let line = text.lines().find(|l| l.contains("8 Σ")).unwrap_or_else(|| panic!("{text}"));
     assert!(line.contains("summarizer request: 10 block(s) + instruction in"), "{line}");
     let v = json(&["turns", "sample-journals/bugfix-todo", "--strategy", "compact-at-2000t", "--json"]);
-    let marked: Vec<u64> = v
+    let marked: Vec<u64> = v["turns"]
         .as_array()
         .unwrap()
         .iter()
