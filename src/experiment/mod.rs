@@ -74,7 +74,7 @@ pub struct Options {
 }
 
 /// The whole result (`"schema": "ctxj.experiment/1"` in JSON).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Experiment {
     pub schema: &'static str,
     pub manifest: String,

@@ -8,7 +8,7 @@ use crate::cache::model::parse_ts;
 use crate::journal::{Body, Journal};
 
 /// The measures an experiment compares, in the order they are shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
     Cost,
@@ -49,7 +49,7 @@ impl Metric {
 }
 
 /// A run's measures; `None` where the session does not say (no usage, no price, one turn).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Measures {
     /// Dollars, as billed (usage × price).
     pub cost: Option<f64>,
@@ -103,7 +103,7 @@ impl Measures {
 }
 
 /// One turn of a run, for the report's curves.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TurnPoint {
     pub turn: usize,
     pub prompt: Option<u64>,
@@ -131,7 +131,7 @@ pub fn curve(b: &Billed) -> Vec<TurnPoint> {
 }
 
 /// Where a run's outcome comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeSource {
     Manifest,
@@ -139,7 +139,7 @@ pub enum OutcomeSource {
 }
 
 /// A run's outcome: passed, where it comes from, and the check that judged it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Outcome {
     pub passed: bool,
     pub source: OutcomeSource,
@@ -158,7 +158,7 @@ pub fn journal_outcome(journal: &Journal) -> Option<Outcome> {
 }
 
 /// One run of an arm.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Run {
     pub arm: String,
     /// The session as the manifest names it.

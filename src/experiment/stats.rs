@@ -31,7 +31,7 @@ pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 /// How two groups are compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Contrast {
     /// mean(arm) − mean(reference).

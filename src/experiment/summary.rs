@@ -8,7 +8,7 @@ use super::run::{Metric, Run};
 use super::stats::{self, Bootstrap, Contrast};
 
 /// Real runs, or the reference arm's runs replayed under another strategy.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ArmKind {
     Runs,
@@ -21,7 +21,7 @@ pub enum ArmKind {
 }
 
 /// One measure of one arm.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MetricSummary {
     pub metric: Metric,
     /// Runs that have this measure.
@@ -35,7 +35,7 @@ pub struct MetricSummary {
 }
 
 /// A contrast with the reference.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Versus {
     pub contrast: Contrast,
     pub value: Option<f64>,
@@ -43,7 +43,7 @@ pub struct Versus {
 }
 
 /// One arm, summarised.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ArmSummary {
     pub label: String,
     #[serde(flatten)]

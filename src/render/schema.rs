@@ -19,6 +19,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("cache", schema_for::<super::cache::CacheDoc>()),
         ("diff", schema_for::<super::diff::DiffDoc>()),
         // `export` prints rows only (NDJSON/CSV), each carrying the schema key: its schema is a row's.
+        ("experiment", schema_for::<crate::experiment::Experiment>()),
         ("export", schema_for::<crate::export::row::ExportRow>()),
         ("import", schema_for::<super::import::ImportDoc>()),
         ("log", schema_for::<super::log::LogDoc>()),

@@ -65,6 +65,9 @@ fn cases(out_dir: &str) -> Vec<(&'static str, Vec<String>, Rows)> {
         ("budget", a(&["budget", "--config", "docs/harness.toml", "--model", "anthropic/claude-sonnet-4-5"]), |v| {
             len(v, "settings")
         }),
+        ("experiment", a(&["experiment", "sample-journals/experiment-bugfix/experiment.toml"]), |v| {
+            v["arms"].as_array().unwrap().iter().map(|a| a["metrics"].as_array().unwrap().len()).sum()
+        }),
         ("import", a(&["import", "sample-journals/transcripts/pi", "--force", "-o", out_dir]), |_| 1),
     ]
 }
