@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::entry::{builtin_cost, count as n, Compaction, Read, SessionKey, Tokens, UsageEntry};
+use super::entry::{count as n, Compaction, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::Format;
 
 /// The session of a rollout: the folder under `sessions/` and the file stem (ccusage's id is
@@ -73,15 +73,7 @@ pub fn read_bytes(file: usize, path: &Path, bytes: &[u8]) -> Read {
                 if tokens.is_zero() {
                     continue;
                 }
-                out.entries.push(UsageEntry {
-                    session: session.clone(),
-                    file,
-                    cost: builtin_cost(model.as_deref(), &tokens, 0),
-                    ts,
-                    model: model.clone(),
-                    tokens,
-                    uncounted_by_ccusage: false,
-                });
+                out.entries.push(UsageEntry::priced(session.clone(), file, ts, model.clone(), tokens, None));
             }
             _ => {}
         }

@@ -67,6 +67,22 @@ pub struct UsageEntry {
     pub uncounted_by_ccusage: bool,
 }
 
+impl UsageEntry {
+    /// A call that ccusage counts too, priced at `recorded` when the transcript carries its cost
+    /// (pi), else at the built-in price of `model` with 5-minute cache writes (Codex, pi).
+    pub fn priced(
+        session: std::sync::Arc<SessionKey>,
+        file: usize,
+        ts: String,
+        model: Option<String>,
+        tokens: Tokens,
+        recorded: Option<f64>,
+    ) -> UsageEntry {
+        let cost = recorded.or_else(|| builtin_cost(model.as_deref(), &tokens, 0));
+        UsageEntry { session, file, ts, model, tokens, cost, uncounted_by_ccusage: false }
+    }
+}
+
 /// One compaction: its session and its time.
 #[derive(Debug, Clone)]
 pub struct Compaction {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::entry::{builtin_cost, count as n, Compaction, Read, SessionKey, Tokens, UsageEntry};
+use super::entry::{count as n, Compaction, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::Format;
 
 /// The session of a pi file: its folder (the project) and the file name after the first `_`
@@ -56,15 +56,7 @@ pub fn read_bytes(file: usize, path: &Path, bytes: &[u8]) -> Read {
                 };
                 let model = m.get("model").and_then(Value::as_str).map(str::to_string);
                 let recorded = u.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64);
-                out.entries.push(UsageEntry {
-                    session: session.clone(),
-                    file,
-                    cost: recorded.or_else(|| builtin_cost(model.as_deref(), &tokens, 0)),
-                    ts,
-                    model,
-                    tokens,
-                    uncounted_by_ccusage: false,
-                });
+                out.entries.push(UsageEntry::priced(session.clone(), file, ts, model, tokens, recorded));
             }
             _ => {}
         }
