@@ -125,6 +125,11 @@ impl RowsArgs {
         }
     }
 
+    /// Whether the output is machine-readable (JSON, NDJSON, CSV) rather than a table.
+    pub fn machine(&self) -> bool {
+        self.format() != ctxj::render::rows::OutputFormat::Table
+    }
+
     /// The table layout: `COLUMNS`, else the width of the terminal stdout is, else no limit.
     pub fn layout(&self) -> ctxj::render::fit::Layout {
         let width = std::env::var("COLUMNS")
@@ -214,7 +219,7 @@ impl CacheArgs {
         let dir = dir.and_then(|d| match ctxj::tokens::memo::Dir::new(&d) {
             Ok(d) => Some(d),
             Err(e) => {
-                eprintln!("warning: token memo not used: {}", super::escape_line(&e.to_string()));
+                eprintln!("warning: token memo not used: {}", ctxj::text::escape_line(&e.to_string()));
                 None
             }
         });

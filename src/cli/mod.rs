@@ -1,20 +1,15 @@
 //! The command line: one file per subcommand, each a `#[derive(clap::Args)]` struct and a `run`
 //! function. Shared here: global options, exit codes, loading a session, safe output.
 
-use std::io::{self, IsTerminal};
-use std::path::PathBuf;
-
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
-
-use ctxj::journal::{Journal, ReadOptions, Session};
-use ctxj::text::escape_line;
 
 pub mod args;
 pub mod audit;
 pub mod budget;
 pub mod cache;
 pub mod completions;
+mod ctx;
 pub mod diff;
 pub mod experiment;
 pub mod export;
@@ -32,6 +27,7 @@ pub mod turns;
 pub mod usage;
 pub mod validate;
 
+pub use ctx::Ctx;
 pub use ctxj::projection::At;
 pub use output::{is_broken_pipe, print_error, stdout};
 
@@ -132,69 +128,6 @@ pub enum Command {
     Synth(synth::Args),
 }
 
-/// Settings resolved from the global options, then from the command's [`args::ReadArgs`].
-#[derive(Clone)]
-pub struct Ctx {
-    pub color: bool,
-    pub read: ReadOptions,
-    pub root: Option<PathBuf>,
-    /// `--from`: the input format, or auto-detection.
-    pub from: ctxj::import::FromFormat,
-}
-
-impl Ctx {
-    pub fn new(g: &GlobalArgs) -> Ctx {
-        g.cache.apply();
-        let color = match g.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
-        };
-        Ctx { color, read: ReadOptions::default(), root: None, from: FromArg::Auto.format() }
-    }
-
-    /// This context with a command's reading options (`--strict`, `--root`, `--from`).
-    pub fn reading(&self, r: &args::ReadArgs) -> Ctx {
-        Ctx {
-            read: ReadOptions { strict: r.strict },
-            root: r.root.clone(),
-            from: r.format.from.format(),
-            ..self.clone()
-        }
-    }
-
-    /// Resolves and parses a session — a ctxj journal, or a Claude Code, Codex or pi transcript
-    /// imported in memory; warnings and the import summary go to stderr, escaped.
-    pub fn load(&self, spec: &str) -> Result<(Session, Journal)> {
-        let l = self.load_full(spec)?;
-        Ok((l.session, l.journal))
-    }
-
-    /// Like [`Ctx::load`], also returning the format and the import report.
-    pub fn load_full(&self, spec: &str) -> Result<ctxj::import::Loaded> {
-        let l = ctxj::import::load(spec, self.from, self.root.as_deref(), self.read)?;
-        for w in &l.journal.warnings {
-            eprintln!(
-                "warning: {}: {}",
-                escape_line(&l.journal.path.display().to_string()),
-                escape_line(&w.to_string())
-            );
-        }
-        if let Some(r) = &l.report {
-            let summary = r.summary();
-            let what = format!("imported {} transcript {}", l.format, l.journal.path.display());
-            if summary.is_empty() {
-                eprintln!("note: {}", escape_line(&what));
-            } else {
-                eprintln!("note: {}: {}", escape_line(&what), escape_line(&summary));
-            }
-        }
-        Ok(l)
-    }
-}
-
 impl Command {
     /// The reading options (`--strict`, `--root`, `--from`) of a command that reads sessions.
     fn reading(&self) -> Option<args::ReadArgs> {
@@ -216,18 +149,25 @@ impl Command {
 }
 
 impl Command {
-    /// Whether the command prints machine-readable rows (JSON, NDJSON, CSV): progress bars stay
-    /// off then, as in pipes.
+    /// Whether the command prints machine-readable output (JSON, NDJSON, CSV, OTLP): progress
+    /// bars stay off then, as in pipes.
     fn machine_output(&self) -> bool {
         match self {
-            Command::Diff(a) => a.output.json,
-            Command::Turns(a) => a.output.json,
-            Command::Tokens(a) => a.output.json,
-            Command::Cache(a) => a.output.json,
-            Command::Audit(a) => a.output.json,
+            Command::Show(a) => a.output.json,
             Command::Report(a) => a.output_format.json,
-            Command::Sessions(a) => a.output.format() != ctxj::render::rows::OutputFormat::Table,
-            Command::Usage(a) => a.output.format() != ctxj::render::rows::OutputFormat::Table,
+            Command::Export(_) => true,
+            Command::Log(a) => a.output.machine(),
+            Command::Diff(a) => a.output.machine(),
+            Command::Turns(a) => a.output.machine(),
+            Command::Tokens(a) => a.output.machine(),
+            Command::Cache(a) => a.output.machine(),
+            Command::Budget(a) => a.output.machine(),
+            Command::Validate(a) => a.output.machine(),
+            Command::Audit(a) => a.output.machine(),
+            Command::Import(a) => a.output.machine(),
+            Command::Sessions(a) => a.output.machine(),
+            Command::Usage(a) => a.output.machine(),
+            Command::Experiment(a) => a.output.machine(),
             _ => false,
         }
     }

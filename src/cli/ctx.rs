@@ -1,0 +1,75 @@
+//! The settings a command runs with ([`Ctx`]): colour, the reading options, and loading a session
+//! (a ctxj journal, or a transcript imported in memory) with its warnings on stderr.
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use ctxj::journal::{Journal, ReadOptions, Session};
+use ctxj::text::escape_line;
+
+use super::{args, ColorChoice, FromArg, GlobalArgs};
+
+/// Settings resolved from the global options, then from the command's [`args::ReadArgs`].
+#[derive(Clone)]
+pub struct Ctx {
+    pub color: bool,
+    pub read: ReadOptions,
+    pub root: Option<PathBuf>,
+    /// `--from`: the input format, or auto-detection.
+    pub from: ctxj::import::FromFormat,
+}
+
+impl Ctx {
+    pub fn new(g: &GlobalArgs) -> Ctx {
+        g.cache.apply();
+        let color = match g.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        };
+        Ctx { color, read: ReadOptions::default(), root: None, from: FromArg::Auto.format() }
+    }
+
+    /// This context with a command's reading options (`--strict`, `--root`, `--from`).
+    pub fn reading(&self, r: &args::ReadArgs) -> Ctx {
+        Ctx {
+            read: ReadOptions { strict: r.strict },
+            root: r.root.clone(),
+            from: r.format.from.format(),
+            ..self.clone()
+        }
+    }
+
+    /// Resolves and parses a session — a ctxj journal, or a Claude Code, Codex or pi transcript
+    /// imported in memory; warnings and the import summary go to stderr, escaped.
+    pub fn load(&self, spec: &str) -> Result<(Session, Journal)> {
+        let l = self.load_full(spec)?;
+        Ok((l.session, l.journal))
+    }
+
+    /// Like [`Ctx::load`], also returning the format and the import report.
+    pub fn load_full(&self, spec: &str) -> Result<ctxj::import::Loaded> {
+        let l = ctxj::import::load(spec, self.from, self.root.as_deref(), self.read)?;
+        for w in &l.journal.warnings {
+            eprintln!(
+                "warning: {}: {}",
+                escape_line(&l.journal.path.display().to_string()),
+                escape_line(&w.to_string())
+            );
+        }
+        if let Some(r) = &l.report {
+            let summary = r.summary();
+            let what = format!("imported {} transcript {}", l.format, l.journal.path.display());
+            if summary.is_empty() {
+                eprintln!("note: {}", escape_line(&what));
+            } else {
+                eprintln!("note: {}: {}", escape_line(&what), escape_line(&summary));
+            }
+        }
+        Ok(l)
+    }
+}
