@@ -8,7 +8,11 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args = cli::Cli::parse_from_env();
     let ctx = cli::Ctx::new(&args.global);
-    match cli::dispatch(args.command, &ctx) {
+    let result = cli::dispatch(args.command, &ctx);
+    // The token counts this run added to the persistent memo, written once (a cache: a failure
+    // to write it changes nothing the command printed).
+    let _ = ctxj::tokens::memo::flush();
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             if cli::is_broken_pipe(&e) {

@@ -187,7 +187,8 @@ pub struct TiktokenEstimator {
     /// Count redaction markers as the text they replaced ([`super::redacted`]; imported sessions).
     redactions: bool,
     stored: AtomicU64,
-    /// The persistent memo file, loaded at creation and saved when the estimator is dropped.
+    /// The persistent memo file: its entries were loaded at creation ([`memo::loaded`]); what
+    /// this estimator used goes to [`memo::keep`] when it is dropped.
     disk: Option<std::path::PathBuf>,
 }
 
@@ -212,13 +213,14 @@ impl TiktokenEstimator {
         }
     }
 
-    /// An estimator whose memo starts with the persistent memo in `dir` (see [`super::memo`]) and
-    /// adds what this run counted to it when dropped; `None`: [`TiktokenEstimator::new`].
+    /// An estimator whose memo starts with the persistent memo in `dir` (see [`super::memo`], read
+    /// once per process) and hands what it used to [`memo::keep`] when dropped, for
+    /// [`memo::flush`] to write; `None`: [`TiktokenEstimator::new`].
     pub fn with_memo(encoding: Encoding, dir: Option<&Dir>) -> TiktokenEstimator {
         let mut e = TiktokenEstimator::new(encoding);
         if let Some(d) = dir {
             let path = d.file(encoding);
-            for (k, n) in memo::load(&path, encoding) {
+            for &(k, n) in memo::loaded(&path, encoding).iter() {
                 e.shards[(k.0 as usize) % SHARDS]
                     .get_mut()
                     .unwrap_or_else(|p| p.into_inner())
@@ -229,12 +231,12 @@ impl TiktokenEstimator {
         e
     }
 
-    /// Adds this run's counts to the persistent memo (when there is one and something is new).
-    /// Errors leave the memo as it was: it is a cache.
-    pub fn save_memo(&self) -> Result<(), crate::journal::SessionError> {
-        let Some(path) = &self.disk else { return Ok(()) };
+    /// Hands the entries this estimator used to the persistent memo ([`memo::keep`]; written
+    /// by [`memo::flush`]) when there is one and something is new.
+    fn keep_memo(&self) {
+        let Some(path) = &self.disk else { return };
         if self.misses.load(Ordering::Relaxed) == 0 {
-            return Ok(());
+            return;
         }
         let used: Vec<(Key, u64)> = self
             .shards
@@ -244,7 +246,7 @@ impl TiktokenEstimator {
                 m.iter().filter(|(_, s)| s.used).map(|(k, s)| (*k, s.n)).collect::<Vec<_>>()
             })
             .collect();
-        memo::save(path, self.encoding, used)
+        memo::keep(path, self.encoding, used);
     }
 
     /// The encoding this estimator counts in.
@@ -350,7 +352,7 @@ fn encode_len(enc: Encoding, s: &str) -> u64 {
 
 impl Drop for TiktokenEstimator {
     fn drop(&mut self) {
-        let _ = self.save_memo();
+        self.keep_memo();
     }
 }
 

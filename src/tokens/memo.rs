@@ -14,12 +14,16 @@
 //!   the hash function (a new Rust release changing `DefaultHasher`) look like a foreign file.
 //! * **Size.** At most [`CAP`] entries (32 MiB). A save keeps the entries this run used first,
 //!   then the others already on disk, up to the cap.
+//! * **Once per process.** The file is read once per process ([`loaded`]), however many
+//!   estimators a command makes (one per session for `export` and `experiment`); what they
+//!   counted is gathered ([`keep`]) and written once, when the binary calls [`flush`] at the end.
 //! * **Concurrency.** A save re-reads the file, merges, and writes a new file renamed over the old
 //!   one (`journal::session::write_guarded`: temp file + rename, never through a symlink), so two
 //!   runs at once never leave a torn file; at worst one run's new entries are not kept.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::estimator::Encoding;
 use crate::journal::session::{guard_not_in_session, write_guarded};
@@ -95,6 +99,42 @@ pub fn use_dir(dir: Option<Dir>) {
 /// The persistent memo chosen by [`use_dir`], if any.
 pub fn dir() -> Option<&'static Dir> {
     DIR.get().and_then(Option::as_ref)
+}
+
+/// The entries of the memo file at `path` as this process first read it ([`load`] once per
+/// file, shared by every estimator of the run).
+pub fn loaded(path: &Path, enc: Encoding) -> Arc<Vec<(Key, u64)>> {
+    type Loaded = HashMap<PathBuf, Arc<Vec<(Key, u64)>>>;
+    static LOADED: OnceLock<Mutex<Loaded>> = OnceLock::new();
+    let mut m = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    m.entry(path.to_path_buf()).or_insert_with(|| Arc::new(load(path, enc))).clone()
+}
+
+type Pending = HashMap<PathBuf, (Encoding, Vec<(Key, u64)>)>;
+
+fn pending() -> &'static Mutex<Pending> {
+    static PENDING: OnceLock<Mutex<Pending>> = OnceLock::new();
+    PENDING.get_or_init(Default::default)
+}
+
+/// Adds the entries one estimator used to what [`flush`] writes to the file at `path`.
+pub fn keep(path: &Path, enc: Encoding, used: Vec<(Key, u64)>) {
+    let mut p = pending().lock().unwrap_or_else(|e| e.into_inner());
+    p.entry(path.to_path_buf()).or_insert_with(|| (enc, Vec::new())).1.extend(used);
+}
+
+/// Writes what the estimators of this process kept ([`keep`]) to their memo files, each once
+/// ([`save`]). The binary calls it when the command is done; errors leave a file as it was (it
+/// is a cache) and the first is returned.
+pub fn flush() -> Result<(), SessionError> {
+    let all = std::mem::take(&mut *pending().lock().unwrap_or_else(|e| e.into_inner()));
+    let mut first = Ok(());
+    for (path, (enc, used)) in all {
+        if let (Err(e), true) = (save(&path, enc, used), first.is_ok()) {
+            first = Err(e);
+        }
+    }
+    first
 }
 
 /// Reads the entries of a memo file; a missing, foreign or damaged file gives none.
