@@ -28,6 +28,7 @@ use super::{parse_lines, s, u, Builder, Format, ImportError, ImportReport, Impor
 use crate::journal::{
     AssistantRec, Body, Call, CompactRec, ModelRec, NoticeRec, ResultRec, SessionRec, SystemRec, Usage, UserRec,
 };
+use crate::tokens::redacted;
 
 /// The response being assembled until its `token_count` (or the next input) arrives.
 #[derive(Default)]
@@ -73,6 +74,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
         calls: Calls::default(),
         seen: Seen::default(),
         meta_seen: false,
+        truncation: None,
     };
     for line in &lines {
         let Some(t) = s(&line.obj, "type") else {
@@ -158,6 +160,8 @@ struct Reader {
     calls: Calls,
     seen: Seen,
     meta_seen: bool,
+    /// The tool-output budget of `turn_context.truncation_policy`, in bytes.
+    truncation: Option<u64>,
 }
 
 impl Reader {
@@ -169,8 +173,17 @@ impl Reader {
         self.b.push(s(&line.obj, "timestamp"), line.no, line.offset, body);
     }
 
-    /// A model switch ends the response and becomes a `model` record.
+    /// A model switch ends the response and becomes a `model` record; the truncation policy
+    /// in force is kept for the tool outputs that follow.
     fn turn_context(&mut self, line: &super::Line, p: &Map<String, Value>) {
+        if let Some(t) = p.get("truncation_policy").and_then(Value::as_object) {
+            let limit = u(t, "limit");
+            self.truncation = match s(t, "mode") {
+                Some("tokens") => limit.map(|n| n.saturating_mul(APPROX_BYTES_PER_TOKEN)),
+                Some("bytes") => limit,
+                _ => None,
+            };
+        }
         if let Some(m) = s(p, "model") {
             if self.model.as_deref() != Some(m) {
                 self.flush(None);
@@ -198,7 +211,11 @@ impl Reader {
                     self.report.dropped.results += 1;
                     return;
                 };
-                let text = output_text(p.get("output"));
+                let mut text = output_text(p.get("output"));
+                if let Some(cut) = self.truncation.and_then(|budget| truncated(&text, budget)) {
+                    self.report.note(TRUNCATED_NOTE);
+                    text = cut;
+                }
                 self.push(line, Body::Result(ResultRec::whole(cid.to_string(), tool, text, None)));
             }
             "web_search_call" | "image_generation_call" | "tool_search_call" => {
@@ -290,6 +307,42 @@ impl Reader {
             }
         }
     }
+}
+
+/// Codex's own rate of its truncation budget (`codex-rs/core/src/truncate.rs`).
+const APPROX_BYTES_PER_TOKEN: u64 = 4;
+
+const TRUNCATED_NOTE: &str =
+    "tool outputs over the turn_context truncation_policy are carried as Codex sent them to the model: head and tail with \"…N tokens truncated…\" between";
+
+/// A tool output over `budget` bytes as Codex sends it to the model (`truncate.rs`: the first and
+/// the last half of the budget at character boundaries, "…N tokens truncated…" between); a
+/// sanitiser's marker standing for more than the budget becomes two markers of half the budget
+/// each. `None`: within the budget.
+fn truncated(text: &str, budget: u64) -> Option<String> {
+    let half = budget / 2;
+    let removed = |len: u64| len.saturating_sub(budget).div_ceil(APPROX_BYTES_PER_TOKEN);
+    if let Some(m) = redacted::whole(text) {
+        if m.len <= budget {
+            return None;
+        }
+        let part = redacted::Marker { len: half, ..m }.render();
+        return Some(format!("{part}…{} tokens truncated…{part}", removed(m.len)));
+    }
+    if text.len() as u64 <= budget {
+        return None;
+    }
+    let half = usize::try_from(half).unwrap_or(usize::MAX);
+    let mut head = half.min(text.len());
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len().saturating_sub(half).max(head);
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let cut = (tail - head) as u64;
+    Some(format!("{}…{} tokens truncated…{}", &text[..head], cut.div_ceil(APPROX_BYTES_PER_TOKEN), &text[tail..]))
 }
 
 /// Response-item types that appear as bare lines in rollouts written before 2025-09.
@@ -470,17 +523,21 @@ fn compacted(line: &super::Line, p: &Map<String, Value>, seen: &mut Seen, b: &mu
                 }
             }
             Some("compaction" | "compaction_summary") => {
-                encrypted = Some(s(it, "encrypted_content").map_or(0, str::len));
+                encrypted = Some(s(it, "encrypted_content").map_or(0, encrypted_len));
             }
             Some(other) => report.skip(format!("replacement_history/{other}")),
             None => {}
         }
     }
-    let summary = if message.is_empty() {
+    // A sanitiser's marker of nothing (`[REDACTED_MESSAGE len=0 sha=e3b0c442]`) is an empty message.
+    let empty = message.is_empty() || redacted::whole(&message).is_some_and(|m| m.len == 0);
+    let summary = if empty {
         match encrypted {
             Some(n) => {
-                report.note("remote compaction: the summary is encrypted; the compact record holds a placeholder");
-                format!("[remote compaction: encrypted summary, {n} chars]")
+                report.note(
+                    "remote compaction: the summary is encrypted; the compact record holds an estimate of its size",
+                );
+                encrypted_summary(n)
             }
             None => String::new(),
         }
@@ -500,6 +557,23 @@ fn compacted(line: &super::Line, p: &Map<String, Value>, seen: &mut Seen, b: &mu
         b.push(ts, line.no, line.offset, body);
     }
     let _ = rev;
+}
+
+/// The base64 length of an encrypted payload: the string's, or the `len=` of the sanitiser's
+/// marker that replaced it.
+fn encrypted_len(payload: &str) -> u64 {
+    redacted::whole(payload).map_or(payload.len() as u64, |m| m.len)
+}
+
+/// The summary of a remote compaction whose summary is encrypted: a labelled placeholder holding
+/// an estimate marker that counts as the tokens the payload's length implies
+/// ([`redacted::encrypted_tokens`]).
+fn encrypted_summary(len: u64) -> String {
+    format!(
+        "[remote compaction: the summary is encrypted and not in the transcript; estimated from its {len} base64 characters as ≈ {} tokens] {}",
+        redacted::encrypted_tokens(len),
+        redacted::encrypted_marker("SUMMARY", len)
+    )
 }
 
 fn compact_rec(summary: String, first_kept: Option<u64>, kept: Option<Vec<String>>) -> CompactRec {
