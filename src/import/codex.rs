@@ -177,7 +177,9 @@ impl Reader {
     /// in force is kept for the tool outputs that follow.
     fn turn_context(&mut self, line: &super::Line, p: &Map<String, Value>) {
         if let Some(t) = p.get("truncation_policy").and_then(Value::as_object) {
-            let limit = u(t, "limit");
+            // Codex records outputs into its history at the policy × 1.2 ("serialization budget",
+            // `context_manager/history.rs` `process_item`).
+            let limit = u(t, "limit").map(|n| n.saturating_mul(6) / 5);
             self.truncation = match s(t, "mode") {
                 Some("tokens") => limit.map(|n| n.saturating_mul(APPROX_BYTES_PER_TOKEN)),
                 Some("bytes") => limit,
@@ -313,7 +315,7 @@ impl Reader {
 const APPROX_BYTES_PER_TOKEN: u64 = 4;
 
 const TRUNCATED_NOTE: &str =
-    "tool outputs over the turn_context truncation_policy are carried as Codex sent them to the model: head and tail with \"…N tokens truncated…\" between";
+    "tool outputs over the turn_context truncation_policy (× 1.2) are carried as Codex sent them to the model: head and tail with \"…N tokens truncated…\" between";
 
 /// A tool output over `budget` bytes as Codex sends it to the model (`truncate.rs`: the first and
 /// the last half of the budget at character boundaries, "…N tokens truncated…" between); a
@@ -609,6 +611,42 @@ mod tests {
 {"timestamp":"2026-01-01T00:00:09Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":220,"cached_input_tokens":96,"output_tokens":9,"total_tokens":229},"last_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"total_tokens":9999}}}}
 {"timestamp":"2026-01-01T00:00:10Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]},{"type":"message","role":"developer","content":[{"type":"input_text","text":"new ctx"}]},{"type":"compaction","encrypted_content":"xyz"}]}}
 "#;
+
+    #[test]
+    fn a_remote_compaction_carries_its_encrypted_summary_as_an_estimate() {
+        let marker = "[REDACTED_ENCRYPTED_CONTENT len=13412 sha=3267a2ec]";
+        let sanitised = ROLLOUT
+            .replace(r#""message":"""#, r#""message":"[REDACTED_MESSAGE len=0 sha=e3b0c442]""#)
+            .replace(r#""encrypted_content":"xyz""#, &format!(r#""encrypted_content":"{marker}""#));
+        for (rollout, len) in [(ROLLOUT.to_string(), 3), (sanitised, 13_412)] {
+            let im = read(Path::new("rollout-x.jsonl"), rollout.as_bytes()).unwrap();
+            let Body::Compact(c) = &im.journal.records[7].body else { panic!() };
+            assert!(c.summary.starts_with("[remote compaction: the summary is encrypted"), "{}", c.summary);
+            assert!(c.summary.ends_with(&format!("[ENCRYPTED_SUMMARY len={len}]")), "{}", c.summary);
+        }
+    }
+
+    #[test]
+    fn tool_outputs_over_the_truncation_policy_are_cut_as_codex_sent_them() {
+        // tokens mode, limit 10: Codex keeps 10 × 1.2 × 4 = 48 bytes, half at each end.
+        let policy = r#""model":"gpt-x","truncation_policy":{"mode":"tokens","limit":10}"#;
+        let long = format!("{}{}", "a".repeat(60), "z".repeat(60));
+        let rollout = ROLLOUT
+            .replace(r#""model":"gpt-x""#, policy)
+            .replace(r#""output":"a b""#, &format!(r#""output":"{long}""#));
+        let im = read(Path::new("rollout-x.jsonl"), rollout.as_bytes()).unwrap();
+        let Body::Result(r) = &im.journal.records[5].body else { panic!() };
+        assert_eq!(&*r.text, format!("{}…18 tokens truncated…{}", "a".repeat(24), "z".repeat(24)));
+        assert!(im.report.notes.iter().any(|n| n.contains("truncation_policy")), "{:?}", im.report.notes);
+        // A sanitiser's marker over the budget becomes two markers of half the budget.
+        let m = "[REDACTED_OUTPUT len=83556 sha=5e0f]";
+        assert_eq!(
+            truncated(m, 48_000).unwrap(),
+            "[REDACTED_OUTPUT len=24000 sha=5e0f]…8889 tokens truncated…[REDACTED_OUTPUT len=24000 sha=5e0f]"
+        );
+        assert_eq!(truncated(m, 90_000), None);
+        assert_eq!(truncated("é".repeat(10).as_str(), 5).unwrap(), "é…4 tokens truncated…é", "char boundaries");
+    }
 
     #[test]
     fn reads_a_pre_2025_09_rollout() {

@@ -312,6 +312,56 @@ mod tests {
         assert!(error_pct(r.calibrate(2, 3_000), truth(3_000)).unwrap() > 1000.0);
     }
 
+    /// Regression (issue 14, the shared long Codex rollout, turn 185): the slope of the last
+    /// turns, inflated by what the provider counts beyond the journal's content, priced the
+    /// tokens a remote compaction removed and left far too little: −45 %. The drop is priced at
+    /// the long-run slope, from the earlier turns only. Data: (turn, counted, prompt_tokens) of
+    /// every tenth turn of that rollout, and the compaction turn.
+    #[test]
+    fn a_compaction_drop_is_priced_at_the_long_run_slope() {
+        const ROLLOUT: [(usize, u64, u64); 19] = [
+            (1, 7_814, 17_088),
+            (11, 26_056, 59_522),
+            (21, 49_606, 85_176),
+            (31, 53_478, 89_192),
+            (41, 69_499, 91_210),
+            (51, 74_344, 97_865),
+            (61, 78_256, 102_839),
+            (71, 85_414, 111_064),
+            (81, 95_579, 122_818),
+            (91, 99_443, 127_897),
+            (101, 101_674, 130_610),
+            (111, 106_077, 129_800),
+            (121, 107_983, 132_109),
+            (131, 114_233, 139_246),
+            (141, 117_014, 144_048),
+            (151, 125_349, 156_739),
+            (161, 136_630, 168_816),
+            (171, 151_440, 188_827),
+            (181, 168_331, 207_226),
+        ];
+        let mut c = Calibrator::affine();
+        for (t, counted, prompt) in ROLLOUT {
+            c.observe(t, Some(prompt), counted);
+        }
+        let (counted, truth) = (20_947u64, 48_297.0);
+        assert!(c.is_drop(185, counted) && !c.is_drop(185, 150_000));
+        let est = c.calibrate(185, counted) as f64;
+        assert!(((est - truth) / truth).abs() < 0.05, "{est} vs {truth}");
+        // The recent fit alone (slope × counted + offset) was 22 % short.
+        let recent = c.multiplier(185) * counted as f64 + c.offset(185) as f64;
+        assert!((recent - truth) / truth < -0.15, "the recent fit alone: {recent}");
+        // The per-turn row shows the terms it applied.
+        let (slope, prefix) = c.terms(185, counted);
+        assert!(slope < c.multiplier(185), "{slope}");
+        assert_eq!(apply(1, slope * counted as f64 + prefix as f64), c.calibrate(185, counted));
+        // Growth is not a drop; the ratio calibrator (journal-v1) has no drops.
+        assert_eq!(c.terms(185, 170_000), (c.multiplier(185), c.offset(185)));
+        let mut r = Calibrator::new();
+        r.observe(1, Some(1_000), 1_000);
+        assert!(!r.is_drop(2, 10));
+    }
+
     #[test]
     fn affine_after_one_turn_is_the_first_turn_difference() {
         let mut c = Calibrator::affine();
