@@ -122,9 +122,9 @@ impl RequestTokens {
         settings: CtxSettings,
     ) -> RequestTokens {
         let breakdown = breakdown(blocks, est);
-        let multiplier = cal.multiplier(next_turn);
+        let (multiplier, offset) = cal.terms(next_turn, breakdown.total);
         let calibrated = cal.calibrate(next_turn, breakdown.total);
-        let unrecorded_prefix = cal.is_affine().then(|| cal.offset(next_turn));
+        let unrecorded_prefix = cal.is_affine().then_some(offset);
         RequestTokens {
             unrecorded_prefix,
             view,
