@@ -94,10 +94,13 @@ fn every_replay_of_an_imported_session_carries_the_same_prefix() {
     }
 }
 
+/// Median, p90 and worst |calibrated error| allowed, in percent.
+type Limits = (f64, f64, f64);
+
 /// Shared transcripts that cannot meet a target, each with why (docs/tokens-and-cache.md,
 /// "Calibration on every shared transcript") and ceilings at today's figures (median, p90, worst),
 /// so that they cannot get worse unnoticed. `None`: not measurable.
-const CALIBRATION_EXCEPTIONS: &[(&str, Option<(f64, f64, f64)>)] = &[
+const CALIBRATION_EXCEPTIONS: &[(&str, Option<Limits>)] = &[
     // hand-written fixture: its usage figures are not a provider's (25, 45, 78, 25, 45 prompt
     // tokens while the conversation grows from 20 to 489 counted tokens)
     ("claude-code/projects/claude-code-log/representative_messages.jsonl", None),
