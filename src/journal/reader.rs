@@ -362,7 +362,7 @@ pub fn check_values(bytes: &[u8]) -> Result<(), JournalErrorKind> {
 
 /// The index just past the string that opens at `bytes[open]` (a `"`), or `None` when it is not
 /// closed.
-fn skip_string(bytes: &[u8], open: usize) -> Option<usize> {
+pub(super) fn skip_string(bytes: &[u8], open: usize) -> Option<usize> {
     let mut i = open + 1;
     loop {
         let k = bytes.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest))?;

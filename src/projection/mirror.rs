@@ -1,5 +1,5 @@
 //! Mirror drafts (`LIVE_CONTEXT.json`): parsing the `draft.blocks` of a `mirror` record into
-//! [`Block`]s ([`parse_draft`]) and checking a draft against the `restore()` rules R1–R6 of spec
+//! [`Block`]s ([`parse_draft`]; from the record's raw JSON text, [`draft_blocks`]) and checking a draft against the `restore()` rules R1–R6 of spec
 //! §2 ([`check_draft`], [`check_base_rev`], [`rewritten_results`]). Applying an accepted draft
 //! lives in [`super::recorded`].
 
@@ -8,8 +8,16 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::journal::MirrorDraft;
+
 use super::block::{canonical_value, Block, BlockCall};
 use super::markers::is_marker;
+
+/// The blocks of a recorded draft, parsed from its JSON text (the `Value` tree is dropped before
+/// this returns: only the blocks stay). Errors say which block is malformed.
+pub fn draft_blocks(draft: &MirrorDraft) -> Result<Vec<Block>, String> {
+    parse_draft(&draft.parse()?)
+}
 
 /// Parses a draft object `{"blocks": [...]}` into blocks. Errors say which block is malformed.
 pub fn parse_draft(draft: &Value) -> Result<Vec<Block>, String> {
