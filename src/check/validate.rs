@@ -582,4 +582,28 @@ mod tests {
         assert!(shell.unwrap_err().contains("shell"));
         assert!(service_call_ok(&call("Bash", serde_json::json!({"path": "LIVE_CONTEXT.json"}))).is_err());
     }
+
+    #[test]
+    fn mirrors_naming_the_same_base_rev_are_each_checked_against_it() {
+        // The snapshot of a base_rev is dropped after the last mirror naming it (issue 20), not
+        // after the first: the second draft here must still be compared with rev 3.
+        let bad = r#""draft":{"blocks":[{"type":"user","id":"u1","text":"changed"}]}"#;
+        let j = crate::journal::reader::parse_bytes_for_test(&format!(
+            "{}\n{}\n{}\n{}\n{}\n{}\n",
+            r#"{"rev":1,"ts":"2026-01-01T00:00:00Z","kind":"session","id":"s","model":"m"}"#,
+            r#"{"rev":2,"ts":"2026-01-01T00:00:00Z","kind":"system","text":"s"}"#,
+            r#"{"rev":3,"ts":"2026-01-01T00:00:00Z","kind":"user","id":"u1","text":"go"}"#,
+            format_args!(
+                r#"{{"rev":4,"ts":"2026-01-01T00:00:00Z","kind":"mirror","mirror_rev":1,"base_rev":3,"status":"rejected",{bad}}}"#
+            ),
+            format_args!(
+                r#"{{"rev":5,"ts":"2026-01-01T00:00:00Z","kind":"mirror","mirror_rev":2,"base_rev":3,"status":"rejected",{bad}}}"#
+            ),
+            format_args!(
+                r#"{{"rev":6,"ts":"2026-01-01T00:00:00Z","kind":"mirror","mirror_rev":3,"base_rev":3,"status":"accepted",{bad}}}"#
+            ),
+        ));
+        let got: Vec<(u64, &str)> = validate(&j, None).iter().filter(|f| f.rev >= 4).map(|f| (f.rev, f.rule)).collect();
+        assert_eq!(got, [(4, "mirror-rejected-ok"), (5, "mirror-rejected-ok"), (6, "R1")]);
+    }
 }

@@ -383,6 +383,12 @@ impl MirrorDraft {
         self.0.get()
     }
 
+    /// The JSON text when serde_json parses it without rewriting a number literal (nearly every
+    /// draft; see `numbers`), so it can be deserialized straight into typed values.
+    pub fn plain_json(&self) -> Option<&str> {
+        (!super::numbers::needs_restore(self.json().as_bytes())).then(|| self.json())
+    }
+
     /// The draft as a `Value`, with number literals exactly as written (spec §4), under the same
     /// depth and size limits as a journal line.
     pub fn parse(&self) -> Result<Value, String> {
