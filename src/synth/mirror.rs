@@ -139,9 +139,7 @@ mod tests {
     use std::path::Path;
 
     use super::super::{generate, Counting, Gen, SynthOptions, SynthStats};
-    use crate::journal::{parse_bytes, Body, ReadOptions};
-    use crate::projection::block::sha256_hex;
-    use crate::projection::for_each_request;
+    use crate::journal::{parse_bytes, ReadOptions};
 
     fn opts(turns: usize, mirrors: usize) -> SynthOptions {
         SynthOptions { turns, seed: 5, size_mb: None, mirrors: Some(mirrors) }
@@ -180,13 +178,7 @@ mod tests {
         assert!(s.mirrors_accepted >= 40, "{s:?}");
         let bytes = std::fs::read(out.join("journal.jsonl")).unwrap();
         let j = parse_bytes(Path::new("j"), &bytes, ReadOptions::default()).unwrap();
-        let mut checked = 0;
-        for_each_request(&j, |k, idx, req| {
-            let Body::Assistant(a) = &j.records[idx].body else { panic!() };
-            assert_eq!(a.prompt_sha256.as_deref(), Some(sha256_hex(&req.canonical()).as_str()), "turn {k}");
-            checked += 1;
-        });
-        assert_eq!(checked, 300);
+        assert_eq!(super::super::tests::hashes_checked(&j), 300);
         let budget = j.session().and_then(|s| s.ctx.as_ref()).and_then(|c| c.context_budget);
         assert!(budget.is_some_and(|b| b < super::super::CONTEXT_BUDGET), "{budget:?}");
     }

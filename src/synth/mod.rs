@@ -838,6 +838,17 @@ mod tests {
         (d, stats, bytes)
     }
 
+    /// Checks every turn's `prompt_sha256` against the recorded projection; returns how many.
+    pub(super) fn hashes_checked(j: &crate::journal::Journal) -> usize {
+        let mut checked = 0;
+        for_each_request(j, |k, idx, req| {
+            let Body::Assistant(a) = &j.records[idx].body else { panic!() };
+            assert_eq!(a.prompt_sha256.as_deref(), Some(sha256_hex(&req.canonical()).as_str()), "turn {k}");
+            checked += 1;
+        });
+        checked
+    }
+
     #[test]
     fn every_prompt_sha256_matches_the_recorded_projection() {
         // Seed 6 at 700 turns exercises every feature: 5 MB outputs, spills, attachments,
@@ -852,13 +863,7 @@ mod tests {
         );
         let j = parse_bytes(Path::new("j"), &bytes, ReadOptions::default()).unwrap();
         assert_eq!(j.turns.len(), 700);
-        let mut checked = 0;
-        for_each_request(&j, |k, idx, req| {
-            let Body::Assistant(a) = &j.records[idx].body else { panic!() };
-            assert_eq!(a.prompt_sha256.as_deref(), Some(sha256_hex(&req.canonical()).as_str()), "turn {k}");
-            checked += 1;
-        });
-        assert_eq!(checked, 700);
+        assert_eq!(hashes_checked(&j), 700);
         for (i, r) in j.records.iter().enumerate() {
             assert_eq!(r.rev, i as u64 + 1);
         }
