@@ -599,10 +599,14 @@ impl Judge<'_> {
                 ),
             ));
         }
-        let draft = canonical_value(&r.draft).into_bytes();
+        // parsed here and dropped with this call: records keep drafts as text (issue 20)
+        let parsed = r.draft.parse();
+        let draft =
+            parsed.as_ref().map_or_else(|_| r.draft.json().as_bytes().to_vec(), |v| canonical_value(v).into_bytes());
         if let Some((true, prev)) = &m.last_mirror {
             // the draft is the conversation as it stands (blocks up to base_rev): nothing edited
-            let unchanged = crate::projection::mirror::parse_draft(&r.draft).is_ok_and(|d| {
+            let blocks = parsed.as_ref().map_err(Clone::clone).and_then(crate::projection::mirror::parse_draft);
+            let unchanged = blocks.is_ok_and(|d| {
                 let now: Vec<&Block> =
                     self.before_p.conv.iter().filter(|b| b.src_rev <= r.base_rev).map(|b| &b.block).collect();
                 d.len() == now.len() && d.iter().zip(now).all(|(a, b)| a == b)

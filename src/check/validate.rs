@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::journal::{Body, Call, Journal, MirrorRec, Record, SessionError};
 use crate::projection::clear;
-use crate::projection::mirror::{check_base_rev, check_draft, parse_draft, rewritten_results};
+use crate::projection::mirror::{check_base_rev, check_draft, draft_blocks, rewritten_results};
 use crate::projection::{Block, Replayer, RequestHasher};
 
 use super::Finding;
@@ -335,14 +335,15 @@ fn check_path(dir: Option<&Path>, rec: &Record, rel: &str, what: &str, block: &s
 
 /// Pass 2: one replay of the recorded projection.
 fn replay(journal: &Journal, hash: bool, out: &mut Vec<Finding>) {
-    let mut pending: BTreeSet<u64> = journal
-        .records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Mirror(m) => Some(m.base_rev),
-            _ => None,
-        })
-        .collect();
+    // How many mirror records name each base_rev: a snapshot is dropped after its last use, so
+    // thousands of mirrors do not keep thousands of conversations alive (issue 20).
+    let mut uses: HashMap<u64, usize> = HashMap::new();
+    for r in &journal.records {
+        if let Body::Mirror(m) = &r.body {
+            *uses.entry(m.base_rev).or_default() += 1;
+        }
+    }
+    let mut pending: BTreeSet<u64> = uses.keys().copied().collect();
     let mut snapshots: HashMap<u64, Vec<Block>> = HashMap::new();
     let mut named: HashSet<String> = HashSet::new();
     let mut last_mirror_rev: Option<u64> = None;
@@ -357,8 +358,12 @@ fn replay(journal: &Journal, hash: bool, out: &mut Vec<Finding>) {
                 break;
             }
             pending.pop_first();
-            snapshots.insert(b, r.projection().conv.iter().map(|p| p.block.clone()).collect());
+            if uses.get(&b).is_some_and(|&n| n > 0) {
+                snapshots.insert(b, r.projection().conv.iter().map(|p| p.block.clone()).collect());
+            }
         }
+        // An accepted draft parsed for its check goes on to the replay: parsed once, then dropped.
+        let mut parsed = None;
         match &rec.body {
             Body::Assistant(a) => {
                 if let Some(want) = a.prompt_sha256.as_ref().filter(|_| hash) {
@@ -417,15 +422,25 @@ fn replay(journal: &Journal, hash: bool, out: &mut Vec<Finding>) {
                 named.extend(c.cleared.iter().cloned());
             }
             Body::Mirror(m) => {
-                mirror(journal, rec, m, &snapshots, last_mirror_rev, last_accepted, out);
+                parsed =
+                    mirror(journal, rec, m, &snapshots, last_mirror_rev, last_accepted, out).filter(|_| m.accepted());
                 last_mirror_rev = Some(last_mirror_rev.map_or(m.mirror_rev, |l| l.max(m.mirror_rev)));
                 if m.accepted() {
                     last_accepted = Some(rec.rev);
                 }
+                if let Some(n) = uses.get_mut(&m.base_rev) {
+                    *n -= 1;
+                    if *n == 0 {
+                        snapshots.remove(&m.base_rev);
+                    }
+                }
             }
             _ => {}
         }
-        r.step();
+        match parsed {
+            Some(draft) => r.step_with_draft(draft),
+            None => r.step(),
+        };
     }
 }
 
@@ -441,7 +456,7 @@ fn mirror(
     last_mirror_rev: Option<u64>,
     last_accepted: Option<u64>,
     out: &mut Vec<Finding>,
-) {
+) -> Option<Vec<Block>> {
     let label = format!("mirror r{}", m.mirror_rev);
     if let Some(l) = last_mirror_rev {
         if m.mirror_rev <= l {
@@ -467,7 +482,7 @@ fn mirror(
             }
         }
     }
-    let draft = match parse_draft(&m.draft) {
+    let draft = match draft_blocks(&m.draft) {
         Ok(d) => d,
         Err(e) => {
             if accepted {
@@ -479,7 +494,7 @@ fn mirror(
                     format!("{label} correctly rejected: the draft is unusable ({e})"),
                 ));
             }
-            return;
+            return None;
         }
     };
     let mut violations: Vec<_> = check_base_rev(m.base_rev, rec.rev, last_accepted).into_iter().collect();
@@ -519,6 +534,7 @@ fn mirror(
             }
         }
     }
+    Some(draft)
 }
 
 /// Tools that run shell commands: an edit of the mirror through them is not a service call.
@@ -565,5 +581,29 @@ mod tests {
         let shell = service_call_ok(&call("run", serde_json::json!({"command": "sed -i s/a// LIVE_CONTEXT.json"})));
         assert!(shell.unwrap_err().contains("shell"));
         assert!(service_call_ok(&call("Bash", serde_json::json!({"path": "LIVE_CONTEXT.json"}))).is_err());
+    }
+
+    #[test]
+    fn mirrors_naming_the_same_base_rev_are_each_checked_against_it() {
+        // The snapshot of a base_rev is dropped after the last mirror naming it (issue 20), not
+        // after the first: the second draft here must still be compared with rev 3.
+        let bad = r#""draft":{"blocks":[{"type":"user","id":"u1","text":"changed"}]}"#;
+        let j = crate::journal::reader::parse_bytes_for_test(&format!(
+            "{}\n{}\n{}\n{}\n{}\n{}\n",
+            r#"{"rev":1,"ts":"2026-01-01T00:00:00Z","kind":"session","id":"s","model":"m"}"#,
+            r#"{"rev":2,"ts":"2026-01-01T00:00:00Z","kind":"system","text":"s"}"#,
+            r#"{"rev":3,"ts":"2026-01-01T00:00:00Z","kind":"user","id":"u1","text":"go"}"#,
+            format_args!(
+                r#"{{"rev":4,"ts":"2026-01-01T00:00:00Z","kind":"mirror","mirror_rev":1,"base_rev":3,"status":"rejected",{bad}}}"#
+            ),
+            format_args!(
+                r#"{{"rev":5,"ts":"2026-01-01T00:00:00Z","kind":"mirror","mirror_rev":2,"base_rev":3,"status":"rejected",{bad}}}"#
+            ),
+            format_args!(
+                r#"{{"rev":6,"ts":"2026-01-01T00:00:00Z","kind":"mirror","mirror_rev":3,"base_rev":3,"status":"accepted",{bad}}}"#
+            ),
+        ));
+        let got: Vec<(u64, &str)> = validate(&j, None).iter().filter(|f| f.rev >= 4).map(|f| (f.rev, f.rule)).collect();
+        assert_eq!(got, [(4, "mirror-rejected-ok"), (5, "mirror-rejected-ok"), (6, "R1")]);
     }
 }

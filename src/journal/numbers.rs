@@ -50,17 +50,10 @@ pub(crate) fn needs_restore(b: &[u8]) -> bool {
     false
 }
 
-/// Index just after the string starting at `i` (which holds `"`).
-fn skip_string(b: &[u8], mut i: usize) -> usize {
-    i += 1;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    i
+/// Index just after the string starting at `i` (which holds `"`); the end of `b` when it is not
+/// closed. String contents (most of a line, and every draft's) are skipped with memchr.
+fn skip_string(b: &[u8], i: usize) -> usize {
+    super::reader::skip_string(b, i).unwrap_or(b.len())
 }
 
 /// Puts the journal's own number text back into `v`, parsed by serde_json from `bytes`.
@@ -93,7 +86,7 @@ pub fn reattach(body: &mut Body, orig: &Value) {
         }
         Body::Mirror(m) => {
             if let Some(d) = orig.get("draft") {
-                m.draft = d.clone();
+                m.draft = super::record::MirrorDraft::from_value(d);
             }
         }
         _ => {}

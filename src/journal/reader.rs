@@ -362,7 +362,7 @@ pub fn check_values(bytes: &[u8]) -> Result<(), JournalErrorKind> {
 
 /// The index just past the string that opens at `bytes[open]` (a `"`), or `None` when it is not
 /// closed.
-fn skip_string(bytes: &[u8], open: usize) -> Option<usize> {
+pub(super) fn skip_string(bytes: &[u8], open: usize) -> Option<usize> {
     let mut i = open + 1;
     loop {
         let k = bytes.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest))?;
@@ -712,6 +712,29 @@ mod tests {
     fn both(s: &str) -> (String, String) {
         let l = Line { number: 1, start: 0, end: s.len(), terminated: true };
         (format!("{:?}", parse_line(s.as_bytes(), &l)), format!("{:?}", slow(s.as_bytes())))
+    }
+
+    #[test]
+    fn mirror_drafts_stay_text_as_written_and_parse_with_their_numbers() {
+        // Regression (issue 20): drafts were kept as `Value` trees, several times their size.
+        let draft = r#"{ "blocks" : [ {"type":"user","id":"u","text":"x"} ], "n": 1.50 }"#;
+        let fast =
+            format!(r#"{{"rev":1,"kind":"mirror","mirror_rev":1,"base_rev":1,"status":"rejected","draft":{draft}}}"#);
+        // `2E0` sends the line down the slow path, which must keep the number's text too.
+        let slow_line = fast.replace("1.50", "2E0");
+        for (line, n) in [(&fast, "1.50"), (&slow_line, "2E0")] {
+            let l = Line { number: 1, start: 0, end: line.len(), terminated: true };
+            let Body::Mirror(m) = parse_line(line.as_bytes(), &l).unwrap().body else { panic!() };
+            let v = m.draft.parse().unwrap();
+            assert_eq!(serde_json::to_string(&v["n"]).unwrap(), n);
+            assert_eq!(v["blocks"][0]["text"], "x");
+        }
+        let l = Line { number: 1, start: 0, end: fast.len(), terminated: true };
+        let Body::Mirror(m) = parse_line(fast.as_bytes(), &l).unwrap().body else { panic!() };
+        assert_eq!(m.draft.json(), draft);
+        let none = r#"{"rev":1,"kind":"mirror","mirror_rev":1,"base_rev":1,"status":"accepted"}"#;
+        let Body::Mirror(m) = parse_line(none.as_bytes(), &l).unwrap().body else { panic!() };
+        assert_eq!((m.draft.json(), m.draft.parse().unwrap()), ("null", Value::Null));
     }
 
     #[test]

@@ -2,12 +2,15 @@
 //!
 //! Texts are `Arc<str>` so that projections, which copy blocks turn after turn, share them with
 //! the records instead of duplicating tool output. JSON values taken verbatim from the journal
-//! (`args`, `tools`, mirror drafts) are `serde_json::Value`s built with `preserve_order` and
+//! (`args`, `tools`) are `serde_json::Value`s built with `preserve_order` and
 //! `arbitrary_precision`, so their canonical bytes keep the journal's key order and number text.
+//! Mirror drafts, which hold a whole conversation each, stay raw JSON text ([`MirrorDraft`]) until
+//! a replay or a check parses one.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// Shared, immutable text.
@@ -345,10 +348,10 @@ pub struct MirrorRec {
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// The draft, kept as JSON: it is parsed when applied or validated, so that a malformed
-    /// draft is a finding rather than an unreadable journal.
+    /// The draft, kept as the journal's JSON text: it is parsed when applied or validated, so
+    /// that a malformed draft is a finding rather than an unreadable journal.
     #[serde(default)]
-    pub draft: Value,
+    pub draft: MirrorDraft,
     #[serde(default)]
     pub service_calls: Vec<String>,
 }
@@ -356,6 +359,53 @@ pub struct MirrorRec {
 impl MirrorRec {
     pub fn accepted(&self) -> bool {
         self.status == "accepted"
+    }
+}
+
+/// A mirror draft as the journal wrote it: raw JSON text (validated JSON), shared.
+///
+/// Every draft holds a whole conversation, so a journal with thousands of mirror records is mostly
+/// drafts; kept as parsed `Value` trees they took several times the journal's size in memory
+/// (issue 20: 2.4 GiB for a 256 MiB journal). Records keep the text; [`MirrorDraft::parse`] builds
+/// the tree when a replay or a check needs it, and the caller drops it afterwards.
+#[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
+pub struct MirrorDraft(Arc<RawValue>);
+
+impl MirrorDraft {
+    /// The draft of a `Value` (records made in memory, and the reader's number-restoring path).
+    pub fn from_value(v: &Value) -> MirrorDraft {
+        MirrorDraft(Arc::from(serde_json::value::to_raw_value(v).expect("serializing a Value cannot fail")))
+    }
+
+    /// The JSON text as written in the journal.
+    pub fn json(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The JSON text when serde_json parses it without rewriting a number literal (nearly every
+    /// draft; see `numbers`), so it can be deserialized straight into typed values.
+    pub fn plain_json(&self) -> Option<&str> {
+        (!super::numbers::needs_restore(self.json().as_bytes())).then(|| self.json())
+    }
+
+    /// The draft as a `Value`, with number literals exactly as written (spec §4), under the same
+    /// depth and size limits as a journal line.
+    pub fn parse(&self) -> Result<Value, String> {
+        super::reader::parse_json(self.json().as_bytes()).map_err(|e| e.to_string())
+    }
+}
+
+/// A record without `draft` has the draft `null` (which no replay can use).
+impl Default for MirrorDraft {
+    fn default() -> MirrorDraft {
+        MirrorDraft::from_value(&Value::Null)
+    }
+}
+
+impl<'de> Deserialize<'de> for MirrorDraft {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MirrorDraft, D::Error> {
+        Box::<RawValue>::deserialize(d).map(|b| MirrorDraft(Arc::from(b)))
     }
 }
 

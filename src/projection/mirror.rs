@@ -1,15 +1,28 @@
 //! Mirror drafts (`LIVE_CONTEXT.json`): parsing the `draft.blocks` of a `mirror` record into
-//! [`Block`]s ([`parse_draft`]) and checking a draft against the `restore()` rules R1–R6 of spec
-//! §2 ([`check_draft`], [`check_base_rev`], [`rewritten_results`]). Applying an accepted draft
-//! lives in [`super::recorded`].
+//! [`Block`]s ([`draft_blocks`] from the record's JSON text, [`parse_draft`] from a `Value`) and
+//! checking a draft against the `restore()` rules R1–R6 of spec §2 ([`check_draft`],
+//! [`check_base_rev`], [`rewritten_results`]). Applying an accepted draft lives in
+//! [`super::recorded`].
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::journal::MirrorDraft;
+
 use super::block::{canonical_value, Block, BlockCall};
 use super::markers::is_marker;
+
+/// The blocks of a recorded draft, parsed from its JSON text: straight into blocks when the text
+/// allows it ([`fast_blocks`]), else through a `Value` (dropped before this returns). Either way
+/// the result is [`parse_draft`]'s. Errors say which block is malformed.
+pub fn draft_blocks(draft: &MirrorDraft) -> Result<Vec<Block>, String> {
+    if let Some(blocks) = draft.plain_json().and_then(fast_blocks) {
+        return Ok(blocks);
+    }
+    parse_draft(&draft.parse()?)
+}
 
 /// Parses a draft object `{"blocks": [...]}` into blocks. Errors say which block is malformed.
 pub fn parse_draft(draft: &Value) -> Result<Vec<Block>, String> {
@@ -18,7 +31,74 @@ pub fn parse_draft(draft: &Value) -> Result<Vec<Block>, String> {
     blocks.iter().enumerate().map(|(i, b)| parse_block(b).map_err(|e| format!("draft block {}: {e}", i + 1))).collect()
 }
 
-fn field<'a>(o: &'a serde_json::Map<String, Value>, k: &str) -> Result<&'a str, String> {
+/// The fields of a block by name: a JSON object's, or the ones [`fast_blocks`] picked out.
+trait Fields {
+    fn get(&self, k: &str) -> Option<&Value>;
+}
+
+impl Fields for serde_json::Map<String, Value> {
+    fn get(&self, k: &str) -> Option<&Value> {
+        serde_json::Map::get(self, k)
+    }
+}
+
+/// A draft block with only the fields [`block_from`] reads (any other is skipped, as the `Value`
+/// path ignores it); each is `Some` whenever present, `null` included.
+#[derive(serde::Deserialize)]
+struct FastBlock {
+    #[serde(rename = "type", default, deserialize_with = "present")]
+    ty: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    text: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    user: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    call: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    tool: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    calls: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    tools: Option<Value>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
+}
+
+impl Fields for FastBlock {
+    fn get(&self, k: &str) -> Option<&Value> {
+        match k {
+            "type" => self.ty.as_ref(),
+            "id" => self.id.as_ref(),
+            "text" => self.text.as_ref(),
+            "user" => self.user.as_ref(),
+            "call" => self.call.as_ref(),
+            "tool" => self.tool.as_ref(),
+            "calls" => self.calls.as_ref(),
+            "tools" => self.tools.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// The blocks of a draft's JSON text without building a `Value` per block object (the
+/// `IndexMap`s and keys were most of the work of re-applying mirrors). `None` for anything it
+/// cannot decide exactly as [`parse_draft`] would — not an object, a duplicate key (the `Value`
+/// keeps the last), a malformed block — and the caller then takes the `Value` path, which gives
+/// the same blocks or the error message.
+fn fast_blocks(json: &str) -> Option<Vec<Block>> {
+    #[derive(serde::Deserialize)]
+    struct Draft {
+        blocks: Vec<FastBlock>,
+    }
+    let d: Draft = serde_json::from_str(json).ok()?;
+    d.blocks.iter().map(|b| block_from(b).ok()).collect()
+}
+
+fn field<'a>(o: &'a impl Fields, k: &str) -> Result<&'a str, String> {
     match o.get(k) {
         Some(Value::String(s)) => Ok(s),
         Some(_) => Err(format!("`{k}` must be a string")),
@@ -28,7 +108,10 @@ fn field<'a>(o: &'a serde_json::Map<String, Value>, k: &str) -> Result<&'a str, 
 
 /// Parses one block in the form of spec §4.
 pub fn parse_block(v: &Value) -> Result<Block, String> {
-    let o = v.as_object().ok_or("a block must be an object")?;
+    block_from(v.as_object().ok_or("a block must be an object")?)
+}
+
+fn block_from(o: &impl Fields) -> Result<Block, String> {
     let ty = field(o, "type")?;
     let text = || field(o, "text").map(Arc::<str>::from);
     let id = || field(o, "id").map(str::to_string);
@@ -316,6 +399,50 @@ mod tests {
 
     fn rules(d: &[Block]) -> Vec<(&'static str, Option<String>)> {
         check_draft(&base(), d).into_iter().map(|v| (v.rule, v.block)).collect()
+    }
+
+    #[test]
+    fn typed_draft_parse_agrees_with_the_value_path() {
+        let draft = |json: &str| {
+            let line = format!(
+                r#"{{"rev":1,"kind":"mirror","mirror_rev":1,"base_rev":1,"status":"accepted","draft":{json}}}"#
+            );
+            let j = crate::journal::reader::parse_bytes_for_test(&line);
+            let crate::journal::Body::Mirror(m) = &j.records[0].body else { panic!() };
+            m.draft.clone()
+        };
+        let taken = |json: &str| {
+            let d = draft(json);
+            let value = d.parse().map_err(|e| e.to_string()).and_then(|v| parse_draft(&v));
+            assert_eq!(format!("{:?}", draft_blocks(&d)), format!("{value:?}"), "{json}");
+            d.plain_json().and_then(fast_blocks).is_some()
+        };
+        let ok = [
+            r#"{"blocks":[{"type":"user","id":"u1","text":"go \u00e9 \ud83d\ude00","extra":[1,{"x":null}]}]}"#,
+            r#"{"v":1,"blocks":[{"type":"system","text":"s","tools":null},{"type":"system","text":"s"}]}"#,
+            r#"{"blocks":[{"type":"assistant","id":"a","text":null,"calls":[{"id":"c","tool":"t","args":{"b":1.50,"a":[1e+400,-0.0]}}]}]}"#,
+            r#"{"blocks":[{"type":"assistant","id":"a"},{"type":"result","call":"c","tool":"t","text":""}]}"#,
+            r#"{"blocks":[{"id":"n","text":"x","type":"notice"},{"type":"attachment","id":"p","user":"u","text":"x"}]}"#,
+            r#"{"blocks":[]}"#,
+        ];
+        for json in ok {
+            assert!(taken(json), "the typed path declined {json}");
+        }
+        // What it cannot decide exactly goes the `Value` way, with the same result or message.
+        let declined = [
+            r#"{"blocks":[{"type":"user","id":"u1","text":"a","text":"b"}]}"#,
+            r#"{"blocks":[{"type":"user","id":null,"text":"x"}]}"#,
+            r#"{"blocks":[{"type":"assistant","id":"a","calls":[{"id":"c","tool":"t"}]}]}"#,
+            r#"{"blocks":[{"type":"assistant","id":"a","calls":{}}]}"#,
+            r#"{"blocks":[{"type":"mystery"}]}"#,
+            r#"{"blocks":[{"type":"assistant","id":"a","calls":[{"id":"c","tool":"t","args":2E0}]}]}"#,
+            r#"{"blocks":"nope"}"#,
+            r#"[1]"#,
+            "null",
+        ];
+        for json in declined {
+            assert!(!taken(json), "the typed path took {json}");
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::journal::{Body, CompactRec, CtxSettings, ElideRec, Journal, MirrorRec
 
 use super::block::{Block, BlockCall, Mark, ProjBlock, Projection};
 use super::markers;
-use super::mirror::parse_draft;
+use super::mirror::draft_blocks;
 
 /// Applies the journal's records one at a time.
 ///
@@ -50,6 +50,8 @@ pub struct Replayer<'j> {
     unchanged: usize,
     /// Whether the records' revs ascend (checked on the first accepted mirror).
     revs_ascend: Option<bool>,
+    /// The next mirror's draft, already parsed by the caller ([`Replayer::step_with_draft`]).
+    parsed: Option<Vec<Block>>,
     /// Settings in force.
     pub model: Option<String>,
     pub ctx: CtxSettings,
@@ -67,6 +69,7 @@ impl<'j> Replayer<'j> {
             positions: None,
             unchanged: 0,
             revs_ascend: None,
+            parsed: None,
             model: None,
             ctx: CtxSettings::default(),
         }
@@ -96,6 +99,16 @@ impl<'j> Replayer<'j> {
         let mut notes = Vec::new();
         self.apply(rec, &mut notes);
         Some(notes)
+    }
+
+    /// [`Replayer::step`] for a `mirror` record whose draft the caller has already parsed
+    /// (`validate` parses each draft once, checks it and hands it on here, instead of parsing it
+    /// twice). The blocks are used only when the next record is an accepted mirror.
+    pub fn step_with_draft(&mut self, draft: Vec<Block>) -> Option<Vec<String>> {
+        self.parsed = Some(draft);
+        let notes = self.step();
+        self.parsed = None;
+        notes
     }
 
     /// Applies records until `end` (exclusive).
@@ -252,7 +265,7 @@ impl<'j> Replayer<'j> {
         if !m.accepted() {
             return;
         }
-        let draft = match parse_draft(&m.draft) {
+        let draft = match self.parsed.take().map_or_else(|| draft_blocks(&m.draft), Ok) {
             Ok(d) => d,
             Err(e) => {
                 notes.push(format!("mirror r{}: accepted draft is unusable ({e}); not applied", m.mirror_rev));
@@ -279,9 +292,11 @@ impl<'j> Replayer<'j> {
             .map(|block| {
                 let id = block.id().unwrap_or_default().to_string();
                 let src_rev = self.src.get(&id).copied().unwrap_or(m.base_rev);
-                let mark = match before.get(&id) {
-                    Some((old, mark)) if *old == block => *mark,
-                    _ => Mark::Edited(m.mirror_rev),
+                // An unchanged block keeps the projection's own copy, whose texts the records
+                // share, and the draft's copy is dropped.
+                let (block, mark) = match before.get(&id) {
+                    Some((old, mark)) if *old == block => (old.clone(), *mark),
+                    _ => (block, Mark::Edited(m.mirror_rev)),
                 };
                 ProjBlock { block, src_rev, mark }
             })

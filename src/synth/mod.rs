@@ -10,12 +10,18 @@
 //! the spec's selection rule), accepted and rejected mirror commits (accepted drafts satisfy
 //! R1–R6), compactions at turn boundaries and one model switch.
 //!
+//! With [`SynthOptions::mirrors`] the session is mirror-heavy (issue 20's linear-mirror
+//! benchmark, see [`mirror`]): the commits are spread evenly over the turns, and the harness's
+//! context settings scale with the output scale, so that every draft — the whole conversation, kept
+//! within the budget — is about the same size and the journal doubles when turns and mirrors do.
+//!
 //! The generator keeps its own projection of what it wrote and hashes it with
 //! [`RequestHasher`] before each `assistant` record, so `prompt_sha256` costs the new bytes only.
 //! Tests check every turn's hash against the recorded projection rebuilt by
 //! [`crate::projection::Replayer`].
 
 mod fleet;
+mod mirror;
 mod text;
 
 pub use fleet::{fleet, FleetStats};
@@ -32,7 +38,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::journal::Text;
-use crate::projection::block::{canonical_of, Block, BlockCall};
+use crate::projection::block::{Block, BlockCall};
 use crate::projection::{markers, RequestHasher};
 
 /// Context settings of the synthetic harness (tokens, spec §6).
@@ -55,8 +61,10 @@ pub struct SynthOptions {
     /// ~3% of it (the scale is found by dry runs, see `calibrate`).
     /// `None`: the natural distribution (about 16 KB per turn).
     pub size_mb: Option<f64>,
-    /// About this many mirror commits over the session (issue 20's linear-mirror benchmark);
-    /// `None`: the natural rate (about one step in 400).
+    /// This many mirror commits over the session, spread evenly (issue 20's linear-mirror
+    /// benchmark; fewer when three turns each do not fit), with the context settings scaled like
+    /// the tool outputs (see [`mirror`]); `None`: the natural rate (about one step in 400) and
+    /// the settings of the constants above.
     pub mirrors: Option<usize>,
 }
 
@@ -234,8 +242,10 @@ struct Gen<'a, W: Write> {
     named: HashSet<String>,
     files: Vec<VFile>,
     mirror_rev: u64,
-    /// Steps with a random draw below this (and at or above 0.004) commit a mirror.
-    mirror_hi: f64,
+    /// The context settings in force.
+    limits: Limits,
+    /// `--mirrors`: the number of commits to spread over the session.
+    mirror_plan: Option<usize>,
     last_compact_turn: usize,
     last_notice_turn: usize,
     model_switched: bool,
@@ -267,14 +277,36 @@ struct AttOut<'a> {
     preview: &'a str,
 }
 
-fn ctx_json() -> Value {
-    json!({
-        "ctx_window": CTX_WINDOW,
-        "context_budget": CONTEXT_BUDGET,
-        "context_reserve": CONTEXT_RESERVE,
-        "context_target": CONTEXT_TARGET,
-        "keep_results": KEEP_RESULTS,
-    })
+/// The harness's context settings (tokens, spec §6).
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    window: u64,
+    budget: u64,
+    reserve: u64,
+    target: u64,
+}
+
+impl Limits {
+    /// The constants above times `f`.
+    fn scaled(f: f64) -> Limits {
+        let x = |v: u64| (v as f64 * f).round() as u64;
+        Limits {
+            window: x(CTX_WINDOW),
+            budget: x(CONTEXT_BUDGET),
+            reserve: x(CONTEXT_RESERVE),
+            target: x(CONTEXT_TARGET),
+        }
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "ctx_window": self.window,
+            "context_budget": self.budget,
+            "context_reserve": self.reserve,
+            "context_target": self.target,
+            "keep_results": KEEP_RESULTS,
+        })
+    }
 }
 
 /// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
@@ -296,12 +328,11 @@ impl<'a, W: Write> Gen<'a, W> {
             dir,
             out,
             target_turns: opts.turns,
-            // A step below 0.004 clears; up to this bound it commits a mirror. Each commit takes
-            // four steps, so N commits over T turns need a rate of about N / (T - 4N).
-            mirror_hi: match opts.mirrors {
-                None => 0.0065,
-                Some(n) => 0.004 + (n as f64 / (opts.turns as f64 - 4.0 * n as f64).max(1.0)).min(0.9),
+            limits: match opts.mirrors {
+                None => Limits::scaled(1.0),
+                Some(_) => mirror::limits(scale),
             },
+            mirror_plan: opts.mirrors,
             seed: opts.seed,
             scale,
             stats: SynthStats::default(),
@@ -343,7 +374,11 @@ impl<'a, W: Write> Gen<'a, W> {
     }
 
     fn size(&mut self) -> usize {
-        let base = draw_base_size(&mut self.rng);
+        let mut base = draw_base_size(&mut self.rng);
+        if base >= 5_000_000.0 && self.mirror_plan.is_some() {
+            // No 5 MB outliers in a mirror-heavy session (see `mirror`).
+            base = draw_base_size(&mut self.rng).min(200_000.0);
+        }
         if base >= 5_000_000.0 {
             self.stats.big_outputs += 1;
         }
@@ -393,7 +428,7 @@ impl<'a, W: Write> Gen<'a, W> {
         self.write(
             "session",
             &json!({"id": id, "model": "anthropic/claude-sonnet-4-5", "harness": "ctxj-synth",
-                    "encoding": "o200k_base", "ctx": ctx_json()}),
+                    "encoding": "o200k_base", "ctx": self.limits.json()}),
         )?;
         self.tick(5, 50);
         let (sys, tools) = text::system_prompt();
@@ -425,7 +460,7 @@ impl<'a, W: Write> Gen<'a, W> {
         if !self.model_switched && self.stats.turns >= self.target_turns / 2 && self.target_turns >= 20 {
             self.model_switched = true;
             self.tick(100, 2000);
-            self.write("model", &json!({"model": "anthropic/claude-haiku-4-5", "ctx": ctx_json()}))?;
+            self.write("model", &json!({"model": "anthropic/claude-haiku-4-5", "ctx": self.limits.json()}))?;
         }
         self.housekeeping()?;
         let left = self.target_turns - self.stats.turns;
@@ -433,7 +468,7 @@ impl<'a, W: Write> Gen<'a, W> {
         if r < 0.004 && self.stats.turns > 20 {
             return self.clear();
         }
-        if r < self.mirror_hi && left >= 3 && self.stats.turns > 40 && self.conv_bytes < 1_500_000 {
+        if self.mirror_due(r) && left >= 3 && self.conv_bytes < 1_500_000 {
             let accept = self.rng.gen_bool(0.85);
             return self.mirror(accept);
         }
@@ -624,7 +659,8 @@ impl<'a, W: Write> Gen<'a, W> {
     /// notice when still above the target.
     fn housekeeping(&mut self) -> io::Result<()> {
         let before = self.estimate();
-        if before <= CONTEXT_BUDGET {
+        let Limits { budget, target, .. } = self.limits;
+        if before <= budget {
             return Ok(());
         }
         let results: Vec<usize> =
@@ -632,7 +668,7 @@ impl<'a, W: Write> Gen<'a, W> {
         let protected: HashSet<usize> = results.iter().rev().take(KEEP_RESULTS).copied().collect();
         let mut elided = Vec::new();
         for i in 0..self.conv.len() {
-            if self.estimate() <= CONTEXT_TARGET {
+            if self.estimate() <= target {
                 break;
             }
             if protected.contains(&i) {
@@ -659,18 +695,18 @@ impl<'a, W: Write> Gen<'a, W> {
             self.write(
                 "elide",
                 &json!({"by": "auto", "calls": elided, "estimate_before": before, "estimate_after": self.estimate(),
-                        "budget": CONTEXT_BUDGET, "target": CONTEXT_TARGET, "keep_results": KEEP_RESULTS}),
+                        "budget": budget, "target": target, "keep_results": KEEP_RESULTS}),
             )?;
             self.stats.elides += 1;
         }
-        if self.estimate() > CONTEXT_TARGET {
+        if self.estimate() > target {
             if self.stats.turns >= self.last_compact_turn + 30 && self.compact()? {
                 return Ok(());
             }
             if self.stats.turns >= self.last_notice_turn + 10 {
                 self.last_notice_turn = self.stats.turns;
                 let text = format!(
-                    "Your context is {} tokens, above the target of {CONTEXT_TARGET} after automatic elision. \
+                    "Your context is {} tokens, above the target of {target} after automatic elision. \
                      You manage your context: edit {MIRROR_FILE} and call ctx commit, or ctx clear results you no longer need.",
                     self.estimate()
                 );
@@ -785,90 +821,6 @@ impl<'a, W: Write> Gen<'a, W> {
         let n = out.len() as u64;
         self.result(&id, "ctx", out, n, false, None)
     }
-
-    /// A mirror commit: read, edit, `ctx commit` (three turns of service calls), the `mirror`
-    /// record and the confirmation notice.
-    fn mirror(&mut self, accept: bool) -> io::Result<()> {
-        let base_rev = self.rev;
-        let mut draft: Vec<Block> = self.conv.iter().map(|c| c.block.clone()).collect();
-        let results: Vec<usize> = (0..draft.len()).filter(|&i| matches!(draft[i], Block::Result { .. })).collect();
-        let editable = results.len().saturating_sub(KEEP_RESULTS);
-        let mut edited = 0;
-        for &i in results[..editable].iter().rev() {
-            let t = draft[i].text();
-            if t.len() > 400 && !markers::is_marker(t) && edited < 6 {
-                let short = Arc::from(cut(t, 200));
-                draft[i].set_text(short);
-                edited += 1;
-            }
-        }
-        // A rejected draft really breaks a rule: a user text changed (R1), else an assistant
-        // text (R2); a conversation with neither (just compacted) gets an accepted commit.
-        let broken = if accept {
-            None
-        } else {
-            draft.iter().position(|b| matches!(b, Block::User { .. })).map(|i| (i, "R1", "user")).or_else(|| {
-                draft
-                    .iter()
-                    .position(|b| matches!(b, Block::Assistant { text, .. } if !text.is_empty()))
-                    .map(|i| (i, "R2", "assistant"))
-            })
-        };
-        let accept = broken.is_none();
-        let reason = broken.map(|(i, rule, what)| {
-            let b = &mut draft[i];
-            let id = b.id().unwrap_or_default().to_string();
-            b.set_text(Arc::from(format!("{} (condensed)", b.text())));
-            format!("{rule}: {what} block {id} changed")
-        });
-        let mirror_json = String::from_utf8(canonical_of(&draft)).expect("canonical JSON is UTF-8");
-        let mut service = Vec::new();
-        let steps: [(&str, Value); 3] = [
-            ("read", json!({"path": MIRROR_FILE})),
-            ("edit", json!({"path": MIRROR_FILE, "old": "…", "new": ""})),
-            ("ctx", json!({"action": "commit"})),
-        ];
-        self.mirror_rev += 1;
-        for (tool, args) in steps {
-            let id = self.next_id("call_");
-            let call = BlockCall { id: id.clone(), tool: tool.into(), args: Arc::new(args) };
-            self.assistant(String::new(), vec![call])?;
-            let out = match tool {
-                "read" => format!("{}\n… ({} bytes)", cut(&mirror_json, 2_000), mirror_json.len()),
-                "edit" => format!("Edited {MIRROR_FILE}: {edited} replacements"),
-                _ if accept => format!("mirror r{} accepted: {} blocks", self.mirror_rev, draft.len()),
-                _ => format!("mirror r{} rejected: {}", self.mirror_rev, reason.clone().unwrap_or_default()),
-            };
-            let n = out.len() as u64;
-            self.result(&id, tool, out, n, !accept && tool == "ctx", None)?;
-            service.push(id);
-        }
-        self.tick(5, 200);
-        let draft_raw =
-            serde_json::value::RawValue::from_string(format!("{{\"blocks\":{mirror_json}}}")).expect("valid JSON");
-        let status = if accept { "accepted" } else { "rejected" };
-        let mut body = json!({"mirror_rev": self.mirror_rev, "base_rev": base_rev, "status": status});
-        if let Some(r) = &reason {
-            body["reason"] = json!(r);
-        }
-        body["draft"] = serde_json::to_value(&draft_raw).expect("raw value");
-        body["service_calls"] = json!(service);
-        self.write("mirror", &body)?;
-        if accept {
-            // Draft blocks keep their source revs; the service calls leave with their results.
-            let revs: Vec<u64> = self.conv.iter().map(|c| c.src_rev).collect();
-            self.conv = draft.into_iter().zip(revs).map(|(b, r)| Conv::new(b, r)).collect();
-            self.recount();
-            self.stats.mirrors_accepted += 1;
-            self.notice("mirror_applied", format!("Mirror r{} applied: {edited} results shortened.", self.mirror_rev))
-        } else {
-            self.stats.mirrors_rejected += 1;
-            self.notice(
-                "mirror_rejected",
-                format!("Mirror r{} rejected: {}", self.mirror_rev, reason.unwrap_or_default()),
-            )
-        }
-    }
 }
 
 #[cfg(test)]
@@ -886,6 +838,17 @@ mod tests {
         (d, stats, bytes)
     }
 
+    /// Checks every turn's `prompt_sha256` against the recorded projection; returns how many.
+    pub(super) fn hashes_checked(j: &crate::journal::Journal) -> usize {
+        let mut checked = 0;
+        for_each_request(j, |k, idx, req| {
+            let Body::Assistant(a) = &j.records[idx].body else { panic!() };
+            assert_eq!(a.prompt_sha256.as_deref(), Some(sha256_hex(&req.canonical()).as_str()), "turn {k}");
+            checked += 1;
+        });
+        checked
+    }
+
     #[test]
     fn every_prompt_sha256_matches_the_recorded_projection() {
         // Seed 6 at 700 turns exercises every feature: 5 MB outputs, spills, attachments,
@@ -900,13 +863,7 @@ mod tests {
         );
         let j = parse_bytes(Path::new("j"), &bytes, ReadOptions::default()).unwrap();
         assert_eq!(j.turns.len(), 700);
-        let mut checked = 0;
-        for_each_request(&j, |k, idx, req| {
-            let Body::Assistant(a) = &j.records[idx].body else { panic!() };
-            assert_eq!(a.prompt_sha256.as_deref(), Some(sha256_hex(&req.canonical()).as_str()), "turn {k}");
-            checked += 1;
-        });
-        assert_eq!(checked, 700);
+        assert_eq!(hashes_checked(&j), 700);
         for (i, r) in j.records.iter().enumerate() {
             assert_eq!(r.rev, i as u64 + 1);
         }

@@ -40,3 +40,20 @@ fn synth_journals_validate_clean() {
         ctxj().arg("validate").arg(&out).assert().success().stdout(predicates::str::contains("0 errors, 0 warnings"));
     }
 }
+
+#[test]
+fn synth_mirror_heavy_journals_validate_clean() {
+    // `--mirrors M` (issue 20's linear-mirror benchmark): M commits, drafts checked by validate.
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("m");
+    let made = ctxj()
+        .args(["synth", "--turns", "240", "--seed", "5", "--mirrors", "40", "--size-mb", "1", "--json", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let stats: serde_json::Value = serde_json::from_slice(&made.stdout).unwrap();
+    let commits = stats["mirrors_accepted"].as_u64().unwrap() + stats["mirrors_rejected"].as_u64().unwrap();
+    assert!((36..=40).contains(&commits), "{stats}");
+    ctxj().arg("validate").arg(&out).assert().success().stdout(predicates::str::contains("0 errors, 0 warnings"));
+}
