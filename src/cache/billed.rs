@@ -78,6 +78,10 @@ pub struct RecordedBreak {
     /// `prefix_change`: the first block (from 1) of the previous request not repeated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block: Option<usize>,
+    /// No recorded change of the request explains the loss (`provider`, or `system_or_tools`
+    /// without a `system` record between the calls): it belongs to the provider's environment,
+    /// and simulations replay it at the same turn (`--provider-breaks replay`).
+    pub environment: bool,
     /// One line: the evidence.
     pub detail: String,
 }
@@ -219,6 +223,11 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> Vec
     let mut prev: Option<(usize, u64)> = None;
     for (i, t) in turns.iter().enumerate() {
         let (Some(prompt), Some(read)) = (t.prompt, t.cache_read) else { continue };
+        if prompt == 0 {
+            // A call the provider billed nothing for (pi's aborted requests): no cache was read
+            // or written, so the next call is compared with the one before it.
+            continue;
+        }
         if let Some((p, expected)) = prev {
             let short = expected.saturating_sub(read);
             let tol = TOLERANCE_TOKENS.max((expected as f64 * TOLERANCE_SHARE) as u64);
@@ -285,7 +294,7 @@ fn cause_of(
     prefix: &HashMap<usize, (usize, String)>,
 ) -> (BreakCause, Option<usize>, String) {
     let t = &turns[c.at];
-    let prev = turns[..c.at].iter().rev().find(|p| p.prompt.is_some() && p.cache_read.is_some());
+    let prev = turns[..c.at].iter().rev().find(|p| p.prompt.is_some_and(|x| x > 0) && p.cache_read.is_some());
     let between = walked.get(c.at).map(|w| &w.1).cloned().unwrap_or_default();
     let ttl = lifetime(turns, c.at);
     let tol = TOLERANCE_TOKENS.max((c.expected as f64 * TOLERANCE_SHARE) as u64);
@@ -334,6 +343,15 @@ pub fn writes_one_hour(journal: &Journal) -> bool {
     any
 }
 
+/// Whether some call writes one-hour cache entries (Claude Code 2.1 writes its system prompt and
+/// tools so, and the conversation with the five-minute lifetime).
+pub fn writes_some_one_hour(journal: &Journal) -> bool {
+    journal.records.iter().any(|rec| match &rec.body {
+        Body::Assistant(a) => a.usage.as_ref().is_some_and(|u| u.cache_write_1h_tokens.unwrap_or(0) > 0),
+        _ => false,
+    })
+}
+
 /// `5 s`, `7 min 3 s`, `1 h 2 min`.
 pub fn duration(secs: i64) -> String {
     match secs {
@@ -355,6 +373,8 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
     let mut breaks = Vec::new();
     for c in &cands {
         let (cause, block, detail) = cause_of(c, &per_turn, &walked, &prefix);
+        let system_between = walked.get(c.at).is_some_and(|w| w.1.system);
+        let environment = cause == BreakCause::Provider || (cause == BreakCause::SystemOrTools && !system_between);
         let t = &mut per_turn[c.at];
         t.brk = Some(cause);
         let price = t.model.as_deref().and_then(|m| table.lookup(m)).map(|(_, p)| p);
@@ -377,6 +397,7 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
             gap_seconds: c.gap_ms.map(|g| g as f64 / 1000.0),
             block,
             detail,
+            environment,
         });
     }
     totals(per_turn, breaks)

@@ -53,7 +53,7 @@ impl Marks {
 /// each request against `pricing`'s limits and, for the recorded replay, adds the session's
 /// recorded cache breaks priced with `pricing`'s table.
 pub fn marks(journal: &Journal, strategy: &Strategy, est: &dyn Estimator, pricing: &Pricing) -> Marks {
-    let mut sim = simulate(journal, strategy, est, Options { cache: CacheModel::Ideal, price: None }, |_, _| {});
+    let mut sim = simulate(journal, strategy, est, Options::plain(CacheModel::Ideal, None), |_, _| {});
     check(&mut sim, &pricing.limits);
     let b = strategy.is_recorded().then(|| billed(journal, est, &pricing.table, pricing.slug.as_deref()));
     let turns = sim

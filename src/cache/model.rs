@@ -244,6 +244,9 @@ pub struct Simulator {
     /// Entry lifetime after the last use (ms): [`TTL_MS`], or an hour for a session that writes
     /// one-hour entries ([`Simulator::with_ttl`]).
     ttl_ms: i64,
+    /// anthropic: entries of at most this many blocks live `long_ttl_ms` instead (a harness that
+    /// caches its system prompt and tools for an hour, [`Simulator::with_long_prefix`]).
+    long: (usize, i64),
     /// ideal / openai / gemini: whole requests (none a prefix of a later one).
     entries: Vec<Entry>,
     /// anthropic: prefix hash → (length in blocks, last use).
@@ -254,7 +257,13 @@ pub struct Simulator {
 
 impl Simulator {
     pub fn new(model: CacheModel) -> Simulator {
-        Simulator { model, ttl_ms: TTL_MS, entries: Vec::new(), points: HashMap::new(), now: 0 }
+        Simulator { model, ttl_ms: TTL_MS, long: (0, TTL_MS), entries: Vec::new(), points: HashMap::new(), now: 0 }
+    }
+
+    /// The same simulator with (anthropic) entries of at most `blocks` blocks living `ttl_ms`.
+    pub fn with_long_prefix(mut self, blocks: usize, ttl_ms: i64) -> Simulator {
+        self.long = (blocks, ttl_ms);
+        self
     }
 
     /// The same simulator with entries living `ttl_ms` after their last use.
@@ -275,6 +284,26 @@ impl Simulator {
         match self.model {
             CacheModel::Anthropic => self.step_anthropic(req, now),
             m => self.step_prefix(req, now, m),
+        }
+    }
+
+    /// The provider lost what its cache held of `req` past its first `tokens` tokens (a recorded
+    /// cache loss replayed, `cache::pricing::Environment`): entries along `req`'s prefix are cut
+    /// back to its longest whole-block prefix within `tokens`; entries elsewhere stay.
+    pub fn forget_beyond(&mut self, req: &Request, tokens: u64) {
+        let lim = req.cum.partition_point(|&t| t <= tokens).saturating_sub(1);
+        if self.model == CacheModel::Anthropic {
+            for l in lim + 1..=req.len() {
+                if self.points.get(&req.ph[l]).is_some_and(|(len, _)| *len == l) {
+                    self.points.remove(&req.ph[l]);
+                }
+            }
+        } else {
+            for e in &mut self.entries {
+                if common_prefix(&e.ph, &req.ph) > lim {
+                    e.ph.truncate(lim + 1);
+                }
+            }
         }
     }
 
@@ -311,8 +340,8 @@ impl Simulator {
     }
 
     fn step_anthropic(&mut self, req: &Request, now: i64) -> Outcome {
-        let ttl = self.ttl_ms;
-        self.points.retain(|_, (_, t)| alive(*t, now, ttl));
+        let (ttl, long) = (self.ttl_ms, self.long);
+        self.points.retain(|_, (l, t)| alive(*t, now, if *l <= long.0 { long.1.max(ttl) } else { ttl }));
         let n = req.len();
         let lo = n.saturating_sub(LOOKBACK_BLOCKS - 1).max(1);
         let mut hit = None;

@@ -19,11 +19,29 @@ use crate::strategy::{self, Origin, Strategy};
 use crate::tokens::Estimator;
 
 /// The options of one simulation.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     pub cache: CacheModel,
-    /// The price in force (`None`: costs are not computed).
+    /// The session's price (`None`: costs are not computed unless `env` prices some turn).
     pub price: Option<Price>,
+    /// What the replay shares with the provider's record ([`Pricing::options_with`]): each turn
+    /// priced and cached at the model that answered it (a switch is a cold cache, as at the
+    /// provider), and the provider's unexplained cache losses repeated at the same turns.
+    ///
+    /// [`Pricing::options_with`]: super::Pricing::options_with
+    pub env: Option<std::sync::Arc<super::pricing::Environment>>,
+}
+
+impl Options {
+    /// Options without an environment: one price and one cache for the whole run.
+    pub fn plain(cache: CacheModel, price: Option<Price>) -> Options {
+        Options { cache, price, env: None }
+    }
+
+    /// Whether costs are computed: the session or some turn has a price.
+    pub fn priced(&self) -> bool {
+        self.price.is_some() || self.env.as_ref().is_some_and(|e| e.prices.iter().any(Option::is_some))
+    }
 }
 
 /// A block named for reports: its type, its id and how the strategy produced it.
@@ -325,21 +343,30 @@ pub fn simulate_observed(
     // The harness's cache lifetime: an hour, writes at the one-hour rate, when every recorded
     // write was a one-hour write.
     let one_hour = super::billed::writes_one_hour(journal);
-    let mut sim = Simulator::new(opts.cache);
-    let mut price = opts.price;
-    if one_hour {
-        sim = sim.with_ttl(super::billed::TTL_1H * 1000);
-        price = price.map(|p| Price { write: Some(p.write_1h_rate()), ..p });
-    }
+    // The unrecorded prefix of an imported session: a virtual first block with a fixed key and
+    // the inferred token count, cached like a real system block.
+    let prefix = strategy::unrecorded_prefix(journal, est);
+    let pblocks = prefix.as_ref().map(prefix_blocks).unwrap_or_default();
+    let pre = pblocks.len();
+    // Some writes are one-hour writes, not all: the harness caches its (unrecorded) system prompt
+    // and tools for an hour and the conversation for five minutes (Claude Code 2.1).
+    let prefix_hour = !one_hour && pre > 0 && super::billed::writes_some_one_hour(journal);
+    let new_sim = || match (one_hour, prefix_hour) {
+        (true, _) => Simulator::new(opts.cache).with_ttl(super::billed::TTL_1H * 1000),
+        (false, true) => Simulator::new(opts.cache).with_long_prefix(pre, super::billed::TTL_1H * 1000),
+        _ => Simulator::new(opts.cache),
+    };
+    let priced = opts.priced();
+    let env = opts.env.as_deref();
+    // One cache per model, as at the provider: a switch finds the new model's cache (cold the
+    // first time), and switching back finds the old one as its lifetime left it.
+    let mut sim = new_sim();
+    let mut model: Option<&str> = None;
+    let mut parked: HashMap<Option<&str>, Simulator> = HashMap::new();
     let mut memo = BlockMemo::default();
     let mut tail = Tail::default();
     let mut turns = Vec::with_capacity(total);
     let mut breaks = Vec::new();
-    // The unrecorded system prompt + tool schemas of an imported session: a virtual first block
-    // with a fixed key and the inferred token count, cached like a real system block.
-    let prefix = strategy::unrecorded_prefix(journal, est);
-    let pblocks = prefix.as_ref().map(prefix_blocks).unwrap_or_default();
-    let pre = pblocks.len();
     strategy::replay(journal, strat, est, |r| {
         let keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
         let prev_len = tail.req.len() - if turns.is_empty() { 0 } else { pre };
@@ -353,12 +380,24 @@ pub fn simulate_observed(
         }
         let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
+        let turn_model = env.and_then(|e| e.model(r.turn));
+        if turns.is_empty() {
+            model = turn_model;
+        } else if turn_model.is_some() && turn_model != model {
+            let next = parked.remove(&turn_model).unwrap_or_else(new_sim);
+            parked.insert(model, std::mem::replace(&mut sim, next));
+            model = turn_model;
+        }
+        // The turn's price: its model's, else the session's (writes at the one-hour rate in a
+        // session that writes one-hour entries).
+        let turn_price = env.and_then(|e| e.price(r.turn)).or(opts.price);
+        let price = turn_price.map(|p| if one_hour { Price { write: Some(p.write_1h_rate()), ..p } } else { p });
         if let (true, Some(&(WARM_KEY, w))) = (turns.is_empty(), pblocks.first()) {
             // The first call read this part from a cache warmed before the session: so does the replay.
             sim.step(&Request::new(vec![WARM_KEY], vec![w], 1, time));
         }
         let keep_req = if turns.is_empty() { 0 } else { keep + pre };
-        let summarizer = super::summarizer::figures(&sim, r.summarized, est, prefix, PREFIX_KEY, opts.price, time);
+        let summarizer = super::summarizer::figures(&sim, r.summarized, est, prefix, PREFIX_KEY, turn_price, time);
         let gone = tail.req.replace_tail(keep_req, &fresh, system_len, time);
         // A break (spec §4): the first block of the previous request not repeated in place.
         let same = gone.iter().zip(&fresh).take_while(|(a, (b, _))| *a == b).count();
@@ -380,6 +419,11 @@ pub fn simulate_observed(
         tail.origins.extend_from_slice(&r.origins[keep..]);
         memo.prune(&tail.blocks);
         let req = &tail.req;
+        if let Some(cap) = env.and_then(|e| e.read_cap(r.turn)) {
+            // The provider read only this much here and nothing recorded explains why: the
+            // simulated cache loses the rest too.
+            sim.forget_beyond(req, cap);
+        }
         let o: Outcome = sim.step(req);
         let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {
             Some((_, Some(c), p, cc)) => (c, true, p, cc),
@@ -387,6 +431,16 @@ pub fn simulate_observed(
             None => (0, false, None, None),
         };
         let new = o.new_tokens();
+        // A call the provider billed nothing for (usage all zero: pi's aborted requests) costs
+        // nothing in any replay.
+        let billed_nothing = rp == Some(0) && output_recorded && output == 0;
+        // Of the write, the unrecorded prefix's part at the one-hour rate.
+        let w1h = if prefix_hour { req.prefix_tokens(pre).saturating_sub(o.cached).min(o.write) } else { 0 };
+        let cost = |p: Price| match (billed_nothing, w1h) {
+            (true, _) => 0.0,
+            (false, 0) => p.cost(new, o.write, o.cached, output),
+            (false, h) => p.billed(new.saturating_sub(o.write), o.write - h, h, o.cached, output),
+        };
         turns.push(TurnFigures {
             turn: r.turn,
             blocks: req.len(),
@@ -397,7 +451,7 @@ pub fn simulate_observed(
             write: o.write,
             output,
             output_recorded,
-            cost: price.map(|p| p.cost(new, o.write, o.cached, output)),
+            cost: price.map(cost),
             recorded_prompt: rp,
             recorded_cached: rc,
             is_break,
@@ -408,7 +462,7 @@ pub fn simulate_observed(
         observe(r);
         progress(turns.len(), total);
     });
-    let summary = summarize(&strat.name, opts, &turns, breaks.len());
+    let summary = summarize(&strat.name, priced, opts.cache, &turns, breaks.len());
     Simulation { summary, turns, breaks }
 }
 
@@ -423,7 +477,7 @@ fn is_false(b: &bool) -> bool {
 /// The summary row of per-turn figures (the totals are plain sums, so `--per-turn` adds up;
 /// recorded figures come from the journal, so the sums saturate at `u64::MAX` instead of
 /// overflowing).
-pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize) -> Summary {
+pub fn summarize(name: &str, priced: bool, cache: CacheModel, turns: &[TurnFigures], breaks: usize) -> Summary {
     let sum = |f: fn(&TurnFigures) -> u64| turns.iter().map(f).fold(0u64, u64::saturating_add);
     let prompt = sum(|t| t.prompt);
     let cached = sum(|t| t.cached);
@@ -437,11 +491,10 @@ pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize
         sc = sc.saturating_add(t.cached);
     }
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    let summarizer =
-        super::summarizer::totals(turns.iter().filter_map(|t| t.summarizer.as_ref()), opts.price.is_some());
+    let summarizer = super::summarizer::totals(turns.iter().filter_map(|t| t.summarizer.as_ref()), priced);
     Summary {
         strategy: name.to_string(),
-        cache: opts.cache,
+        cache,
         turns: turns.len(),
         peak_prompt: turns.iter().map(|t| t.prompt).max().unwrap_or(0),
         prompt,
@@ -450,7 +503,7 @@ pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize
         write: sum(|t| t.write),
         output: sum(|t| t.output),
         hit_rate: ratio(cached, prompt),
-        cost: opts.price.map(|_| turns.iter().filter_map(|t| t.cost).sum::<f64>() + summarizer.cost.unwrap_or(0.0)),
+        cost: priced.then(|| turns.iter().filter_map(|t| t.cost).sum::<f64>() + summarizer.cost.unwrap_or(0.0)),
         breaks,
         recorded_hit_rate: (!rec.is_empty()).then(|| ratio(rc, rp)),
         simulated_hit_rate_same_turns: (!rec.is_empty()).then(|| ratio(sc, sp)),
@@ -494,7 +547,7 @@ pub(crate) fn incremental(
     est: &dyn Estimator,
     cache: CacheModel,
 ) -> Vec<(u64, u64, u64, Option<usize>)> {
-    let sim = simulate(journal, strat, est, Options { cache, price: None }, |_, _| {});
+    let sim = simulate(journal, strat, est, Options::plain(cache, None), |_, _| {});
     let at: HashMap<usize, usize> = sim.breaks.iter().map(|b| (b.turn, b.block)).collect();
     sim.turns.iter().map(|t| (t.prompt, t.cached, t.write, at.get(&t.turn).copied())).collect()
 }
@@ -519,10 +572,8 @@ mod tests {
             r#"{"rev":9,"ts":"2026-11-29T10:00:07Z","kind":"assistant","id":"a3","text":"done"}"#,
         ]);
         let s = strategy::parse("recorded").unwrap();
-        let opts = Options {
-            cache: CacheModel::Ideal,
-            price: Some(Price { input: 1e6, cached: Some(0.0), write: None, output: 0.0 }),
-        };
+        let opts =
+            Options::plain(CacheModel::Ideal, Some(Price { input: 1e6, cached: Some(0.0), write: None, output: 0.0 }));
         let mut seen = 0;
         let sim = simulate(&j, &s, &CharEstimator, opts, |d, t| {
             seen = d;
@@ -575,7 +626,7 @@ mod tests {
                         .iter()
                         .map(|t| (t.raw, t.prompt_tokens))
                         .collect();
-                    let opts = Options { cache: CacheModel::Ideal, price: None };
+                    let opts = Options::plain(CacheModel::Ideal, None);
                     let sim = simulate(&j, &s, &CharEstimator, opts, |_, _| {});
                     let got: Vec<(u64, Option<u64>)> =
                         sim.turns.iter().map(|t| (t.prompt, t.recorded_prompt)).collect();

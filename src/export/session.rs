@@ -131,8 +131,8 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
     out
 }
 
-/// One row per turn of `s`'s replay, priced at the session's model (as `ctxj cache` prices it)
-/// and named at the model the turn was billed at.
+/// One row per turn of `s`'s replay, each turn priced at the model it was billed at (as `ctxj
+/// cache` prices it, with the same environment).
 fn simulated(
     input: &SessionInput,
     journal: &Journal,
@@ -142,7 +142,8 @@ fn simulated(
     billed_model: &[Option<String>],
 ) -> Vec<ExportRow> {
     let pricing = Pricing::for_session(journal, None, None, PriceTable::builtin());
-    let sim = cache::simulate(journal, s, est, pricing.options(), |_, _| {});
+    let billed = cache::billed(journal, est, &pricing.table, pricing.slug.as_deref());
+    let sim = cache::simulate(journal, s, est, pricing.options_with(&billed), |_, _| {});
     sim.turns
         .iter()
         .map(|f| {
