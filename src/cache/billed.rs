@@ -78,9 +78,10 @@ pub struct RecordedBreak {
     /// `prefix_change`: the first block (from 1) of the previous request not repeated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block: Option<usize>,
-    /// No recorded change of the request explains the loss (`provider`, or `system_or_tools`
-    /// without a `system` record between the calls): it belongs to the provider's environment,
-    /// and simulations replay it at the same turn (`--provider-breaks replay`).
+    /// No recorded change of the request explains the loss (`provider`, `ttl`, or
+    /// `system_or_tools` without a `system` record between the calls): it belongs to the
+    /// provider's environment, and simulations replay it at the same turn (`--provider-breaks
+    /// replay`).
     pub environment: bool,
     /// One line: the evidence.
     pub detail: String,
@@ -124,6 +125,10 @@ pub struct Billed {
     /// The figures no turn recorded (`cache_write`, …): `null` above, never guessed.
     pub unknown: Vec<&'static str>,
     pub tolerance: &'static str,
+    /// The longest idle gap (seconds) after which a call still read back what the previous call
+    /// left: the provider's cache demonstrably lived that long (replays use it as the lifetime
+    /// when it is longer than the model's).
+    pub kept_idle_seconds: Option<f64>,
     pub breaks: Vec<RecordedBreak>,
     #[serde(skip)]
     pub per_turn: Vec<BilledTurn>,
@@ -217,9 +222,11 @@ struct Candidate {
 }
 
 /// Turns whose cache read falls short of what the previous priced turn left, beyond
-/// [`TOLERANCE`].
-fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> Vec<Candidate> {
+/// [`TOLERANCE`]; and the longest idle gap (ms) after which a call still read what the previous
+/// one left.
+fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Vec<Candidate>, Option<i64>) {
     let mut out = Vec::new();
+    let mut kept: Option<i64> = None;
     let mut prev: Option<(usize, u64)> = None;
     for (i, t) in turns.iter().enumerate() {
         let (Some(prompt), Some(read)) = (t.prompt, t.cache_read) else { continue };
@@ -231,15 +238,17 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> Vec
         if let Some((p, expected)) = prev {
             let short = expected.saturating_sub(read);
             let tol = TOLERANCE_TOKENS.max((expected as f64 * TOLERANCE_SHARE) as u64);
+            let at = |k: usize| walked.get(k).and_then(|w| w.1.at);
+            let gap_ms = at(p).zip(at(i)).map(|(a, b)| b.saturating_sub(a).max(0));
             if short > tol {
-                let at = |k: usize| walked.get(k).and_then(|w| w.1.at);
-                let gap_ms = at(p).zip(at(i)).map(|(a, b)| b.saturating_sub(a).max(0));
                 out.push(Candidate { at: i, expected, read, rewritten: short, gap_ms });
+            } else if expected > TOLERANCE_TOKENS {
+                kept = kept.max(gap_ms);
             }
         }
         prev = Some((i, t.cache_write.map_or(prompt, |w| read.saturating_add(w))));
     }
-    out
+    (out, kept)
 }
 
 /// Per turn with a candidate break: the first block of the previous recorded request not
@@ -367,14 +376,15 @@ pub fn duration(secs: i64) -> String {
 pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallback_model: Option<&str>) -> Billed {
     let walked = walk(journal, fallback_model);
     let mut per_turn = turns(journal, &walked, table);
-    let cands = shortfalls(&per_turn, &walked);
+    let (cands, kept) = shortfalls(&per_turn, &walked);
     let wanted: Vec<usize> = cands.iter().map(|c| per_turn[c.at].turn).collect();
     let prefix = prefix_changes(journal, est, &wanted);
     let mut breaks = Vec::new();
     for c in &cands {
         let (cause, block, detail) = cause_of(c, &per_turn, &walked, &prefix);
         let system_between = walked.get(c.at).is_some_and(|w| w.1.system);
-        let environment = cause == BreakCause::Provider || (cause == BreakCause::SystemOrTools && !system_between);
+        let environment = matches!(cause, BreakCause::Provider | BreakCause::Ttl)
+            || (cause == BreakCause::SystemOrTools && !system_between);
         let t = &mut per_turn[c.at];
         t.brk = Some(cause);
         let price = t.model.as_deref().and_then(|m| table.lookup(m)).map(|(_, p)| p);
@@ -400,7 +410,9 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
             environment,
         });
     }
-    totals(per_turn, breaks)
+    let mut b = totals(per_turn, breaks);
+    b.kept_idle_seconds = kept.map(|g| g as f64 / 1000.0);
+    b
 }
 
 /// Sums the turns that carry usage.
@@ -445,6 +457,7 @@ fn totals(per_turn: Vec<BilledTurn>, breaks: Vec<RecordedBreak>) -> Billed {
         models,
         unknown,
         tolerance: TOLERANCE,
+        kept_idle_seconds: None,
         breaks,
         per_turn,
     }

@@ -21,6 +21,8 @@ pub struct Comparison {
     pub base_cost: Option<f64>,
     /// The session as the provider billed it (from `usage`), with its recorded cache breaks.
     pub billed: Billed,
+    /// What every replay shared with the provider's record.
+    pub environment: super::pricing::EnvironmentSummary,
 }
 
 impl Comparison {
@@ -43,6 +45,7 @@ pub fn compare(
     // provider's unexplained cache losses).
     let billed = billed(journal, est, &pricing.table, pricing.slug.as_deref());
     let opts = pricing.options_with(&billed);
+    let environment = opts.env.as_ref().map(|e| e.summary(pricing.provider_breaks)).unwrap_or_default();
     // The extra baseline replay below counts only when it happens (a total that assumed it
     // always did left the bar of `ctxj cache` at two thirds when it vanished).
     let extra = usize::from(opts.priced() && !strategies.iter().any(|s| s.name == "baseline"));
@@ -70,5 +73,5 @@ pub fn compare(
         }
         None => None,
     };
-    Comparison { pricing, encoding: est.encoding(), memo: est.stats(), sims, base_cost, billed }
+    Comparison { pricing, encoding: est.encoding(), memo: est.stats(), sims, base_cost, billed, environment }
 }

@@ -93,9 +93,47 @@ pub struct Environment {
     pub read_cap: Vec<Option<u64>>,
     /// The turns whose environment break is replayed.
     pub replayed: Vec<usize>,
+    /// The cache lifetime the provider showed (ms): the longest idle gap its cache survived.
+    /// Replays keep entries at least this long.
+    pub kept_ms: Option<i64>,
+}
+
+/// What `ctxj cache` says about a session's [`Environment`] (`--json`: the top-level
+/// `environment` object).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct EnvironmentSummary {
+    /// `--provider-breaks`: `replay` or `ignore`.
+    pub provider_breaks: ProviderBreaks,
+    /// The recorded cache losses every simulated strategy repeats (0 with `ignore`), and their
+    /// turns.
+    pub replayed: usize,
+    pub replayed_turns: Vec<usize>,
+    /// The cache lifetime replays use when the provider's cache was seen to survive a longer
+    /// idle gap than the model's lifetime (seconds; `null` otherwise).
+    pub kept_idle_seconds: Option<f64>,
+    /// The models the turns are priced and cached at, in order of first use (empty with
+    /// `--model`, which prices every turn as that model).
+    pub models: Vec<String>,
 }
 
 impl Environment {
+    /// The summary of this environment under `mode`.
+    pub fn summary(&self, mode: ProviderBreaks) -> EnvironmentSummary {
+        let mut models: Vec<String> = Vec::new();
+        for m in self.models.iter().flatten() {
+            if !models.contains(m) {
+                models.push(m.clone());
+            }
+        }
+        EnvironmentSummary {
+            provider_breaks: mode,
+            replayed: self.replayed.len(),
+            replayed_turns: self.replayed.clone(),
+            kept_idle_seconds: self.kept_ms.filter(|&k| k > super::model::TTL_MS).map(|k| k as f64 / 1000.0),
+            models,
+        }
+    }
+
     /// The model of `turn` (from 1), if known.
     pub fn model(&self, turn: usize) -> Option<&str> {
         self.models.get(turn.wrapping_sub(1)).and_then(|m| m.as_deref())
@@ -145,8 +183,13 @@ impl Pricing {
     /// the environment breaks to replay (unless `--provider-breaks ignore`).
     pub fn environment(&self, billed: &Billed) -> Environment {
         let n = billed.per_turn.iter().map(|t| t.turn).max().unwrap_or(0);
-        let mut env =
-            Environment { models: vec![None; n], prices: vec![None; n], read_cap: vec![None; n], replayed: Vec::new() };
+        let mut env = Environment {
+            models: vec![None; n],
+            prices: vec![None; n],
+            read_cap: vec![None; n],
+            replayed: Vec::new(),
+            kept_ms: None,
+        };
         if !self.forced_model {
             for t in &billed.per_turn {
                 let (i, m) = (t.turn - 1, t.model.clone());
@@ -155,6 +198,7 @@ impl Pricing {
             }
         }
         if self.provider_breaks == ProviderBreaks::Replay {
+            env.kept_ms = billed.kept_idle_seconds.map(|s| (s * 1000.0) as i64);
             for b in billed.breaks.iter().filter(|b| b.environment) {
                 env.read_cap[b.turn - 1] = Some(b.cache_read);
                 env.replayed.push(b.turn);

@@ -351,10 +351,15 @@ pub fn simulate_observed(
     // Some writes are one-hour writes, not all: the harness caches its (unrecorded) system prompt
     // and tools for an hour and the conversation for five minutes (Claude Code 2.1).
     let prefix_hour = !one_hour && pre > 0 && super::billed::writes_some_one_hour(journal);
+    // Entries live the model's lifetime, or as long as the provider's cache was seen to survive.
+    let kept = opts.env.as_ref().and_then(|e| e.kept_ms).unwrap_or(0);
+    let hour = super::billed::TTL_1H * 1000;
     let new_sim = || match (one_hour, prefix_hour) {
-        (true, _) => Simulator::new(opts.cache).with_ttl(super::billed::TTL_1H * 1000),
-        (false, true) => Simulator::new(opts.cache).with_long_prefix(pre, super::billed::TTL_1H * 1000),
-        _ => Simulator::new(opts.cache),
+        (true, _) => Simulator::new(opts.cache).with_ttl(hour.max(kept)),
+        (false, true) => {
+            Simulator::new(opts.cache).with_ttl(super::model::TTL_MS.max(kept)).with_long_prefix(pre, hour.max(kept))
+        }
+        _ => Simulator::new(opts.cache).with_ttl(super::model::TTL_MS.max(kept)),
     };
     let priced = opts.priced();
     let env = opts.env.as_deref();
