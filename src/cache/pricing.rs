@@ -89,7 +89,8 @@ pub struct Environment {
     pub models: Vec<Option<String>>,
     /// Per turn: that model's price (`None`: the session's price applies).
     pub prices: Vec<Option<Price>>,
-    /// Per turn: the provider's cache read, where an environment break is replayed.
+    /// Per turn: the provider's cache read (plus the break tolerance), where an environment break
+    /// is replayed.
     pub read_cap: Vec<Option<u64>>,
     /// The turns whose environment break is replayed.
     pub replayed: Vec<usize>,
@@ -200,7 +201,11 @@ impl Pricing {
         if self.provider_breaks == ProviderBreaks::Replay {
             env.kept_ms = billed.kept_idle_seconds.map(|s| (s * 1000.0) as i64);
             for b in billed.breaks.iter().filter(|b| b.environment) {
-                env.read_cap[b.turn - 1] = Some(b.cache_read);
+                // Within the break tolerance: the replay's blocks are estimates, so a read that
+                // covered the system prompt and tools keeps the replay's estimate of them too.
+                let tol = super::billed::TOLERANCE_TOKENS
+                    .max((b.expected_read as f64 * super::billed::TOLERANCE_SHARE) as u64);
+                env.read_cap[b.turn - 1] = Some(b.cache_read.saturating_add(tol));
                 env.replayed.push(b.turn);
             }
         }
