@@ -79,9 +79,9 @@ pub struct RecordedBreak {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block: Option<usize>,
     /// No recorded change of the request explains the loss (`provider`, `ttl`, or
-    /// `system_or_tools` without a `system` record between the calls): it belongs to the
-    /// provider's environment, and simulations replay it at the same turn (`--provider-breaks
-    /// replay`).
+    /// `system_or_tools` with neither a `system` record between the calls nor a changed request):
+    /// it belongs to the provider's environment, and simulations replay it at the same turn
+    /// (`--provider-breaks replay`).
     pub environment: bool,
     /// One line: the evidence.
     pub detail: String,
@@ -382,9 +382,10 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
     let mut breaks = Vec::new();
     for c in &cands {
         let (cause, block, detail) = cause_of(c, &per_turn, &walked, &prefix);
-        let system_between = walked.get(c.at).is_some_and(|w| w.1.system);
-        let environment = matches!(cause, BreakCause::Provider | BreakCause::Ttl)
-            || (cause == BreakCause::SystemOrTools && !system_between);
+        // A floor loss is the environment's only when the request itself did not change there.
+        let changed = walked.get(c.at).is_some_and(|w| w.1.system) || prefix.contains_key(&per_turn[c.at].turn);
+        let environment =
+            matches!(cause, BreakCause::Provider | BreakCause::Ttl) || (cause == BreakCause::SystemOrTools && !changed);
         let t = &mut per_turn[c.at];
         t.brk = Some(cause);
         let price = t.model.as_deref().and_then(|m| table.lookup(m)).map(|(_, p)| p);
@@ -510,6 +511,40 @@ mod tests {
         assert_eq!(b.input, Some(0));
         assert_eq!(b.hit_rate, Some(40_000.0 / 112_000.0));
         assert!(b.unknown.is_empty());
+    }
+
+    #[test]
+    fn an_aborted_call_is_skipped_and_the_lifetime_seen_is_kept() {
+        // Call 2 billed nothing (pi's aborted requests); call 3 reads what call 1 left, 10 min on.
+        let j = calls(&[
+            (0, "claude-opus-4-6", 30_000, 0, 30_000),
+            (10, "claude-opus-4-6", 0, 0, 0),
+            (600, "claude-opus-4-6", 31_000, 30_000, 1_000),
+        ]);
+        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
+        assert!(b.breaks.is_empty(), "{:?}", b.breaks);
+        assert_eq!(b.kept_idle_seconds, Some(600.0));
+    }
+
+    #[test]
+    fn the_environment_prices_each_turn_at_its_model_and_caps_the_unexplained_losses() {
+        let j = calls(&[
+            (0, "claude-opus-4-6", 30_000, 0, 30_000),
+            (10, "claude-sonnet-4-5", 31_000, 0, 31_000),
+            (20, "claude-sonnet-4-5", 32_000, 5_000, 27_000),
+        ]);
+        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
+        let flags: Vec<(BreakCause, bool)> = b.breaks.iter().map(|x| (x.cause, x.environment)).collect();
+        assert_eq!(flags, [(BreakCause::ModelSwitch, false), (BreakCause::Provider, true)]);
+        let p = crate::cache::Pricing::for_session(&j, None, None, PriceTable::builtin());
+        let env = p.environment(&b);
+        let sonnet = PriceTable::builtin().lookup("claude-sonnet-4-5").unwrap().1;
+        assert_eq!((env.model(2), env.price(2)), (Some("claude-sonnet-4-5"), Some(sonnet)));
+        assert_eq!((env.read_cap(2), env.read_cap(3)), (None, Some(5_000 + 1_024)));
+        let ignored = p.clone().with_provider_breaks(crate::cache::ProviderBreaks::Ignore).environment(&b);
+        assert_eq!((ignored.read_cap(3), ignored.price(2)), (None, Some(sonnet)));
+        let forced = crate::cache::Pricing::for_session(&j, Some("claude-opus-4-6"), None, PriceTable::builtin());
+        assert_eq!(forced.environment(&b).price(2), None, "--model prices every turn as that model");
     }
 
     #[test]

@@ -421,6 +421,24 @@ mod tests {
     }
 
     #[test]
+    fn forget_beyond_cuts_the_entries_along_the_request() {
+        for m in [CacheModel::OpenAi, CacheModel::Anthropic] {
+            let mut s = Simulator::new(m);
+            s.step(&req(&(1..=20).collect::<Vec<_>>(), 100, 0));
+            let next = req(&(1..=21).collect::<Vec<_>>(), 100, 1);
+            let mut lost = s.clone();
+            lost.forget_beyond(&next, 1_250);
+            assert!(lost.step(&next).cached <= 1_250, "{m}: at most the first 12 blocks survive");
+            assert!(s.step(&next).cached >= 1_920, "{m}: without the loss the whole previous request is read");
+        }
+        // Entries off the request's path stay.
+        let mut s = Simulator::new(CacheModel::OpenAi);
+        s.step(&req(&(100..=120).collect::<Vec<_>>(), 100, 0));
+        s.forget_beyond(&req(&(1..=21).collect::<Vec<_>>(), 100, 1), 0);
+        assert_eq!(s.step(&req(&(100..=121).collect::<Vec<_>>(), 100, 2)).cached, 1_920);
+    }
+
+    #[test]
     fn ideal_is_the_longest_common_prefix_forever() {
         let mut s = Simulator::new(CacheModel::Ideal);
         assert_eq!(s.step(&req(&[1, 2, 3], 10, 0)).cached, 0);

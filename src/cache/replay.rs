@@ -616,6 +616,41 @@ mod tests {
     }
 
     #[test]
+    fn each_model_keeps_its_own_cache_and_price() {
+        let sys = "s".repeat(8_000);
+        let call = |rev: usize, sec: u32, model: &str| {
+            format!(
+                r#"{{"rev":{rev},"ts":"2026-11-29T10:00:{sec:02}Z","kind":"assistant","id":"a{rev}","text":"x","model":"{model}","usage":{{"prompt_tokens":2100,"cached_tokens":0,"completion_tokens":1}}}}"#
+            )
+        };
+        let lines = [
+            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"claude-sonnet-4-5"}"#
+                .to_string(),
+            format!(r#"{{"rev":2,"ts":"2026-11-29T10:00:00Z","kind":"system","text":"{sys}"}}"#),
+            r#"{"rev":3,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"one"}"#.into(),
+            call(4, 2, "claude-sonnet-4-5"),
+            r#"{"rev":5,"ts":"2026-11-29T10:00:03Z","kind":"user","id":"u2","text":"two"}"#.into(),
+            call(6, 4, "claude-opus-4-5"),
+            r#"{"rev":7,"ts":"2026-11-29T10:00:05Z","kind":"user","id":"u3","text":"three"}"#.into(),
+            call(8, 6, "claude-sonnet-4-5"),
+        ];
+        let j = journal(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+        let table = super::super::PriceTable::builtin();
+        let pricing = super::super::Pricing::for_session(&j, None, None, table.clone());
+        let b = super::super::billed(&j, &CharEstimator, &table, None);
+        let sim =
+            simulate(&j, &strategy::parse("recorded").unwrap(), &CharEstimator, pricing.options_with(&b), |_, _| {});
+        let t = &sim.turns;
+        assert_eq!(t[1].cached, 0, "Opus's cache is cold");
+        assert!(t[2].cached >= 2_000, "back on Sonnet, its cache still holds the system prompt");
+        let opus = table.lookup("claude-opus-4-5").unwrap().1;
+        assert_eq!(t[1].cost, Some(opus.cost(t[1].new, t[1].write, t[1].cached, t[1].output)));
+        let one = pricing.options();
+        let flat = simulate(&j, &strategy::parse("recorded").unwrap(), &CharEstimator, one, |_, _| {});
+        assert!(flat.turns[1].cached > 0 && flat.summary.cost < sim.summary.cost, "without the environment: one model");
+    }
+
+    #[test]
     fn incremental_simulation_equals_from_scratch_on_the_samples() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-journals");
         let mut breaks = 0;
