@@ -435,7 +435,7 @@ mod tests {
         let mut s = Simulator::new(CacheModel::OpenAi);
         s.step(&req(&(100..=120).collect::<Vec<_>>(), 100, 0));
         s.forget_beyond(&req(&(1..=21).collect::<Vec<_>>(), 100, 1), 0);
-        assert_eq!(s.step(&req(&(100..=121).collect::<Vec<_>>(), 100, 2)).cached, 1_920);
+        assert_eq!(s.step(&req(&(100..=121).collect::<Vec<_>>(), 100, 2)).cached, 2_048);
     }
 
     #[test]
