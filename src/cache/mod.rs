@@ -11,6 +11,7 @@
 //! * [`window`]: context windows and minimum cacheable prompts, and the requests that cross them.
 
 pub mod billed;
+mod caches;
 pub mod compare;
 pub mod marks;
 pub mod model;

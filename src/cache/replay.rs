@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::model::{key_of, parse_ts, CacheModel, Key, Outcome, Request, Simulator};
+use super::model::{key_of, parse_ts, CacheModel, Key, Outcome, Request};
 use super::prices::Price;
 use crate::journal::{Body, Journal};
 use crate::projection::diff::{self, Cause};
@@ -340,34 +340,12 @@ pub fn simulate_observed(
     mut observe: impl FnMut(&strategy::TurnRequest<'_>),
 ) -> Simulation {
     let total = journal.turns.len();
-    // The harness's cache lifetime: an hour, writes at the one-hour rate, when every recorded
-    // write was a one-hour write.
-    let one_hour = super::billed::writes_one_hour(journal);
     // The unrecorded prefix of an imported session: a virtual first block with a fixed key and
     // the inferred token count, cached like a real system block.
     let prefix = strategy::unrecorded_prefix(journal, est);
     let pblocks = prefix.as_ref().map(prefix_blocks).unwrap_or_default();
     let pre = pblocks.len();
-    // Some writes are one-hour writes, not all: the harness caches its (unrecorded) system prompt
-    // and tools for an hour and the conversation for five minutes (Claude Code 2.1).
-    let prefix_hour = !one_hour && pre > 0 && super::billed::writes_some_one_hour(journal);
-    // Entries live the model's lifetime, or as long as the provider's cache was seen to survive.
-    let kept = opts.env.as_ref().and_then(|e| e.kept_ms).unwrap_or(0);
-    let hour = super::billed::TTL_1H * 1000;
-    let new_sim = || match (one_hour, prefix_hour) {
-        (true, _) => Simulator::new(opts.cache).with_ttl(hour.max(kept)),
-        (false, true) => {
-            Simulator::new(opts.cache).with_ttl(super::model::TTL_MS.max(kept)).with_long_prefix(pre, hour.max(kept))
-        }
-        _ => Simulator::new(opts.cache).with_ttl(super::model::TTL_MS.max(kept)),
-    };
-    let priced = opts.priced();
-    let env = opts.env.as_deref();
-    // One cache per model, as at the provider: a switch finds the new model's cache (cold the
-    // first time), and switching back finds the old one as its lifetime left it.
-    let mut sim = new_sim();
-    let mut model: Option<&str> = None;
-    let mut parked: HashMap<Option<&str>, Simulator> = HashMap::new();
+    let mut caches = super::caches::Caches::new(journal, &opts, pre);
     let mut memo = BlockMemo::default();
     let mut tail = Tail::default();
     let mut turns = Vec::with_capacity(total);
@@ -385,24 +363,14 @@ pub fn simulate_observed(
         }
         let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
-        let turn_model = env.and_then(|e| e.model(r.turn));
-        if turns.is_empty() {
-            model = turn_model;
-        } else if turn_model.is_some() && turn_model != model {
-            let next = parked.remove(&turn_model).unwrap_or_else(new_sim);
-            parked.insert(model, std::mem::replace(&mut sim, next));
-            model = turn_model;
-        }
-        // The turn's price: its model's, else the session's (writes at the one-hour rate in a
-        // session that writes one-hour entries).
-        let turn_price = env.and_then(|e| e.price(r.turn)).or(opts.price);
-        let price = turn_price.map(|p| if one_hour { Price { write: Some(p.write_1h_rate()), ..p } } else { p });
+        caches.switch_to(r.turn);
         if let (true, Some(&(WARM_KEY, w))) = (turns.is_empty(), pblocks.first()) {
             // The first call read this part from a cache warmed before the session: so does the replay.
-            sim.step(&Request::new(vec![WARM_KEY], vec![w], 1, time));
+            caches.sim.step(&Request::new(vec![WARM_KEY], vec![w], 1, time));
         }
         let keep_req = if turns.is_empty() { 0 } else { keep + pre };
-        let summarizer = super::summarizer::figures(&sim, r.summarized, est, prefix, PREFIX_KEY, turn_price, time);
+        let price = caches.price(r.turn);
+        let summarizer = super::summarizer::figures(&caches.sim, r.summarized, est, prefix, PREFIX_KEY, price, time);
         let gone = tail.req.replace_tail(keep_req, &fresh, system_len, time);
         // A break (spec §4): the first block of the previous request not repeated in place.
         let same = gone.iter().zip(&fresh).take_while(|(a, (b, _))| *a == b).count();
@@ -424,28 +392,15 @@ pub fn simulate_observed(
         tail.origins.extend_from_slice(&r.origins[keep..]);
         memo.prune(&tail.blocks);
         let req = &tail.req;
-        if let Some(cap) = env.and_then(|e| e.read_cap(r.turn)) {
-            // The provider read only this much here and nothing recorded explains why: the
-            // simulated cache loses the rest too.
-            sim.forget_beyond(req, cap);
-        }
-        let o: Outcome = sim.step(req);
+        let o: Outcome = caches.step(r.turn, req);
         let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {
             Some((_, Some(c), p, cc)) => (c, true, p, cc),
             Some((b, None, p, cc)) => (est.block(&b), false, p, cc),
             None => (0, false, None, None),
         };
         let new = o.new_tokens();
-        // A call the provider billed nothing for (usage all zero: pi's aborted requests) costs
-        // nothing in any replay.
-        let billed_nothing = rp == Some(0) && output_recorded && output == 0;
-        // Of the write, the unrecorded prefix's part at the one-hour rate.
-        let w1h = if prefix_hour { req.prefix_tokens(pre).saturating_sub(o.cached).min(o.write) } else { 0 };
-        let cost = |p: Price| match (billed_nothing, w1h) {
-            (true, _) => 0.0,
-            (false, 0) => p.cost(new, o.write, o.cached, output),
-            (false, h) => p.billed(new.saturating_sub(o.write), o.write - h, h, o.cached, output),
-        };
+        // A call the provider billed nothing for (usage all zero: pi's aborted requests).
+        let free = rp == Some(0) && output_recorded && output == 0;
         turns.push(TurnFigures {
             turn: r.turn,
             blocks: req.len(),
@@ -456,7 +411,7 @@ pub fn simulate_observed(
             write: o.write,
             output,
             output_recorded,
-            cost: price.map(cost),
+            cost: caches.cost(r.turn, req, &o, output, free),
             recorded_prompt: rp,
             recorded_cached: rc,
             is_break,
@@ -467,7 +422,7 @@ pub fn simulate_observed(
         observe(r);
         progress(turns.len(), total);
     });
-    let summary = summarize(&strat.name, priced, opts.cache, &turns, breaks.len());
+    let summary = summarize(&strat.name, opts.priced(), opts.cache, &turns, breaks.len());
     Simulation { summary, turns, breaks }
 }
 
@@ -527,7 +482,7 @@ pub(crate) fn from_scratch(
     est: &dyn Estimator,
     cache: CacheModel,
 ) -> Vec<(u64, u64, u64, Option<usize>)> {
-    let mut sim = Simulator::new(cache);
+    let mut sim = super::model::Simulator::new(cache);
     let mut prev: Option<Request> = None;
     let mut out = Vec::new();
     strategy::replay(journal, strat, est, |r| {

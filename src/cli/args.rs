@@ -88,6 +88,13 @@ pub struct PricesArgs {
     /// above it are flagged.
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
     pub window: Option<u64>,
+    #[command(flatten)]
+    pub breaks: ProviderBreaksArgs,
+}
+
+/// `--provider-breaks` (on `cache`, `turns`, `report`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ProviderBreaksArgs {
     /// replay (default): every simulated strategy repeats, at the same turns, the cache losses the
     /// provider recorded that no request change explains (causes provider, ttl, and
     /// system_or_tools without a system record); ignore: the simulated cache keeps what its model
@@ -96,9 +103,9 @@ pub struct PricesArgs {
     pub provider_breaks: String,
 }
 
-impl PricesArgs {
+impl ProviderBreaksArgs {
     /// `--provider-breaks`.
-    pub fn provider_breaks(&self) -> ctxj::cache::ProviderBreaks {
+    pub fn get(&self) -> ctxj::cache::ProviderBreaks {
         match self.provider_breaks.as_str() {
             "ignore" => ctxj::cache::ProviderBreaks::Ignore,
             _ => ctxj::cache::ProviderBreaks::Replay,

@@ -39,6 +39,8 @@ pub struct Options {
     pub notes: Vec<String>,
     /// The turns the turn browser shows (the charts and tables always cover every turn).
     pub turns: TurnRange,
+    /// `--provider-breaks`: whether the replays repeat the provider's unexplained cache losses.
+    pub provider_breaks: cache::ProviderBreaks,
 }
 
 /// Which turns the turn browser shows.
@@ -73,6 +75,7 @@ impl Default for Options {
             encoding: None,
             notes: Vec::new(),
             turns: TurnRange::All,
+            provider_breaks: cache::ProviderBreaks::Replay,
         }
     }
 }
@@ -124,7 +127,7 @@ pub fn build_streaming(
     let notes = opts.notes.clone();
 
     let table = opts.prices.clone().unwrap_or_else(PriceTable::builtin);
-    let pricing = Pricing::for_session(journal, None, opts.cache, table);
+    let pricing = Pricing::for_session(journal, None, opts.cache, table).with_provider_breaks(opts.provider_breaks);
     let prices = match (&pricing.priced, &pricing.slug) {
         (Some((name, p)), Some(slug)) => Availability::Available(format!(
             "{slug} as {name} ({}): input ${}/M, cached ${}/M, cache write ${}/M, output ${}/M",
