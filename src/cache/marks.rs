@@ -7,10 +7,10 @@ use serde::Serialize;
 use super::billed::{billed, BreakCause};
 use super::model::CacheModel;
 use super::pricing::Pricing;
-use super::replay::{simulate, Options};
+use super::replay::{simulate_observed, Options};
 use super::window::{check, Limits};
 use crate::journal::Journal;
-use crate::strategy::Strategy;
+use crate::strategy::{Strategy, TurnRequest};
 use crate::tokens::Estimator;
 
 /// A recorded cache break as a turn carries it.
@@ -53,7 +53,22 @@ impl Marks {
 /// each request against `pricing`'s limits and, for the recorded replay, adds the session's
 /// recorded cache breaks priced with `pricing`'s table.
 pub fn marks(journal: &Journal, strategy: &Strategy, est: &dyn Estimator, pricing: &Pricing) -> Marks {
-    let mut sim = simulate(journal, strategy, est, Options::plain(CacheModel::Ideal, None), |_, _| {});
+    marks_observed(journal, strategy, est, pricing, |_, _| {}, |_| {})
+}
+
+/// [`marks`], calling `progress(done, total)` per turn and handing each request of the replay to
+/// `observe` (in turn order), so a caller that needs the requests too (the rows of `turns`)
+/// replays the strategy once.
+pub fn marks_observed(
+    journal: &Journal,
+    strategy: &Strategy,
+    est: &dyn Estimator,
+    pricing: &Pricing,
+    progress: impl FnMut(usize, usize),
+    observe: impl FnMut(&TurnRequest<'_>),
+) -> Marks {
+    let opts = Options::plain(CacheModel::Ideal, None);
+    let mut sim = simulate_observed(journal, strategy, est, opts, progress, observe);
     check(&mut sim, &pricing.limits);
     let b = strategy.is_recorded().then(|| billed(journal, est, &pricing.table, pricing.slug.as_deref()));
     let turns = sim

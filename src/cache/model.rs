@@ -12,7 +12,7 @@
 //! | `anthropic` | entries at the end of the system block and at the last block (≥ 1,024 tokens); reads the longest live entry that is a prefix ending at the system block or within the last 20 blocks; 5 min, refreshed on a hit; the uncached part is billed as a write |
 //! | `gemini` | `openai` without the 128-token rounding |
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::projection::hash::memo_key;
 
@@ -247,8 +247,10 @@ pub struct Simulator {
     /// anthropic: entries of at most this many blocks live `long_ttl_ms` instead (a harness that
     /// caches its system prompt and tools for an hour, [`Simulator::with_long_prefix`]).
     long: (usize, i64),
-    /// ideal / openai / gemini: whole requests (none a prefix of a later one).
+    /// openai / gemini: whole requests (none a prefix of a later one).
     entries: Vec<Entry>,
+    /// ideal: the prefix hash of every prefix ever sent (nothing expires).
+    sent: HashSet<Key>,
     /// anthropic: prefix hash → (length in blocks, last use).
     points: HashMap<Key, (usize, i64)>,
     /// Last known time, used for requests whose `ts` did not parse.
@@ -257,7 +259,15 @@ pub struct Simulator {
 
 impl Simulator {
     pub fn new(model: CacheModel) -> Simulator {
-        Simulator { model, ttl_ms: TTL_MS, long: (0, TTL_MS), entries: Vec::new(), points: HashMap::new(), now: 0 }
+        Simulator {
+            model,
+            ttl_ms: TTL_MS,
+            long: (0, TTL_MS),
+            entries: Vec::new(),
+            sent: HashSet::new(),
+            points: HashMap::new(),
+            now: 0,
+        }
     }
 
     /// The same simulator with (anthropic) entries of at most `blocks` blocks living `ttl_ms`.
@@ -283,13 +293,15 @@ impl Simulator {
         self.now = now;
         match self.model {
             CacheModel::Anthropic => self.step_anthropic(req, now),
+            CacheModel::Ideal => self.step_ideal(req),
             m => self.step_prefix(req, now, m),
         }
     }
 
     /// The provider lost what its cache held of `req` past its first `tokens` tokens (a recorded
     /// cache loss replayed, `cache::pricing::Environment`): entries along `req`'s prefix are cut
-    /// back to its longest whole-block prefix within `tokens`; entries elsewhere stay.
+    /// back to its longest whole-block prefix within `tokens`; entries elsewhere stay (`ideal`,
+    /// which keeps sent prefixes rather than entries, keeps only that cut prefix).
     pub fn forget_beyond(&mut self, req: &Request, tokens: u64) {
         let lim = req.cum.partition_point(|&t| t <= tokens).saturating_sub(1);
         if self.model == CacheModel::Anthropic {
@@ -298,6 +310,11 @@ impl Simulator {
                     self.points.remove(&req.ph[l]);
                 }
             }
+        } else if self.model == CacheModel::Ideal {
+            // `ideal` keeps prefixes, not entries: keep only the cut prefix of this request, so
+            // every prefix of a sent prefix is still sent (the binary search of `step_ideal`).
+            self.sent.clear();
+            self.sent.extend(&req.ph[..=lim.min(req.len())]);
         } else {
             for e in &mut self.entries {
                 if common_prefix(&e.ph, &req.ph) > lim {
@@ -305,6 +322,19 @@ impl Simulator {
                 }
             }
         }
+    }
+
+    /// `ideal`: the longest prefix ever sent is read. Every prefix of a sent prefix was sent, so
+    /// the prefixes of `req` found in [`Simulator::sent`] are its first ones: a binary search,
+    /// and only the prefixes after them are added. A step costs O(log blocks + new blocks);
+    /// keeping whole requests cost O(requests kept × log blocks), and every rewritten prefix
+    /// kept one more (issue 15: `tokens --per-turn` grew faster than the journal).
+    fn step_ideal(&mut self, req: &Request) -> Outcome {
+        let known = req.ph.partition_point(|k| self.sent.contains(k));
+        self.sent.extend(&req.ph[known..]);
+        let best = known.saturating_sub(1);
+        let cached = req.prefix_tokens(best);
+        Outcome { prompt: req.prompt(), cached, write: 0, cached_blocks: if cached > 0 { best } else { 0 } }
     }
 
     fn step_prefix(&mut self, req: &Request, now: i64, m: CacheModel) -> Outcome {
@@ -422,7 +452,7 @@ mod tests {
 
     #[test]
     fn forget_beyond_cuts_the_entries_along_the_request() {
-        for m in [CacheModel::OpenAi, CacheModel::Anthropic] {
+        for m in [CacheModel::OpenAi, CacheModel::Anthropic, CacheModel::Ideal] {
             let mut s = Simulator::new(m);
             s.step(&req(&(1..=20).collect::<Vec<_>>(), 100, 0));
             let next = req(&(1..=21).collect::<Vec<_>>(), 100, 1);
@@ -450,6 +480,33 @@ mod tests {
         let o = s.step(&req(&[1, 2, 3, 4, 5], 10, 24 * 60));
         assert_eq!(o.cached, 40);
         assert_eq!(s.step(&req(&[7], 10, 24 * 60)).cached, 0);
+    }
+
+    proptest::proptest! {
+        /// Regression (issue 15, `tokens --per-turn` super-linear): the `ideal` cache reads the
+        /// longest common block prefix with any earlier request — checked against every earlier
+        /// request, over sessions that append, rewrite and shorten.
+        #[test]
+        fn ideal_reads_the_longest_prefix_of_any_earlier_request(
+            ops in proptest::collection::vec((0usize..3, 0usize..12, 1u128..6), 1..40)
+        ) {
+            let mut s = Simulator::new(CacheModel::Ideal);
+            let mut sent: Vec<Vec<u128>> = Vec::new();
+            let mut cur: Vec<u128> = Vec::new();
+            for (op, at, key) in ops {
+                match op {
+                    0 => cur.push(key),
+                    1 => { let i = at.min(cur.len()); cur.truncate(i); cur.push(key); }
+                    _ => cur.truncate(at.min(cur.len())),
+                }
+                let lcp = |a: &[u128]| a.iter().zip(&cur).take_while(|(x, y)| x == y).count();
+                let want = sent.iter().map(|a| lcp(a)).max().unwrap_or(0);
+                let o = s.step(&req(&cur, 10, 0));
+                proptest::prop_assert_eq!(o.cached, 10 * want as u64);
+                proptest::prop_assert_eq!(o.cached_blocks, want);
+                sent.push(cur.clone());
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,9 @@ use crate::projection::clear::select;
 use crate::projection::{markers, Block, Mark, ProjBlock, Projection};
 use crate::tokens::breakdown::RequestTokens;
 use crate::tokens::budget::in_force;
-use crate::tokens::{calibrate, Estimator, BLOCK_FRAMING};
+use crate::tokens::{calibrate, Estimator};
+
+use super::elision::{self, frees, Candidate, Open};
 
 /// One part of the request, as `/context` lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -122,16 +124,9 @@ pub enum Hint {
     Clear { keep: u64, tool: String, results: usize, frees: u64 },
 }
 
-/// Raw tokens the blocks at `idx` would free collapsed to `marker(b)`, calibrated.
-fn frees(r: &RequestTokens, blocks: &[&Block], est: &dyn Estimator, marker: impl Fn(&Block) -> Option<String>) -> u64 {
-    let raw: u64 = blocks
-        .iter()
-        .filter_map(|b| {
-            let m = marker(b)?;
-            est.block(b).checked_sub(BLOCK_FRAMING.saturating_add(est.count(&m)))
-        })
-        .sum();
-    calibrate::apply(raw, r.multiplier)
+/// The calibrated sum of what `cands` free.
+fn calibrated(r: &RequestTokens, cands: &[Candidate]) -> u64 {
+    calibrate::apply(cands.iter().map(|c| c.frees).sum(), r.multiplier)
 }
 
 fn hints(journal: &Journal, r: &RequestTokens, blocks: &[Block], est: &dyn Estimator, keep: u64) -> Vec<Hint> {
@@ -148,11 +143,13 @@ fn hints(journal: &Journal, r: &RequestTokens, blocks: &[Block], est: &dyn Estim
     }
     let k = usize::try_from(keep).unwrap_or(usize::MAX);
     let results: Vec<&Block> = blocks.iter().filter(|b| matches!(b, Block::Result { .. })).collect();
-    let open: Vec<&Block> =
-        results[..results.len().saturating_sub(k)].iter().copied().filter(|b| !markers::is_marker(b.text())).collect();
-    let elide = frees(r, &open, est, |b| crate::strategy::elide::marker_for(journal, b));
+    let named = HashSet::new();
+    let open = Open { keep: k, attachments: false, named: &named };
+    let count = &mut |m: &str| est.count(m);
+    let cands = elision::candidates(journal, blocks.iter(), open, &mut |b| est.block(b), count);
+    let elide = calibrated(r, &cands);
     if elide > 0 {
-        out.push(Hint::Elide { keep, results: open.len(), frees: elide });
+        out.push(Hint::Elide { keep, results: cands.len(), frees: elide });
     }
     if let Some((tool, _)) = top {
         // the one selection rule of `ctx clear`, on the request as a projection
@@ -171,7 +168,10 @@ fn hints(journal: &Journal, r: &RequestTokens, blocks: &[Block], est: &dyn Estim
             }
             _ => None,
         };
-        let n = frees(r, &chosen, est, cleared);
+        let freed: Vec<Candidate> = (chosen.iter())
+            .filter_map(|b| Some(Candidate { id: String::new(), frees: frees(est.block(b), &cleared(b)?, count) }))
+            .collect();
+        let n = calibrated(r, &freed);
         if n > 0 {
             out.push(Hint::Clear { keep, tool: tool.clone(), results: chosen.len(), frees: n });
         }

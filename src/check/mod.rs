@@ -9,6 +9,7 @@ use std::fmt;
 
 pub mod audit;
 pub mod context;
+pub mod elision;
 pub mod profile;
 pub mod rules;
 pub mod validate;

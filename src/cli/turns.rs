@@ -12,6 +12,7 @@ use ctxj::strategy;
 
 use ctxj::render::rows::write_output;
 use ctxj::render::turns::{text, TurnsDoc};
+use ctxj::report::turns::Rows;
 
 use super::args::{AtArgs, PricesArgs, RowsArgs, SessionArgs, SummarizerArgs};
 use super::{At, Ctx, EXIT_OK};
@@ -62,20 +63,25 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let at = args.at.one()?;
     let table = cache::load_table(args.prices.prices.as_deref())?;
     let (_, journal) = ctx.load(&args.session.session)?;
-    let mut rows = super::progress::with_progress(|p| ctxj::report::turns::rows_with_progress(&journal, &s, p))?;
-    SummarizerArgs::check(&sum)?;
     if let Some(at) = at {
         at.check(&journal)?;
+    }
+    // One replay: the rows, the prompt sizes against the window and, on the recorded replay (the
+    // journal's own requests), where the provider's cache broke.
+    let est = ctxj::tokens::estimator_for(&journal, None)?;
+    let pricing = cache::Pricing::for_session(&journal, None, None, table).with_window(args.prices.window);
+    let mut rows = Rows::new(&journal);
+    let marks = super::progress::with_progress(|p| {
+        cache::marks::marks_observed(&journal, &s, &est, &pricing, p, |r| rows.push(r))
+    });
+    SummarizerArgs::check(&sum)?;
+    let mut rows = rows.finish();
+    if let Some(at) = at {
         rows.retain(|r| match at {
             At::Turn(k) => r.turn == k,
             At::Rev(n) => r.rev <= n,
         });
     }
-    // Prompt sizes against the window and, on the recorded replay (the journal's own requests),
-    // where the provider's cache broke.
-    let est = ctxj::tokens::estimator_for(&journal, None)?;
-    let pricing = cache::Pricing::for_session(&journal, None, None, table).with_window(args.prices.window);
-    let marks = cache::marks::marks(&journal, &s, &est, &pricing);
     let doc = TurnsDoc::new(s.name.clone(), rows, Some(&marks));
     let mut out = super::stdout();
     write_output(&mut out, args.output.format(), &doc, &doc.turns, || {

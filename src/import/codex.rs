@@ -28,6 +28,7 @@ use super::{parse_lines, s, u, Builder, Format, ImportError, ImportReport, Impor
 use crate::journal::{
     AssistantRec, Body, Call, CompactRec, ModelRec, NoticeRec, ResultRec, SessionRec, SystemRec, Usage, UserRec,
 };
+use crate::tokens::redacted;
 
 /// The response being assembled until its `token_count` (or the next input) arrives.
 #[derive(Default)]
@@ -73,6 +74,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
         calls: Calls::default(),
         seen: Seen::default(),
         meta_seen: false,
+        truncation: None,
     };
     for line in &lines {
         let Some(t) = s(&line.obj, "type") else {
@@ -158,6 +160,8 @@ struct Reader {
     calls: Calls,
     seen: Seen,
     meta_seen: bool,
+    /// The tool-output budget of `turn_context.truncation_policy`, in bytes.
+    truncation: Option<u64>,
 }
 
 impl Reader {
@@ -169,8 +173,19 @@ impl Reader {
         self.b.push(s(&line.obj, "timestamp"), line.no, line.offset, body);
     }
 
-    /// A model switch ends the response and becomes a `model` record.
+    /// A model switch ends the response and becomes a `model` record; the truncation policy
+    /// in force is kept for the tool outputs that follow.
     fn turn_context(&mut self, line: &super::Line, p: &Map<String, Value>) {
+        if let Some(t) = p.get("truncation_policy").and_then(Value::as_object) {
+            // Codex records outputs into its history at the policy × 1.2 ("serialization budget",
+            // `context_manager/history.rs` `process_item`).
+            let limit = u(t, "limit").map(|n| n.saturating_mul(6) / 5);
+            self.truncation = match s(t, "mode") {
+                Some("tokens") => limit.map(|n| n.saturating_mul(APPROX_BYTES_PER_TOKEN)),
+                Some("bytes") => limit,
+                _ => None,
+            };
+        }
         if let Some(m) = s(p, "model") {
             if self.model.as_deref() != Some(m) {
                 self.flush(None);
@@ -198,7 +213,11 @@ impl Reader {
                     self.report.dropped.results += 1;
                     return;
                 };
-                let text = output_text(p.get("output"));
+                let mut text = output_text(p.get("output"));
+                if let Some(cut) = self.truncation.and_then(|budget| truncated(&text, budget)) {
+                    self.report.note(TRUNCATED_NOTE);
+                    text = cut;
+                }
                 self.push(line, Body::Result(ResultRec::whole(cid.to_string(), tool, text, None)));
             }
             "web_search_call" | "image_generation_call" | "tool_search_call" => {
@@ -290,6 +309,42 @@ impl Reader {
             }
         }
     }
+}
+
+/// Codex's own rate of its truncation budget (`codex-rs/core/src/truncate.rs`).
+const APPROX_BYTES_PER_TOKEN: u64 = 4;
+
+const TRUNCATED_NOTE: &str =
+    "tool outputs over the turn_context truncation_policy (× 1.2) are carried as Codex sent them to the model: head and tail with \"…N tokens truncated…\" between";
+
+/// A tool output over `budget` bytes as Codex sends it to the model (`truncate.rs`: the first and
+/// the last half of the budget at character boundaries, "…N tokens truncated…" between); a
+/// sanitiser's marker standing for more than the budget becomes two markers of half the budget
+/// each. `None`: within the budget.
+fn truncated(text: &str, budget: u64) -> Option<String> {
+    let half = budget / 2;
+    let removed = |len: u64| len.saturating_sub(budget).div_ceil(APPROX_BYTES_PER_TOKEN);
+    if let Some(m) = redacted::whole(text) {
+        if m.len <= budget {
+            return None;
+        }
+        let part = redacted::Marker { len: half, ..m }.render();
+        return Some(format!("{part}…{} tokens truncated…{part}", removed(m.len)));
+    }
+    if text.len() as u64 <= budget {
+        return None;
+    }
+    let half = usize::try_from(half).unwrap_or(usize::MAX);
+    let mut head = half.min(text.len());
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len().saturating_sub(half).max(head);
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let cut = (tail - head) as u64;
+    Some(format!("{}…{} tokens truncated…{}", &text[..head], cut.div_ceil(APPROX_BYTES_PER_TOKEN), &text[tail..]))
 }
 
 /// Response-item types that appear as bare lines in rollouts written before 2025-09.
@@ -470,17 +525,21 @@ fn compacted(line: &super::Line, p: &Map<String, Value>, seen: &mut Seen, b: &mu
                 }
             }
             Some("compaction" | "compaction_summary") => {
-                encrypted = Some(s(it, "encrypted_content").map_or(0, str::len));
+                encrypted = Some(s(it, "encrypted_content").map_or(0, encrypted_len));
             }
             Some(other) => report.skip(format!("replacement_history/{other}")),
             None => {}
         }
     }
-    let summary = if message.is_empty() {
+    // A sanitiser's marker of nothing (`[REDACTED_MESSAGE len=0 sha=e3b0c442]`) is an empty message.
+    let empty = message.is_empty() || redacted::whole(&message).is_some_and(|m| m.len == 0);
+    let summary = if empty {
         match encrypted {
             Some(n) => {
-                report.note("remote compaction: the summary is encrypted; the compact record holds a placeholder");
-                format!("[remote compaction: encrypted summary, {n} chars]")
+                report.note(
+                    "remote compaction: the summary is encrypted; the compact record holds an estimate of its size",
+                );
+                encrypted_summary(n)
             }
             None => String::new(),
         }
@@ -500,6 +559,23 @@ fn compacted(line: &super::Line, p: &Map<String, Value>, seen: &mut Seen, b: &mu
         b.push(ts, line.no, line.offset, body);
     }
     let _ = rev;
+}
+
+/// The base64 length of an encrypted payload: the string's, or the `len=` of the sanitiser's
+/// marker that replaced it.
+fn encrypted_len(payload: &str) -> u64 {
+    redacted::whole(payload).map_or(payload.len() as u64, |m| m.len)
+}
+
+/// The summary of a remote compaction whose summary is encrypted: a labelled placeholder holding
+/// an estimate marker that counts as the tokens the payload's length implies
+/// ([`redacted::encrypted_tokens`]).
+fn encrypted_summary(len: u64) -> String {
+    format!(
+        "[remote compaction: the summary is encrypted and not in the transcript; estimated from its {len} base64 characters as ≈ {} tokens] {}",
+        redacted::encrypted_tokens(len),
+        redacted::encrypted_marker("SUMMARY", len)
+    )
 }
 
 fn compact_rec(summary: String, first_kept: Option<u64>, kept: Option<Vec<String>>) -> CompactRec {
@@ -535,6 +611,42 @@ mod tests {
 {"timestamp":"2026-01-01T00:00:09Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":220,"cached_input_tokens":96,"output_tokens":9,"total_tokens":229},"last_token_usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"total_tokens":9999}}}}
 {"timestamp":"2026-01-01T00:00:10Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]},{"type":"message","role":"developer","content":[{"type":"input_text","text":"new ctx"}]},{"type":"compaction","encrypted_content":"xyz"}]}}
 "#;
+
+    #[test]
+    fn a_remote_compaction_carries_its_encrypted_summary_as_an_estimate() {
+        let marker = "[REDACTED_ENCRYPTED_CONTENT len=13412 sha=3267a2ec]";
+        let sanitised = ROLLOUT
+            .replace(r#""message":"""#, r#""message":"[REDACTED_MESSAGE len=0 sha=e3b0c442]""#)
+            .replace(r#""encrypted_content":"xyz""#, &format!(r#""encrypted_content":"{marker}""#));
+        for (rollout, len) in [(ROLLOUT.to_string(), 3), (sanitised, 13_412)] {
+            let im = read(Path::new("rollout-x.jsonl"), rollout.as_bytes()).unwrap();
+            let Body::Compact(c) = &im.journal.records[7].body else { panic!() };
+            assert!(c.summary.starts_with("[remote compaction: the summary is encrypted"), "{}", c.summary);
+            assert!(c.summary.ends_with(&format!("[ENCRYPTED_SUMMARY len={len}]")), "{}", c.summary);
+        }
+    }
+
+    #[test]
+    fn tool_outputs_over_the_truncation_policy_are_cut_as_codex_sent_them() {
+        // tokens mode, limit 10: Codex keeps 10 × 1.2 × 4 = 48 bytes, half at each end.
+        let policy = r#""model":"gpt-x","truncation_policy":{"mode":"tokens","limit":10}"#;
+        let long = format!("{}{}", "a".repeat(60), "z".repeat(60));
+        let rollout = ROLLOUT
+            .replace(r#""model":"gpt-x""#, policy)
+            .replace(r#""output":"a b""#, &format!(r#""output":"{long}""#));
+        let im = read(Path::new("rollout-x.jsonl"), rollout.as_bytes()).unwrap();
+        let Body::Result(r) = &im.journal.records[5].body else { panic!() };
+        assert_eq!(&*r.text, format!("{}…18 tokens truncated…{}", "a".repeat(24), "z".repeat(24)));
+        assert!(im.report.notes.iter().any(|n| n.contains("truncation_policy")), "{:?}", im.report.notes);
+        // A sanitiser's marker over the budget becomes two markers of half the budget.
+        let m = "[REDACTED_OUTPUT len=83556 sha=5e0f]";
+        assert_eq!(
+            truncated(m, 48_000).unwrap(),
+            "[REDACTED_OUTPUT len=24000 sha=5e0f]…8889 tokens truncated…[REDACTED_OUTPUT len=24000 sha=5e0f]"
+        );
+        assert_eq!(truncated(m, 90_000), None);
+        assert_eq!(truncated("é".repeat(10).as_str(), 5).unwrap(), "é…4 tokens truncated…é", "char boundaries");
+    }
 
     #[test]
     fn reads_a_pre_2025_09_rollout() {

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::journal::Journal;
 use crate::projection::diff::{first_break, Cause, PrefixBreak};
 use crate::projection::Block;
-use crate::strategy::{self, Origin, Strategy};
+use crate::strategy::{self, Origin, Strategy, TurnRequest};
 use crate::tokens::estimator::EncodingError;
 use crate::tokens::estimator_for;
 
@@ -89,50 +89,61 @@ pub fn change(prev: &[Block], blocks: &[Block], origins: &[Origin], brk: Option<
 
 /// Replays `s` and describes each turn's request.
 pub fn rows(journal: &Journal, s: &Strategy) -> Result<Vec<TurnRow>, EncodingError> {
-    rows_with_progress(journal, s, &mut |_, _| {})
+    let est = estimator_for(journal, None)?;
+    let mut rows = Rows::new(journal);
+    strategy::replay(journal, s, &est, |r| rows.push(r));
+    Ok(rows.finish())
 }
 
-/// [`rows`], calling `progress(done, total)` after each turn.
-pub fn rows_with_progress(
-    journal: &Journal,
-    s: &Strategy,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<Vec<TurnRow>, EncodingError> {
-    let est = estimator_for(journal, None)?;
-    let total = journal.turns.len();
-    // The previous request, updated in place (only blocks from the first change are cloned).
-    let mut prev: Option<Vec<Block>> = None;
-    // cum[i]: characters of the previous request's first i blocks (so a turn counts only the
-    // blocks after the first change, not the whole history again).
-    let mut cum: Vec<usize> = vec![0];
-    let mut out = Vec::new();
-    strategy::replay(journal, s, &est, |r| {
-        let (c, keep) = match prev.as_deref() {
+/// The rows of a replay, built request by request: hand it each [`TurnRequest`] of one replay
+/// in turn order (e.g. from [`crate::cache::marks::marks_observed`], so `turns` replays once).
+pub struct Rows<'j> {
+    journal: &'j Journal,
+    /// The previous request, updated in place (only blocks from the first change are cloned).
+    prev: Option<Vec<Block>>,
+    /// `cum[i]`: characters of the previous request's first `i` blocks (so a turn counts only the
+    /// blocks after the first change, not the whole history again).
+    cum: Vec<usize>,
+    out: Vec<TurnRow>,
+}
+
+impl<'j> Rows<'j> {
+    pub fn new(journal: &'j Journal) -> Rows<'j> {
+        Rows { journal, prev: None, cum: vec![0], out: Vec::new() }
+    }
+
+    /// Describes the next request against the previous one.
+    pub fn push(&mut self, r: &TurnRequest<'_>) {
+        let (c, keep) = match self.prev.as_deref() {
             None => (Change::First, 0),
             Some(p) => {
                 let brk = first_break(p, r.blocks, r.unchanged);
                 (change(p, r.blocks, r.origins, brk), brk.map_or(p.len(), |b| b.at))
             }
         };
+        let cum = &mut self.cum;
         cum.truncate(keep + 1);
         for b in &r.blocks[keep..] {
             let last = *cum.last().expect("cum starts with 0");
-            cum.push(last + b.chars());
+            cum.push(last.saturating_add(b.chars()));
         }
-        out.push(TurnRow {
+        self.out.push(TurnRow {
             turn: r.turn,
-            rev: journal.records[r.record].rev,
+            rev: self.journal.records[r.record].rev,
             blocks: r.blocks.len(),
             chars: *cum.last().expect("cum starts with 0"),
             change: c,
             summarizer: summarizer_mark(r.summarized),
         });
-        let p = prev.get_or_insert_with(Vec::new);
+        let p = self.prev.get_or_insert_with(Vec::new);
         p.truncate(keep);
         p.extend(r.blocks[keep..].iter().cloned());
-        progress(r.turn, total);
-    });
-    Ok(out)
+    }
+
+    /// The rows, in turn order.
+    pub fn finish(self) -> Vec<TurnRow> {
+        self.out
+    }
 }
 
 #[cfg(test)]
@@ -145,6 +156,37 @@ mod tests {
 
     fn ch(prev: &[Block], cur: &[Block], o: &[Origin]) -> Change {
         change(prev, cur, o, first_break(prev, cur, 0))
+    }
+
+    /// `turns` replays once (issue 15): the rows built from the requests the marks' replay hands
+    /// on, once per turn in order, are the rows of a replay of their own.
+    #[test]
+    fn rows_from_the_marks_replay_are_the_rows() {
+        for (name, strategy) in [("long-elision", "recorded"), ("compaction", "tiered"), ("bugfix-todo", "sliding-8")] {
+            let path = format!("{}/sample-journals/{name}/journal.jsonl", env!("CARGO_MANIFEST_DIR"));
+            let bytes = std::fs::read(&path).expect("bundled sample");
+            let j =
+                crate::journal::parse_bytes(std::path::Path::new(&path), &bytes, Default::default()).expect("valid");
+            let s = crate::strategy::parse(strategy).expect("name");
+            let est = estimator_for(&j, None).expect("encoding");
+            let pricing =
+                crate::cache::Pricing::for_session(&j, None, None, crate::cache::load_table(None).expect("prices"));
+            let (mut built, mut seen) = (Rows::new(&j), Vec::new());
+            let marks = crate::cache::marks::marks_observed(
+                &j,
+                &s,
+                &est,
+                &pricing,
+                |_, _| {},
+                |r| {
+                    seen.push(r.turn);
+                    built.push(r);
+                },
+            );
+            assert_eq!(seen, (1..=j.turns.len()).collect::<Vec<_>>(), "{name}: each turn once, in order");
+            assert_eq!(built.finish(), rows(&j, &s).expect("rows"), "{name} {strategy}");
+            assert_eq!(marks, crate::cache::marks::marks(&j, &s, &est, &pricing), "{name} {strategy}");
+        }
     }
 
     #[test]

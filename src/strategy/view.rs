@@ -4,7 +4,7 @@
 
 use crate::journal::Journal;
 use crate::projection::block::canonical_of;
-use crate::projection::{projection_at, At, AtError, Block};
+use crate::projection::{projection_at, At, AtError, Block, RequestHasher};
 use crate::tokens::estimator::EncodingError;
 use crate::tokens::estimator_for;
 
@@ -95,12 +95,15 @@ pub struct Side {
 }
 
 impl Side {
-    fn of(v: &View, canonical: &[u8]) -> Side {
+    /// The side's figures, its SHA-256 hashed block by block ([`RequestHasher`]): never the whole
+    /// canonical request in memory (at 20,000 turns, baseline's last request is the whole
+    /// session, issue 15).
+    fn of(v: &View) -> Side {
         Side {
             label: v.label.clone(),
             blocks: v.blocks.len(),
             chars: v.chars(),
-            sha256: crate::projection::block::sha256_hex(canonical),
+            sha256: RequestHasher::new().hash_hex(&v.blocks),
         }
     }
 }
@@ -133,7 +136,7 @@ pub struct ViewDiff {
 /// Compares two views.
 pub fn compare(l: &View, r: &View) -> ViewDiff {
     use crate::projection::diff::match_blocks;
-    let (lc, rc) = (l.canonical(), r.canonical());
+    let (left, right) = (Side::of(l), Side::of(r));
     let m = match_blocks(&l.blocks, &r.blocks);
     let entry = |id: String, b: &Block, left: Option<usize>, right: Option<usize>| Entry {
         id,
@@ -143,9 +146,10 @@ pub fn compare(l: &View, r: &View) -> ViewDiff {
         delta: left.zip(right).map(|(a, b)| b as i64 - a as i64),
     };
     ViewDiff {
-        left: Side::of(l, &lc),
-        right: Side::of(r, &rc),
-        equal: lc == rc,
+        // Equal canonical bytes, by their SHA-256.
+        equal: left.sha256 == right.sha256,
+        left,
+        right,
         only_left: (m.removed.iter())
             .map(|&i| entry(m.old_keys[i].label(), &l.blocks[i], Some(l.blocks[i].chars()), None))
             .collect(),
@@ -157,5 +161,34 @@ pub fn compare(l: &View, r: &View) -> ViewDiff {
                 entry(m.old_keys[i].label(), &l.blocks[i], Some(l.blocks[i].chars()), Some(r.blocks[j].chars()))
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::projection::block::sha256_hex;
+
+    fn journal(name: &str) -> Journal {
+        let path = format!("{}/sample-journals/{name}/journal.jsonl", env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(&path).expect("bundled sample");
+        crate::journal::parse_bytes(std::path::Path::new(&path), &bytes, Default::default()).expect("valid journal")
+    }
+
+    /// Regression (issue 15, `diff` of baseline vs tiered at 20,000 turns held 808 MiB): the sides
+    /// are hashed block by block, never as one canonical buffer, and still say what the
+    /// canonical bytes say.
+    #[test]
+    fn compare_hashes_the_canonical_bytes_block_by_block() {
+        let j = journal("bugfix-todo");
+        let s = |n: &str| strategy_view(&j, &crate::strategy::parse(n).expect("name"), None).expect("view");
+        let (base, trunc) = (s("baseline"), s("truncate-500"));
+        let d = compare(&base, &trunc);
+        assert_eq!(d.left.sha256, sha256_hex(&base.canonical()));
+        assert_eq!(d.right.sha256, sha256_hex(&trunc.canonical()));
+        assert!(!d.equal && base.canonical() != trunc.canonical());
+        let same = compare(&base, &s("baseline"));
+        assert!(same.equal);
+        assert_eq!(same.left.sha256, same.right.sha256);
     }
 }

@@ -122,9 +122,9 @@ impl RequestTokens {
         settings: CtxSettings,
     ) -> RequestTokens {
         let breakdown = breakdown(blocks, est);
-        let multiplier = cal.multiplier(next_turn);
+        let (multiplier, offset) = cal.terms(next_turn, breakdown.total);
         let calibrated = cal.calibrate(next_turn, breakdown.total);
-        let unrecorded_prefix = cal.is_affine().then(|| cal.offset(next_turn));
+        let unrecorded_prefix = cal.is_affine().then_some(offset);
         RequestTokens {
             unrecorded_prefix,
             view,
@@ -178,14 +178,8 @@ pub struct TurnEstimate {
 impl TurnEstimate {
     /// Calibrates turn `turn`'s raw estimate with `cal`.
     pub fn new(turn: usize, raw: u64, prompt_tokens: Option<u64>, cal: &Calibrator) -> TurnEstimate {
-        TurnEstimate {
-            turn,
-            raw,
-            multiplier: cal.multiplier(turn),
-            prefix: cal.offset(turn),
-            calibrated: cal.calibrate(turn, raw),
-            prompt_tokens,
-        }
+        let (multiplier, prefix) = cal.terms(turn, raw);
+        TurnEstimate { turn, raw, multiplier, prefix, calibrated: cal.calibrate(turn, raw), prompt_tokens }
     }
 
     /// The calibrated error's median, p90 and worst over the turns after the first one that

@@ -19,8 +19,18 @@
 //! recency-weighted least-squares fit (half-life [`SLOPE_HALF_LIFE_TURNS`]) shrunk towards 1 by a
 //! ridge term and clamped to [[`MIN_SLOPE`], [`MAX_SLOPE`]]; the offset is the weighted mean
 //! residual `prompt − slope × counted` with a short half-life ([`OFFSET_HALF_LIFE_TURNS`]); the
-//! prefix it reports is never negative. A compaction changes the conversation, not the prefix: the slope learnt across the
-//! whole session carries the estimate over the drop.
+//! prefix it reports is never negative.
+//!
+//! **A drop** (a request counting less than [`DROP_RATIO`] of the last observed one: a
+//! compaction) changes the conversation, not the prefix. The fit in force is anchored at the last
+//! observed request and the removed tokens are priced at the **long-run slope** (least squares
+//! over the whole session, half-life [`LONG_SLOPE_HALF_LIFE_TURNS`]): estimate =
+//! slope × counted_last + offset + long_slope × (counted − counted_last). The removed content
+//! was added over many turns, so the slope of the last few dozen says little about it: on the
+//! shared long Codex rollout the recent slope was 1.14 (encrypted reasoning re-sent within a task
+//! grows the request faster than its content) and priced the 160k counted tokens a remote
+//! compaction removed at 183k, against 162k removed by the provider (turn 185: −45 %). Only
+//! earlier turns' usage and the request's own count enter the estimate.
 
 /// The fit in force after an observed turn.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,6 +39,9 @@ struct Point {
     multiplier: f64,
     /// The additive part (0 in ratio mode).
     offset: f64,
+    /// Affine mode: the raw estimate of this turn's request and the long-run slope then.
+    counted: f64,
+    long_slope: f64,
 }
 
 /// Recency-weighted sums of the affine fit (weights relative to the last observed turn).
@@ -64,8 +77,9 @@ pub struct Calibrator {
     sum_prompt: f64,
     /// Σ wᵢ·estᵢ, likewise.
     sum_est: f64,
-    /// Affine mode: the slope's and the offset's sums (`None`: the spec's ratio).
-    affine: Option<(Sums, Sums)>,
+    /// Affine mode: the slope's, the offset's and the long-run slope's sums (`None`: the spec's
+    /// ratio).
+    affine: Option<(Sums, Sums, Sums)>,
     /// One point per observed turn, in turn order.
     points: Vec<Point>,
 }
@@ -80,6 +94,12 @@ pub const SLOPE_HALF_LIFE_TURNS: f64 = 32.0;
 /// Affine mode: half-life of the offset's weights, in turns (the last turns say most about
 /// what the provider counts that the journal does not hold).
 pub const OFFSET_HALF_LIFE_TURNS: f64 = 1.0;
+
+/// Affine mode: half-life of the long-run slope's weights, in turns (module doc, "A drop").
+pub const LONG_SLOPE_HALF_LIFE_TURNS: f64 = 256.0;
+
+/// Affine mode: a request counting less than this share of the last observed one is a drop.
+pub const DROP_RATIO: f64 = 0.5;
 
 /// Affine mode: strength of the pull of the slope towards 1, relative to Σw·(mean counted)².
 pub const SLOPE_RIDGE: f64 = 0.003;
@@ -117,23 +137,26 @@ impl Calibrator {
             let age = 0.5f64.powf(dt / HALF_LIFE_TURNS);
             self.sum_prompt *= age;
             self.sum_est *= age;
-            if let Some((slope, offset)) = &mut self.affine {
+            if let Some((slope, offset, long)) = &mut self.affine {
                 slope.age(0.5f64.powf(dt / SLOPE_HALF_LIFE_TURNS));
                 offset.age(0.5f64.powf(dt / OFFSET_HALF_LIFE_TURNS));
+                long.age(0.5f64.powf(dt / LONG_SLOPE_HALF_LIFE_TURNS));
             }
         }
         self.sum_prompt += prompt as f64;
         self.sum_est += raw_recorded_estimate as f64;
+        let counted = raw_recorded_estimate as f64;
         let point = match &mut self.affine {
-            Some((slope, offset)) => {
-                slope.add(raw_recorded_estimate as f64, prompt as f64);
-                offset.add(raw_recorded_estimate as f64, prompt as f64);
+            Some((slope, offset, long)) => {
+                for sums in [&mut *slope, &mut *offset, &mut *long] {
+                    sums.add(counted, prompt as f64);
+                }
                 let (multiplier, offset) = fit(slope, offset);
-                Point { turn, multiplier, offset }
+                Point { turn, multiplier, offset, counted, long_slope: slope_of(long) }
             }
             None => {
                 let multiplier = if self.sum_est > 0.0 { self.sum_prompt / self.sum_est } else { 1.0 };
-                Point { turn, multiplier, offset: 0.0 }
+                Point { turn, multiplier, offset: 0.0, counted, long_slope: multiplier }
             }
         };
         self.points.push(point);
@@ -166,12 +189,35 @@ impl Calibrator {
         self.points.last().map_or(1.0, |p| p.multiplier)
     }
 
-    /// round-half-up(raw × multiplier + offset before turn `t`).
+    /// round-half-up(raw × multiplier + offset before turn `t`); in affine mode a drop is
+    /// anchored at the last observed request (module doc, [`Calibrator::is_drop`]).
     pub fn calibrate(&self, t: usize, raw: u64) -> u64 {
         match self.before(t) {
+            Some(p) if self.is_affine() && (raw as f64) < DROP_RATIO * p.counted => {
+                apply(1, p.multiplier * p.counted + p.offset + p.long_slope * (raw as f64 - p.counted))
+            }
             Some(p) => apply(1, raw as f64 * p.multiplier + p.offset),
             None => raw,
         }
+    }
+
+    /// The slope and the additive part that [`Calibrator::calibrate`] applies to `raw` before
+    /// turn `t` (calibrated = round-half-up(slope × raw + offset)): on a drop, the long-run slope
+    /// and the offset anchored at the last observed request (never below 0), else
+    /// ([`Calibrator::multiplier`], [`Calibrator::offset`]).
+    pub fn terms(&self, t: usize, raw: u64) -> (f64, u64) {
+        match self.before(t) {
+            Some(p) if self.is_drop(t, raw) => {
+                (p.long_slope, apply(1, (p.multiplier - p.long_slope) * p.counted + p.offset))
+            }
+            _ => (self.multiplier(t), self.offset(t)),
+        }
+    }
+
+    /// Affine mode: whether a request of `raw` before turn `t` is a drop (counts less than
+    /// [`DROP_RATIO`] of the last observed request), estimated at the long-run slope.
+    pub fn is_drop(&self, t: usize, raw: u64) -> bool {
+        self.is_affine() && self.before(t).is_some_and(|p| (raw as f64) < DROP_RATIO * p.counted)
     }
 
     /// Whether any observation was recorded.
@@ -180,13 +226,22 @@ impl Calibrator {
     }
 }
 
-/// The affine fit of the slope's and the offset's sums: (slope, offset ≥ 0).
-fn fit(s: &Sums, o: &Sums) -> (f64, f64) {
+/// The ridge least-squares slope of `s`, clamped to [[`MIN_SLOPE`], [`MAX_SLOPE`]].
+fn slope_of(s: &Sums) -> f64 {
     let scc = s.cc - s.c * s.c / s.w;
     let scp = s.cp - s.c * s.p / s.w;
     let ridge = SLOPE_RIDGE * s.w * (s.c / s.w).powi(2);
     let slope = if scc + ridge > 0.0 { (scp + ridge) / (scc + ridge) } else { 1.0 };
-    let slope = if slope.is_finite() { slope.clamp(MIN_SLOPE, MAX_SLOPE) } else { 1.0 };
+    if slope.is_finite() {
+        slope.clamp(MIN_SLOPE, MAX_SLOPE)
+    } else {
+        1.0
+    }
+}
+
+/// The affine fit of the slope's and the offset's sums: (slope, offset ≥ 0).
+fn fit(s: &Sums, o: &Sums) -> (f64, f64) {
+    let slope = slope_of(s);
     // Not clamped here: a slightly negative residual mean keeps the fit unbiased; the prefix
     // reported ([`Calibrator::offset`]) is never negative.
     let offset = (o.p - slope * o.c) / o.w;
@@ -255,6 +310,56 @@ mod tests {
         let mut r = Calibrator::new();
         r.observe(1, Some(truth(50)), 50);
         assert!(error_pct(r.calibrate(2, 3_000), truth(3_000)).unwrap() > 1000.0);
+    }
+
+    /// Regression (issue 14, the shared long Codex rollout, turn 185): the slope of the last
+    /// turns, inflated by what the provider counts beyond the journal's content, priced the
+    /// tokens a remote compaction removed and left far too little: −45 %. The drop is priced at
+    /// the long-run slope, from the earlier turns only. Data: (turn, counted, prompt_tokens) of
+    /// every tenth turn of that rollout, and the compaction turn.
+    #[test]
+    fn a_compaction_drop_is_priced_at_the_long_run_slope() {
+        const ROLLOUT: [(usize, u64, u64); 19] = [
+            (1, 7_814, 17_088),
+            (11, 26_056, 59_522),
+            (21, 49_606, 85_176),
+            (31, 53_478, 89_192),
+            (41, 69_499, 91_210),
+            (51, 74_344, 97_865),
+            (61, 78_256, 102_839),
+            (71, 85_414, 111_064),
+            (81, 95_579, 122_818),
+            (91, 99_443, 127_897),
+            (101, 101_674, 130_610),
+            (111, 106_077, 129_800),
+            (121, 107_983, 132_109),
+            (131, 114_233, 139_246),
+            (141, 117_014, 144_048),
+            (151, 125_349, 156_739),
+            (161, 136_630, 168_816),
+            (171, 151_440, 188_827),
+            (181, 168_331, 207_226),
+        ];
+        let mut c = Calibrator::affine();
+        for (t, counted, prompt) in ROLLOUT {
+            c.observe(t, Some(prompt), counted);
+        }
+        let (counted, truth) = (20_947u64, 48_297.0);
+        assert!(c.is_drop(185, counted) && !c.is_drop(185, 150_000));
+        let est = c.calibrate(185, counted) as f64;
+        assert!(((est - truth) / truth).abs() < 0.05, "{est} vs {truth}");
+        // The recent fit alone (slope × counted + offset) was 22 % short.
+        let recent = c.multiplier(185) * counted as f64 + c.offset(185) as f64;
+        assert!((recent - truth) / truth < -0.15, "the recent fit alone: {recent}");
+        // The per-turn row shows the terms it applied.
+        let (slope, prefix) = c.terms(185, counted);
+        assert!(slope < c.multiplier(185), "{slope}");
+        assert_eq!(apply(1, slope * counted as f64 + prefix as f64), c.calibrate(185, counted));
+        // Growth is not a drop; the ratio calibrator (journal-v1) has no drops.
+        assert_eq!(c.terms(185, 170_000), (c.multiplier(185), c.offset(185)));
+        let mut r = Calibrator::new();
+        r.observe(1, Some(1_000), 1_000);
+        assert!(!r.is_drop(2, 10));
     }
 
     #[test]

@@ -25,7 +25,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("check", &["strategy", "tokens", "projection", "journal", "text"]),
     ("synth", &["journal", "projection", "text"]),
     // `import` produces records from transcripts; it reads the price table of `cache`.
-    ("import", &["journal", "projection", "text", "cache"]),
+    ("import", &["journal", "projection", "text", "tokens", "cache"]),
     ("usage", &["import", "cache", "journal", "projection", "tokens", "text"]),
     // Real runs side by side: reads sessions (`import`) and bills them (`cache`).
     ("experiment", &["import", "cache", "strategy", "tokens", "projection", "journal", "text"]),

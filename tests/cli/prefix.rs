@@ -94,32 +94,67 @@ fn every_replay_of_an_imported_session_carries_the_same_prefix() {
     }
 }
 
-/// The issue's targets on the real sessions of ≥ 5 turns that the journal can explain. Left out,
-/// with the reason in docs/tokens-and-cache.md: the Codex sessions (their requests re-send
-/// encrypted reasoning journal-v1 cannot hold) and subagents of ≤ 12 turns whose p90 is a single
-/// early jump (spotter agent-a2898e3, agent-aa84377).
+/// Median, p90 and worst |calibrated error| allowed, in percent.
+type Limits = (f64, f64, f64);
+
+/// Shared transcripts that cannot meet a target, each with why (docs/tokens-and-cache.md,
+/// "Calibration on every shared transcript") and ceilings at today's figures (median, p90, worst),
+/// so that they cannot get worse unnoticed. `None`: not measurable.
+const CALIBRATION_EXCEPTIONS: &[(&str, Option<Limits>)] = &[
+    // hand-written fixture: its usage figures are not a provider's (25, 45, 78, 25, 45 prompt
+    // tokens while the conversation grows from 20 to 489 counted tokens)
+    ("claude-code/projects/claude-code-log/representative_messages.jsonl", None),
+    // 11 measured turns, so p90 is the second worst: turn 2 (no slope yet) and turn 4 (a 35k jump
+    // on a slope learnt from three turns)
+    (
+        "claude-code/projects/spotter/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-a2898e3.jsonl",
+        Some((1.0, 5.5, 7.5)),
+    ),
+    // 8 measured turns, so p90 is the worst: turn 3 adds 18k counted tokens on a slope learnt from
+    // two turns 265 tokens apart (clamped at 2.0)
+    (
+        "claude-code/projects/spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46/subagents/agent-aa84377.jsonl",
+        Some((1.0, 40.0, 40.0)),
+    ),
+    // turn 11: +27k tokens for 6.7k counted with 3,456 read from cache (the unrecorded tool
+    // schemas changed with the reasoning effort); nothing in the rollout sizes it
+    (
+        "codex/sessions/2026/02/23/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl",
+        Some((1.0, 3.0, 33.0)),
+    ),
+];
+
+/// Issue 14's targets (turns 2 onwards: median ≤ 1 %, p90 ≤ 3 %, worst ≤ 25 %) on EVERY shared
+/// real transcript of ≥ 5 turns (Claude Code projects with their subagent files, Codex, pi), the
+/// same figures `scripts/calibration` prints; the exceptions above are held to their ceilings.
 #[test]
 #[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
-fn calibration_meets_the_targets_on_the_shared_samples() {
+fn calibration_meets_the_targets_on_every_shared_sample() {
     let d = shared_samples();
-    let cc = d.join("claude-code/projects");
-    let sessions = [
-        cc.join("spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"),
-        cc.join("spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"),
-        cc.join("spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46/subagents/agent-a93ccab.jsonl"),
-        cc.join("spotter/subagent.jsonl"),
-        cc.join("agentlogs/crud.jsonl"),
-        cc.join("agentlogs/todos.jsonl"),
-        d.join("pi/sessions/--Users-badlogic-workspaces-pi-mono--/large-session.jsonl"),
-        d.join("pi/sessions/--Users-badlogic-workspaces-pi-mono--/before-compaction.jsonl"),
-    ];
-    for f in &sessions {
-        let (median, p90, worst, turns) = stats(f);
-        assert!(turns >= 5, "{}", f.display());
+    let mut measured = Vec::new();
+    for f in crate::common::files_under(&d, "jsonl") {
+        let name = f.strip_prefix(&d).unwrap().to_string_lossy().into_owned();
+        let exception = CALIBRATION_EXCEPTIONS.iter().find(|(n, _)| *n == name).map(|(_, c)| *c);
+        if exception == Some(None) {
+            continue;
+        }
+        let rows = json(&["tokens", "--per-turn", "--json"], &f);
+        if rows["turns"].as_array().expect("rows").len() < 5 {
+            continue;
+        }
+        let (median, p90, worst, _) = stats(&f);
+        let (m, p, w) = exception.flatten().unwrap_or((1.0, 3.0, 25.0));
         assert!(
-            median <= 1.0 && p90 <= 3.0 && worst <= 25.0,
-            "{}: median {median} p90 {p90} worst {worst}",
-            f.display()
+            median <= m && p90 <= p && worst <= w,
+            "{name}: median {median:.2} p90 {p90:.2} worst {worst:.2} (limits {m} / {p} / {w})"
         );
+        measured.push(name);
+    }
+    for (name, _) in CALIBRATION_EXCEPTIONS {
+        assert!(d.join(name).is_file(), "stale exception: {name}");
+    }
+    assert!(measured.len() >= 12, "{measured:?}");
+    for agent in ["claude-code/", "codex/", "pi/", "/subagents/"] {
+        assert!(measured.iter().any(|n| n.contains(agent)), "no {agent} file measured: {measured:?}");
     }
 }

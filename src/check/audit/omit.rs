@@ -9,11 +9,10 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use crate::check::elision::{self, Candidate, Open};
 use crate::journal::{AssistantRec, Body, Journal, Record};
-use crate::projection::{markers, Block, Projection};
-use crate::strategy::elide::marker_for;
+use crate::projection::Projection;
 use crate::tokens::budget::InForce;
-use crate::tokens::BLOCK_FRAMING;
 
 use super::{find, Auditor, Memo};
 use crate::check::Finding;
@@ -31,15 +30,8 @@ pub(super) struct Pending {
     pub missing: bool,
 }
 
-/// A block eliding would shrink: its id and the raw tokens it would free.
-pub(super) struct Candidate {
-    pub id: String,
-    pub frees: u64,
-}
-
-/// The elision candidates of `p` in projection order, oldest first: results outside the
-/// `keep` most recent and attachments, not named by a decision yet, not already a marker, whose
-/// marker is smaller than the block.
+/// The elision candidates of `p` that would free something ([`crate::check::elision`], with
+/// attachments), oldest first.
 pub(super) fn candidates(
     journal: &Journal,
     memo: &mut Memo<'_>,
@@ -47,27 +39,12 @@ pub(super) fn candidates(
     p: &Projection,
     keep: usize,
 ) -> Vec<Candidate> {
-    let results: Vec<usize> =
-        p.conv.iter().enumerate().filter(|(_, b)| matches!(b.block, Block::Result { .. })).map(|(i, _)| i).collect();
-    let protected_from = results.len().checked_sub(keep).and_then(|i| results.get(i).copied()).unwrap_or(usize::MAX);
-    let mut out = Vec::new();
-    for (i, pb) in p.conv.iter().enumerate() {
-        let b = &pb.block;
-        let open = match b {
-            Block::Result { .. } => i < protected_from,
-            Block::Attachment { .. } => true,
-            _ => false,
-        };
-        let Some(id) = b.id().filter(|id| open && !named.contains(*id) && !markers::is_marker(b.text())) else {
-            continue;
-        };
-        let Some(m) = marker_for(journal, b) else { continue };
-        let (now, then) = (memo.block(b), BLOCK_FRAMING.saturating_add(memo.est.count(&m)));
-        if now > then {
-            out.push(Candidate { id: id.to_string(), frees: now - then });
-        }
-    }
-    out
+    let est = memo.est;
+    let open = Open { keep, attachments: true, named };
+    let blocks = p.conv.iter().map(|pb| &pb.block);
+    let mut cands = elision::candidates(journal, blocks, open, &mut |b| memo.block(b), &mut |m| est.count(m));
+    cands.retain(|c| c.frees > 0);
+    cands
 }
 
 /// Whether a call is `ctx commit` (an empty object, or no action, is a commit too: seed 000).
