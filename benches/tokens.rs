@@ -86,11 +86,11 @@ fn journal_with_a_long_line(line: &str, e: &TiktokenEstimator) {
     let t = Instant::now();
     let session = ctxj::journal::Session::resolve(&dir.path().display().to_string(), None).expect("session");
     let j = session.load(Default::default()).expect("journal loads");
-    let opts = ctxj::cache::Options { cache: ctxj::cache::CacheModel::OpenAi, price: None };
+    let opts = ctxj::cache::Options::plain(ctxj::cache::CacheModel::OpenAi, None);
     let mut rows = Vec::new();
     for name in ["recorded", "baseline", "truncate-200"] {
         let s = ctxj::strategy::parse(name).expect("strategy");
-        let sim = ctxj::cache::simulate(&j, &s, e, opts, |_, _| {});
+        let sim = ctxj::cache::simulate(&j, &s, e, opts.clone(), |_, _| {});
         rows.push(format!("{name}: peak {} cached {}", sim.summary.peak_prompt, sim.summary.cached));
     }
     eprintln!(

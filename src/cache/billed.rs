@@ -78,6 +78,11 @@ pub struct RecordedBreak {
     /// `prefix_change`: the first block (from 1) of the previous request not repeated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block: Option<usize>,
+    /// No recorded change of the request explains the loss (`provider`, `ttl`, or
+    /// `system_or_tools` with neither a `system` record between the calls nor a changed request):
+    /// it belongs to the provider's environment, and simulations replay it at the same turn
+    /// (`--provider-breaks replay`).
+    pub environment: bool,
     /// One line: the evidence.
     pub detail: String,
 }
@@ -120,6 +125,10 @@ pub struct Billed {
     /// The figures no turn recorded (`cache_write`, …): `null` above, never guessed.
     pub unknown: Vec<&'static str>,
     pub tolerance: &'static str,
+    /// The longest idle gap (seconds) after which a call still read back what the previous call
+    /// left: the provider's cache demonstrably lived that long (replays use it as the lifetime
+    /// when it is longer than the model's).
+    pub kept_idle_seconds: Option<f64>,
     pub breaks: Vec<RecordedBreak>,
     #[serde(skip)]
     pub per_turn: Vec<BilledTurn>,
@@ -213,24 +222,33 @@ struct Candidate {
 }
 
 /// Turns whose cache read falls short of what the previous priced turn left, beyond
-/// [`TOLERANCE`].
-fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> Vec<Candidate> {
+/// [`TOLERANCE`]; and the longest idle gap (ms) after which a call still read what the previous
+/// one left.
+fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Vec<Candidate>, Option<i64>) {
     let mut out = Vec::new();
+    let mut kept: Option<i64> = None;
     let mut prev: Option<(usize, u64)> = None;
     for (i, t) in turns.iter().enumerate() {
         let (Some(prompt), Some(read)) = (t.prompt, t.cache_read) else { continue };
+        if prompt == 0 {
+            // A call the provider billed nothing for (pi's aborted requests): no cache was read
+            // or written, so the next call is compared with the one before it.
+            continue;
+        }
         if let Some((p, expected)) = prev {
             let short = expected.saturating_sub(read);
             let tol = TOLERANCE_TOKENS.max((expected as f64 * TOLERANCE_SHARE) as u64);
+            let at = |k: usize| walked.get(k).and_then(|w| w.1.at);
+            let gap_ms = at(p).zip(at(i)).map(|(a, b)| b.saturating_sub(a).max(0));
             if short > tol {
-                let at = |k: usize| walked.get(k).and_then(|w| w.1.at);
-                let gap_ms = at(p).zip(at(i)).map(|(a, b)| b.saturating_sub(a).max(0));
                 out.push(Candidate { at: i, expected, read, rewritten: short, gap_ms });
+            } else if expected > TOLERANCE_TOKENS {
+                kept = kept.max(gap_ms);
             }
         }
         prev = Some((i, t.cache_write.map_or(prompt, |w| read.saturating_add(w))));
     }
-    out
+    (out, kept)
 }
 
 /// Per turn with a candidate break: the first block of the previous recorded request not
@@ -285,7 +303,7 @@ fn cause_of(
     prefix: &HashMap<usize, (usize, String)>,
 ) -> (BreakCause, Option<usize>, String) {
     let t = &turns[c.at];
-    let prev = turns[..c.at].iter().rev().find(|p| p.prompt.is_some() && p.cache_read.is_some());
+    let prev = turns[..c.at].iter().rev().find(|p| p.prompt.is_some_and(|x| x > 0) && p.cache_read.is_some());
     let between = walked.get(c.at).map(|w| &w.1).cloned().unwrap_or_default();
     let ttl = lifetime(turns, c.at);
     let tol = TOLERANCE_TOKENS.max((c.expected as f64 * TOLERANCE_SHARE) as u64);
@@ -334,6 +352,15 @@ pub fn writes_one_hour(journal: &Journal) -> bool {
     any
 }
 
+/// Whether some call writes one-hour cache entries (Claude Code 2.1 writes its system prompt and
+/// tools so, and the conversation with the five-minute lifetime).
+pub fn writes_some_one_hour(journal: &Journal) -> bool {
+    journal.records.iter().any(|rec| match &rec.body {
+        Body::Assistant(a) => a.usage.as_ref().is_some_and(|u| u.cache_write_1h_tokens.unwrap_or(0) > 0),
+        _ => false,
+    })
+}
+
 /// `5 s`, `7 min 3 s`, `1 h 2 min`.
 pub fn duration(secs: i64) -> String {
     match secs {
@@ -349,12 +376,16 @@ pub fn duration(secs: i64) -> String {
 pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallback_model: Option<&str>) -> Billed {
     let walked = walk(journal, fallback_model);
     let mut per_turn = turns(journal, &walked, table);
-    let cands = shortfalls(&per_turn, &walked);
+    let (cands, kept) = shortfalls(&per_turn, &walked);
     let wanted: Vec<usize> = cands.iter().map(|c| per_turn[c.at].turn).collect();
     let prefix = prefix_changes(journal, est, &wanted);
     let mut breaks = Vec::new();
     for c in &cands {
         let (cause, block, detail) = cause_of(c, &per_turn, &walked, &prefix);
+        // A floor loss is the environment's only when the request itself did not change there.
+        let changed = walked.get(c.at).is_some_and(|w| w.1.system) || prefix.contains_key(&per_turn[c.at].turn);
+        let environment =
+            matches!(cause, BreakCause::Provider | BreakCause::Ttl) || (cause == BreakCause::SystemOrTools && !changed);
         let t = &mut per_turn[c.at];
         t.brk = Some(cause);
         let price = t.model.as_deref().and_then(|m| table.lookup(m)).map(|(_, p)| p);
@@ -377,9 +408,12 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
             gap_seconds: c.gap_ms.map(|g| g as f64 / 1000.0),
             block,
             detail,
+            environment,
         });
     }
-    totals(per_turn, breaks)
+    let mut b = totals(per_turn, breaks);
+    b.kept_idle_seconds = kept.map(|g| g as f64 / 1000.0);
+    b
 }
 
 /// Sums the turns that carry usage.
@@ -424,6 +458,7 @@ fn totals(per_turn: Vec<BilledTurn>, breaks: Vec<RecordedBreak>) -> Billed {
         models,
         unknown,
         tolerance: TOLERANCE,
+        kept_idle_seconds: None,
         breaks,
         per_turn,
     }
@@ -476,6 +511,40 @@ mod tests {
         assert_eq!(b.input, Some(0));
         assert_eq!(b.hit_rate, Some(40_000.0 / 112_000.0));
         assert!(b.unknown.is_empty());
+    }
+
+    #[test]
+    fn an_aborted_call_is_skipped_and_the_lifetime_seen_is_kept() {
+        // Call 2 billed nothing (pi's aborted requests); call 3 reads what call 1 left, 10 min on.
+        let j = calls(&[
+            (0, "claude-opus-4-6", 30_000, 0, 30_000),
+            (10, "claude-opus-4-6", 0, 0, 0),
+            (600, "claude-opus-4-6", 31_000, 30_000, 1_000),
+        ]);
+        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
+        assert!(b.breaks.is_empty(), "{:?}", b.breaks);
+        assert_eq!(b.kept_idle_seconds, Some(600.0));
+    }
+
+    #[test]
+    fn the_environment_prices_each_turn_at_its_model_and_caps_the_unexplained_losses() {
+        let j = calls(&[
+            (0, "claude-opus-4-6", 30_000, 0, 30_000),
+            (10, "claude-sonnet-4-5", 31_000, 0, 31_000),
+            (20, "claude-sonnet-4-5", 32_000, 5_000, 27_000),
+        ]);
+        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
+        let flags: Vec<(BreakCause, bool)> = b.breaks.iter().map(|x| (x.cause, x.environment)).collect();
+        assert_eq!(flags, [(BreakCause::ModelSwitch, false), (BreakCause::Provider, true)]);
+        let p = crate::cache::Pricing::for_session(&j, None, None, PriceTable::builtin());
+        let env = p.environment(&b);
+        let sonnet = PriceTable::builtin().lookup("claude-sonnet-4-5").unwrap().1;
+        assert_eq!((env.model(2), env.price(2)), (Some("claude-sonnet-4-5"), Some(sonnet)));
+        assert_eq!((env.read_cap(2), env.read_cap(3)), (None, Some(5_000 + 1_024)));
+        let ignored = p.clone().with_provider_breaks(crate::cache::ProviderBreaks::Ignore).environment(&b);
+        assert_eq!((ignored.read_cap(3), ignored.price(2)), (None, Some(sonnet)));
+        let forced = crate::cache::Pricing::for_session(&j, Some("claude-opus-4-6"), None, PriceTable::builtin());
+        assert_eq!(forced.environment(&b).price(2), None, "--model prices every turn as that model");
     }
 
     #[test]

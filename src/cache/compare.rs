@@ -21,6 +21,8 @@ pub struct Comparison {
     pub base_cost: Option<f64>,
     /// The session as the provider billed it (from `usage`), with its recorded cache breaks.
     pub billed: Billed,
+    /// What every replay shared with the provider's record.
+    pub environment: super::pricing::EnvironmentSummary,
 }
 
 impl Comparison {
@@ -39,10 +41,14 @@ pub fn compare(
     pricing: Pricing,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Comparison {
-    let opts = pricing.options();
+    // The session as billed first: every replay shares its environment (each turn's model, the
+    // provider's unexplained cache losses).
+    let billed = billed(journal, est, &pricing.table, pricing.slug.as_deref());
+    let opts = pricing.options_with(&billed);
+    let environment = opts.env.as_ref().map(|e| e.summary(pricing.provider_breaks)).unwrap_or_default();
     // The extra baseline replay below counts only when it happens (a total that assumed it
     // always did left the bar of `ctxj cache` at two thirds when it vanished).
-    let extra = usize::from(opts.price.is_some() && !strategies.iter().any(|s| s.name == "baseline"));
+    let extra = usize::from(opts.priced() && !strategies.iter().any(|s| s.name == "baseline"));
     let total = journal.turns.len() * (strategies.len() + extra);
     // The strategies replay one after the other and share the estimator's memo. In parallel
     // they met the same new texts at the same turn and tokenized them twice, and on two cores
@@ -52,7 +58,7 @@ pub fn compare(
         .iter()
         .map(|s| {
             let base = done;
-            let mut r = simulate(journal, s, est, opts, |d, _| progress(base + d, total));
+            let mut r = simulate(journal, s, est, opts.clone(), |d, _| progress(base + d, total));
             super::window::check(&mut r, &pricing.limits);
             done += journal.turns.len();
             r
@@ -61,12 +67,11 @@ pub fn compare(
     // Cost relative to baseline: replay it too when it was not asked for.
     let base_cost = match sims.iter().find(|s| s.summary.strategy == "baseline") {
         Some(b) => b.summary.cost,
-        None if opts.price.is_some() => {
+        None if opts.priced() => {
             let b = strategy::parse("baseline").expect("baseline is a strategy");
             simulate(journal, &b, est, opts, |d, _| progress(done + d, total)).summary.cost
         }
         None => None,
     };
-    let billed = billed(journal, est, &pricing.table, pricing.slug.as_deref());
-    Comparison { pricing, encoding: est.encoding(), memo: est.stats(), sims, base_cost, billed }
+    Comparison { pricing, encoding: est.encoding(), memo: est.stats(), sims, base_cost, billed, environment }
 }

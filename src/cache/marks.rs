@@ -67,7 +67,7 @@ pub fn marks_observed(
     progress: impl FnMut(usize, usize),
     observe: impl FnMut(&TurnRequest<'_>),
 ) -> Marks {
-    let opts = Options { cache: CacheModel::Ideal, price: None };
+    let opts = Options::plain(CacheModel::Ideal, None);
     let mut sim = simulate_observed(journal, strategy, est, opts, progress, observe);
     check(&mut sim, &pricing.limits);
     let b = strategy.is_recorded().then(|| billed(journal, est, &pricing.table, pricing.slug.as_deref()));

@@ -11,6 +11,7 @@
 //! * [`window`]: context windows and minimum cacheable prompts, and the requests that cross them.
 
 pub mod billed;
+mod caches;
 pub mod compare;
 pub mod marks;
 pub mod model;
@@ -24,6 +25,6 @@ pub use billed::{billed, Billed, BreakCause, RecordedBreak};
 pub use compare::{compare, Comparison};
 pub use model::{CacheModel, Simulator};
 pub use prices::{Price, PriceTable};
-pub use pricing::{cost_ratio, load_table, load_table_checked, Pricing, PricingError};
+pub use pricing::{cost_ratio, load_table, load_table_checked, Environment, Pricing, PricingError, ProviderBreaks};
 pub use replay::{simulate, simulate_observed, Options, Simulation, Summary, TurnFigures};
 pub use window::{LimitCheck, Limits};

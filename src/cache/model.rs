@@ -244,6 +244,9 @@ pub struct Simulator {
     /// Entry lifetime after the last use (ms): [`TTL_MS`], or an hour for a session that writes
     /// one-hour entries ([`Simulator::with_ttl`]).
     ttl_ms: i64,
+    /// anthropic: entries of at most this many blocks live `long_ttl_ms` instead (a harness that
+    /// caches its system prompt and tools for an hour, [`Simulator::with_long_prefix`]).
+    long: (usize, i64),
     /// openai / gemini: whole requests (none a prefix of a later one).
     entries: Vec<Entry>,
     /// ideal: the prefix hash of every prefix ever sent (nothing expires).
@@ -256,7 +259,21 @@ pub struct Simulator {
 
 impl Simulator {
     pub fn new(model: CacheModel) -> Simulator {
-        Simulator { model, ttl_ms: TTL_MS, entries: Vec::new(), sent: HashSet::new(), points: HashMap::new(), now: 0 }
+        Simulator {
+            model,
+            ttl_ms: TTL_MS,
+            long: (0, TTL_MS),
+            entries: Vec::new(),
+            sent: HashSet::new(),
+            points: HashMap::new(),
+            now: 0,
+        }
+    }
+
+    /// The same simulator with (anthropic) entries of at most `blocks` blocks living `ttl_ms`.
+    pub fn with_long_prefix(mut self, blocks: usize, ttl_ms: i64) -> Simulator {
+        self.long = (blocks, ttl_ms);
+        self
     }
 
     /// The same simulator with entries living `ttl_ms` after their last use.
@@ -278,6 +295,32 @@ impl Simulator {
             CacheModel::Anthropic => self.step_anthropic(req, now),
             CacheModel::Ideal => self.step_ideal(req),
             m => self.step_prefix(req, now, m),
+        }
+    }
+
+    /// The provider lost what its cache held of `req` past its first `tokens` tokens (a recorded
+    /// cache loss replayed, `cache::pricing::Environment`): entries along `req`'s prefix are cut
+    /// back to its longest whole-block prefix within `tokens`; entries elsewhere stay (`ideal`,
+    /// which keeps sent prefixes rather than entries, keeps only that cut prefix).
+    pub fn forget_beyond(&mut self, req: &Request, tokens: u64) {
+        let lim = req.cum.partition_point(|&t| t <= tokens).saturating_sub(1);
+        if self.model == CacheModel::Anthropic {
+            for l in lim + 1..=req.len() {
+                if self.points.get(&req.ph[l]).is_some_and(|(len, _)| *len == l) {
+                    self.points.remove(&req.ph[l]);
+                }
+            }
+        } else if self.model == CacheModel::Ideal {
+            // `ideal` keeps prefixes, not entries: keep only the cut prefix of this request, so
+            // every prefix of a sent prefix is still sent (the binary search of `step_ideal`).
+            self.sent.clear();
+            self.sent.extend(&req.ph[..=lim.min(req.len())]);
+        } else {
+            for e in &mut self.entries {
+                if common_prefix(&e.ph, &req.ph) > lim {
+                    e.ph.truncate(lim + 1);
+                }
+            }
         }
     }
 
@@ -327,8 +370,8 @@ impl Simulator {
     }
 
     fn step_anthropic(&mut self, req: &Request, now: i64) -> Outcome {
-        let ttl = self.ttl_ms;
-        self.points.retain(|_, (_, t)| alive(*t, now, ttl));
+        let (ttl, long) = (self.ttl_ms, self.long);
+        self.points.retain(|_, (l, t)| alive(*t, now, if *l <= long.0 { long.1.max(ttl) } else { ttl }));
         let n = req.len();
         let lo = n.saturating_sub(LOOKBACK_BLOCKS - 1).max(1);
         let mut hit = None;
@@ -405,6 +448,24 @@ mod tests {
         assert_eq!(CacheModel::for_slug("gemini-2.5-flash"), CacheModel::Gemini);
         assert_eq!(CacheModel::for_slug("ollama/qwen2.5-coder:32b"), CacheModel::Ideal);
         assert_eq!(CacheModel::for_slug(""), CacheModel::Ideal);
+    }
+
+    #[test]
+    fn forget_beyond_cuts_the_entries_along_the_request() {
+        for m in [CacheModel::OpenAi, CacheModel::Anthropic, CacheModel::Ideal] {
+            let mut s = Simulator::new(m);
+            s.step(&req(&(1..=20).collect::<Vec<_>>(), 100, 0));
+            let next = req(&(1..=21).collect::<Vec<_>>(), 100, 1);
+            let mut lost = s.clone();
+            lost.forget_beyond(&next, 1_250);
+            assert!(lost.step(&next).cached <= 1_250, "{m}: at most the first 12 blocks survive");
+            assert!(s.step(&next).cached >= 1_920, "{m}: without the loss the whole previous request is read");
+        }
+        // Entries off the request's path stay.
+        let mut s = Simulator::new(CacheModel::OpenAi);
+        s.step(&req(&(100..=120).collect::<Vec<_>>(), 100, 0));
+        s.forget_beyond(&req(&(1..=21).collect::<Vec<_>>(), 100, 1), 0);
+        assert_eq!(s.step(&req(&(100..=121).collect::<Vec<_>>(), 100, 2)).cached, 2_048);
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! the slug's default, spec §4) and the price of the slug in a table.
 
 use std::path::Path;
+use std::sync::Arc;
 
+use super::billed::Billed;
 use super::model::CacheModel;
 use super::prices::{Price, PriceError, PriceTable};
 use super::replay::Options;
@@ -58,6 +60,93 @@ pub struct Pricing {
     /// The slug's context window and minimum cacheable prompt ([`Pricing::with_window`] overrides
     /// the window).
     pub limits: Limits,
+    /// `--model` was given: every turn of every replay is priced (and cached) as that model;
+    /// otherwise each turn at the model the provider answered it with ([`Environment`]).
+    pub forced_model: bool,
+    /// Whether replays repeat the cache losses the provider recorded ([`ProviderBreaks`]).
+    pub provider_breaks: ProviderBreaks,
+}
+
+/// `--provider-breaks`: whether every simulated strategy repeats, at the same turns, the cache
+/// losses the provider recorded that no change of the request explains (`docs/tokens-and-cache.md`,
+/// "The environment a replay shares").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderBreaks {
+    /// The simulated cache loses what the provider's lost (default).
+    #[default]
+    Replay,
+    /// The simulated cache keeps whatever its model keeps.
+    Ignore,
+}
+
+/// What every replay of a session shares with the provider's record, turn by turn: the model
+/// that answered (and its price), and the most the provider read from its cache where it lost
+/// what no request change explains.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Environment {
+    /// Per turn (index = turn − 1): the model the provider used (`None`: unknown or `--model`).
+    pub models: Vec<Option<String>>,
+    /// Per turn: that model's price (`None`: the session's price applies).
+    pub prices: Vec<Option<Price>>,
+    /// Per turn: the provider's cache read (plus the break tolerance), where an environment break
+    /// is replayed.
+    pub read_cap: Vec<Option<u64>>,
+    /// The turns whose environment break is replayed.
+    pub replayed: Vec<usize>,
+    /// The cache lifetime the provider showed (ms): the longest idle gap its cache survived.
+    /// Replays keep entries at least this long.
+    pub kept_ms: Option<i64>,
+}
+
+/// What `ctxj cache` says about a session's [`Environment`] (`--json`: the top-level
+/// `environment` object).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct EnvironmentSummary {
+    /// `--provider-breaks`: `replay` or `ignore`.
+    pub provider_breaks: ProviderBreaks,
+    /// The recorded cache losses every simulated strategy repeats (0 with `ignore`), and their
+    /// turns.
+    pub replayed: usize,
+    pub replayed_turns: Vec<usize>,
+    /// The cache lifetime replays use when the provider's cache was seen to survive a longer
+    /// idle gap than the model's lifetime (seconds; `null` otherwise).
+    pub kept_idle_seconds: Option<f64>,
+    /// The models the turns are priced and cached at, in order of first use (empty with
+    /// `--model`, which prices every turn as that model).
+    pub models: Vec<String>,
+}
+
+impl Environment {
+    /// The summary of this environment under `mode`.
+    pub fn summary(&self, mode: ProviderBreaks) -> EnvironmentSummary {
+        let mut models: Vec<String> = Vec::new();
+        for m in self.models.iter().flatten() {
+            if !models.contains(m) {
+                models.push(m.clone());
+            }
+        }
+        EnvironmentSummary {
+            provider_breaks: mode,
+            replayed: self.replayed.len(),
+            replayed_turns: self.replayed.clone(),
+            kept_idle_seconds: self.kept_ms.filter(|&k| k > super::model::TTL_MS).map(|k| k as f64 / 1000.0),
+            models,
+        }
+    }
+
+    /// The model of `turn` (from 1), if known.
+    pub fn model(&self, turn: usize) -> Option<&str> {
+        self.models.get(turn.wrapping_sub(1)).and_then(|m| m.as_deref())
+    }
+    /// The price of `turn`'s model, if it has one.
+    pub fn price(&self, turn: usize) -> Option<Price> {
+        self.prices.get(turn.wrapping_sub(1)).copied().flatten()
+    }
+    /// The provider's cache read at `turn`, when a loss is replayed there.
+    pub fn read_cap(&self, turn: usize) -> Option<u64> {
+        self.read_cap.get(turn.wrapping_sub(1)).copied().flatten()
+    }
 }
 
 impl Pricing {
@@ -73,7 +162,60 @@ impl Pricing {
         let chosen = cache.unwrap_or_else(|| slug.as_deref().map(CacheModel::for_slug).unwrap_or(CacheModel::Ideal));
         let priced = slug.as_deref().and_then(|s| table.lookup(s)).map(|(n, p)| (n.to_string(), p));
         let limits = Limits::for_session(journal, slug.as_deref(), &table);
-        Pricing { slug, cache: chosen, cache_from_slug: cache.is_none(), table, priced, limits }
+        Pricing {
+            slug,
+            cache: chosen,
+            cache_from_slug: cache.is_none(),
+            table,
+            priced,
+            limits,
+            forced_model: model.is_some(),
+            provider_breaks: ProviderBreaks::default(),
+        }
+    }
+
+    /// `--provider-breaks`.
+    pub fn with_provider_breaks(mut self, mode: ProviderBreaks) -> Pricing {
+        self.provider_breaks = mode;
+        self
+    }
+
+    /// The environment of `billed`'s session: each turn's model and price (unless `--model`), and
+    /// the environment breaks to replay (unless `--provider-breaks ignore`).
+    pub fn environment(&self, billed: &Billed) -> Environment {
+        let n = billed.per_turn.iter().map(|t| t.turn).max().unwrap_or(0);
+        let mut env = Environment {
+            models: vec![None; n],
+            prices: vec![None; n],
+            read_cap: vec![None; n],
+            replayed: Vec::new(),
+            kept_ms: None,
+        };
+        if !self.forced_model {
+            for t in &billed.per_turn {
+                let (i, m) = (t.turn - 1, t.model.clone());
+                env.prices[i] = m.as_deref().and_then(|m| self.table.lookup(m)).map(|(_, p)| p);
+                env.models[i] = m;
+            }
+        }
+        if self.provider_breaks == ProviderBreaks::Replay {
+            env.kept_ms = billed.kept_idle_seconds.map(|s| (s * 1000.0) as i64);
+            for b in billed.breaks.iter().filter(|b| b.environment) {
+                // Within the break tolerance: the replay's blocks are estimates, so a read that
+                // covered the system prompt and tools keeps the replay's estimate of them too.
+                let tol = super::billed::TOLERANCE_TOKENS
+                    .max((b.expected_read as f64 * super::billed::TOLERANCE_SHARE) as u64);
+                env.read_cap[b.turn - 1] = Some(b.cache_read.saturating_add(tol));
+                env.replayed.push(b.turn);
+            }
+        }
+        env
+    }
+
+    /// [`Pricing::options`] with the session's [`Environment`] (per-message models, replayed
+    /// environment breaks): what every replay of a session with a provider's record runs with.
+    pub fn options_with(&self, billed: &Billed) -> Options {
+        Options { env: Some(Arc::new(self.environment(billed))), ..self.options() }
     }
 
     /// `--window N`: the context window replayed requests are checked against.
@@ -84,7 +226,7 @@ impl Pricing {
 
     /// The simulation options: the cache model and the price, if any.
     pub fn options(&self) -> Options {
-        Options { cache: self.cache, price: self.priced.as_ref().map(|(_, p)| *p) }
+        Options { cache: self.cache, price: self.priced.as_ref().map(|(_, p)| *p), env: None }
     }
 }
 

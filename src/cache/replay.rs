@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::model::{key_of, parse_ts, CacheModel, Key, Outcome, Request, Simulator};
+use super::model::{key_of, parse_ts, CacheModel, Key, Outcome, Request};
 use super::prices::Price;
 use crate::journal::{Body, Journal};
 use crate::projection::diff::{self, Cause};
@@ -19,11 +19,29 @@ use crate::strategy::{self, Origin, Strategy};
 use crate::tokens::Estimator;
 
 /// The options of one simulation.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     pub cache: CacheModel,
-    /// The price in force (`None`: costs are not computed).
+    /// The session's price (`None`: costs are not computed unless `env` prices some turn).
     pub price: Option<Price>,
+    /// What the replay shares with the provider's record ([`Pricing::options_with`]): each turn
+    /// priced and cached at the model that answered it (a switch is a cold cache, as at the
+    /// provider), and the provider's unexplained cache losses repeated at the same turns.
+    ///
+    /// [`Pricing::options_with`]: super::Pricing::options_with
+    pub env: Option<std::sync::Arc<super::pricing::Environment>>,
+}
+
+impl Options {
+    /// Options without an environment: one price and one cache for the whole run.
+    pub fn plain(cache: CacheModel, price: Option<Price>) -> Options {
+        Options { cache, price, env: None }
+    }
+
+    /// Whether costs are computed: the session or some turn has a price.
+    pub fn priced(&self) -> bool {
+        self.price.is_some() || self.env.as_ref().is_some_and(|e| e.prices.iter().any(Option::is_some))
+    }
 }
 
 /// A block named for reports: its type, its id and how the strategy produced it.
@@ -322,24 +340,16 @@ pub fn simulate_observed(
     mut observe: impl FnMut(&strategy::TurnRequest<'_>),
 ) -> Simulation {
     let total = journal.turns.len();
-    // The harness's cache lifetime: an hour, writes at the one-hour rate, when every recorded
-    // write was a one-hour write.
-    let one_hour = super::billed::writes_one_hour(journal);
-    let mut sim = Simulator::new(opts.cache);
-    let mut price = opts.price;
-    if one_hour {
-        sim = sim.with_ttl(super::billed::TTL_1H * 1000);
-        price = price.map(|p| Price { write: Some(p.write_1h_rate()), ..p });
-    }
+    // The unrecorded prefix of an imported session: a virtual first block with a fixed key and
+    // the inferred token count, cached like a real system block.
+    let prefix = strategy::unrecorded_prefix(journal, est);
+    let pblocks = prefix.as_ref().map(prefix_blocks).unwrap_or_default();
+    let pre = pblocks.len();
+    let mut caches = super::caches::Caches::new(journal, &opts, pre);
     let mut memo = BlockMemo::default();
     let mut tail = Tail::default();
     let mut turns = Vec::with_capacity(total);
     let mut breaks = Vec::new();
-    // The unrecorded system prompt + tool schemas of an imported session: a virtual first block
-    // with a fixed key and the inferred token count, cached like a real system block.
-    let prefix = strategy::unrecorded_prefix(journal, est);
-    let pblocks = prefix.as_ref().map(prefix_blocks).unwrap_or_default();
-    let pre = pblocks.len();
     strategy::replay(journal, strat, est, |r| {
         let keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
         let prev_len = tail.req.len() - if turns.is_empty() { 0 } else { pre };
@@ -353,12 +363,14 @@ pub fn simulate_observed(
         }
         let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
+        caches.switch_to(r.turn);
         if let (true, Some(&(WARM_KEY, w))) = (turns.is_empty(), pblocks.first()) {
             // The first call read this part from a cache warmed before the session: so does the replay.
-            sim.step(&Request::new(vec![WARM_KEY], vec![w], 1, time));
+            caches.sim.step(&Request::new(vec![WARM_KEY], vec![w], 1, time));
         }
         let keep_req = if turns.is_empty() { 0 } else { keep + pre };
-        let summarizer = super::summarizer::figures(&sim, r.summarized, est, prefix, PREFIX_KEY, opts.price, time);
+        let price = caches.price(r.turn);
+        let summarizer = super::summarizer::figures(&caches.sim, r.summarized, est, prefix, PREFIX_KEY, price, time);
         let gone = tail.req.replace_tail(keep_req, &fresh, system_len, time);
         // A break (spec §4): the first block of the previous request not repeated in place.
         let same = gone.iter().zip(&fresh).take_while(|(a, (b, _))| *a == b).count();
@@ -380,13 +392,15 @@ pub fn simulate_observed(
         tail.origins.extend_from_slice(&r.origins[keep..]);
         memo.prune(&tail.blocks);
         let req = &tail.req;
-        let o: Outcome = sim.step(req);
+        let o: Outcome = caches.step(r.turn, req);
         let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {
             Some((_, Some(c), p, cc)) => (c, true, p, cc),
             Some((b, None, p, cc)) => (est.block(&b), false, p, cc),
             None => (0, false, None, None),
         };
         let new = o.new_tokens();
+        // A call the provider billed nothing for (usage all zero: pi's aborted requests).
+        let free = rp == Some(0) && output_recorded && output == 0;
         turns.push(TurnFigures {
             turn: r.turn,
             blocks: req.len(),
@@ -397,7 +411,7 @@ pub fn simulate_observed(
             write: o.write,
             output,
             output_recorded,
-            cost: price.map(|p| p.cost(new, o.write, o.cached, output)),
+            cost: caches.cost(r.turn, req, &o, output, free),
             recorded_prompt: rp,
             recorded_cached: rc,
             is_break,
@@ -408,7 +422,7 @@ pub fn simulate_observed(
         observe(r);
         progress(turns.len(), total);
     });
-    let summary = summarize(&strat.name, opts, &turns, breaks.len());
+    let summary = summarize(&strat.name, opts.priced(), opts.cache, &turns, breaks.len());
     Simulation { summary, turns, breaks }
 }
 
@@ -423,7 +437,7 @@ fn is_false(b: &bool) -> bool {
 /// The summary row of per-turn figures (the totals are plain sums, so `--per-turn` adds up;
 /// recorded figures come from the journal, so the sums saturate at `u64::MAX` instead of
 /// overflowing).
-pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize) -> Summary {
+pub fn summarize(name: &str, priced: bool, cache: CacheModel, turns: &[TurnFigures], breaks: usize) -> Summary {
     let sum = |f: fn(&TurnFigures) -> u64| turns.iter().map(f).fold(0u64, u64::saturating_add);
     let prompt = sum(|t| t.prompt);
     let cached = sum(|t| t.cached);
@@ -437,11 +451,10 @@ pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize
         sc = sc.saturating_add(t.cached);
     }
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    let summarizer =
-        super::summarizer::totals(turns.iter().filter_map(|t| t.summarizer.as_ref()), opts.price.is_some());
+    let summarizer = super::summarizer::totals(turns.iter().filter_map(|t| t.summarizer.as_ref()), priced);
     Summary {
         strategy: name.to_string(),
-        cache: opts.cache,
+        cache,
         turns: turns.len(),
         peak_prompt: turns.iter().map(|t| t.prompt).max().unwrap_or(0),
         prompt,
@@ -450,7 +463,7 @@ pub fn summarize(name: &str, opts: Options, turns: &[TurnFigures], breaks: usize
         write: sum(|t| t.write),
         output: sum(|t| t.output),
         hit_rate: ratio(cached, prompt),
-        cost: opts.price.map(|_| turns.iter().filter_map(|t| t.cost).sum::<f64>() + summarizer.cost.unwrap_or(0.0)),
+        cost: priced.then(|| turns.iter().filter_map(|t| t.cost).sum::<f64>() + summarizer.cost.unwrap_or(0.0)),
         breaks,
         recorded_hit_rate: (!rec.is_empty()).then(|| ratio(rc, rp)),
         simulated_hit_rate_same_turns: (!rec.is_empty()).then(|| ratio(sc, sp)),
@@ -469,7 +482,7 @@ pub(crate) fn from_scratch(
     est: &dyn Estimator,
     cache: CacheModel,
 ) -> Vec<(u64, u64, u64, Option<usize>)> {
-    let mut sim = Simulator::new(cache);
+    let mut sim = super::model::Simulator::new(cache);
     let mut prev: Option<Request> = None;
     let mut out = Vec::new();
     strategy::replay(journal, strat, est, |r| {
@@ -494,7 +507,7 @@ pub(crate) fn incremental(
     est: &dyn Estimator,
     cache: CacheModel,
 ) -> Vec<(u64, u64, u64, Option<usize>)> {
-    let sim = simulate(journal, strat, est, Options { cache, price: None }, |_, _| {});
+    let sim = simulate(journal, strat, est, Options::plain(cache, None), |_, _| {});
     let at: HashMap<usize, usize> = sim.breaks.iter().map(|b| (b.turn, b.block)).collect();
     sim.turns.iter().map(|t| (t.prompt, t.cached, t.write, at.get(&t.turn).copied())).collect()
 }
@@ -519,10 +532,8 @@ mod tests {
             r#"{"rev":9,"ts":"2026-11-29T10:00:07Z","kind":"assistant","id":"a3","text":"done"}"#,
         ]);
         let s = strategy::parse("recorded").unwrap();
-        let opts = Options {
-            cache: CacheModel::Ideal,
-            price: Some(Price { input: 1e6, cached: Some(0.0), write: None, output: 0.0 }),
-        };
+        let opts =
+            Options::plain(CacheModel::Ideal, Some(Price { input: 1e6, cached: Some(0.0), write: None, output: 0.0 }));
         let mut seen = 0;
         let sim = simulate(&j, &s, &CharEstimator, opts, |d, t| {
             seen = d;
@@ -560,6 +571,41 @@ mod tests {
     }
 
     #[test]
+    fn each_model_keeps_its_own_cache_and_price() {
+        let sys = "s".repeat(8_000);
+        let call = |rev: usize, sec: u32, model: &str| {
+            format!(
+                r#"{{"rev":{rev},"ts":"2026-11-29T10:00:{sec:02}Z","kind":"assistant","id":"a{rev}","text":"x","model":"{model}","usage":{{"prompt_tokens":2100,"cached_tokens":0,"completion_tokens":1}}}}"#
+            )
+        };
+        let lines = [
+            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"claude-sonnet-4-5"}"#
+                .to_string(),
+            format!(r#"{{"rev":2,"ts":"2026-11-29T10:00:00Z","kind":"system","text":"{sys}"}}"#),
+            r#"{"rev":3,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"one"}"#.into(),
+            call(4, 2, "claude-sonnet-4-5"),
+            r#"{"rev":5,"ts":"2026-11-29T10:00:03Z","kind":"user","id":"u2","text":"two"}"#.into(),
+            call(6, 4, "claude-opus-4-5"),
+            r#"{"rev":7,"ts":"2026-11-29T10:00:05Z","kind":"user","id":"u3","text":"three"}"#.into(),
+            call(8, 6, "claude-sonnet-4-5"),
+        ];
+        let j = journal(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+        let table = super::super::PriceTable::builtin();
+        let pricing = super::super::Pricing::for_session(&j, None, None, table.clone());
+        let b = super::super::billed(&j, &CharEstimator, &table, None);
+        let sim =
+            simulate(&j, &strategy::parse("recorded").unwrap(), &CharEstimator, pricing.options_with(&b), |_, _| {});
+        let t = &sim.turns;
+        assert_eq!(t[1].cached, 0, "Opus's cache is cold");
+        assert!(t[2].cached >= 2_000, "back on Sonnet, its cache still holds the system prompt");
+        let opus = table.lookup("claude-opus-4-5").unwrap().1;
+        assert_eq!(t[1].cost, Some(opus.cost(t[1].new, t[1].write, t[1].cached, t[1].output)));
+        let one = pricing.options();
+        let flat = simulate(&j, &strategy::parse("recorded").unwrap(), &CharEstimator, one, |_, _| {});
+        assert!(flat.turns[1].cached > 0 && flat.summary.cost < sim.summary.cost, "without the environment: one model");
+    }
+
+    #[test]
     fn incremental_simulation_equals_from_scratch_on_the_samples() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-journals");
         let mut breaks = 0;
@@ -575,7 +621,7 @@ mod tests {
                         .iter()
                         .map(|t| (t.raw, t.prompt_tokens))
                         .collect();
-                    let opts = Options { cache: CacheModel::Ideal, price: None };
+                    let opts = Options::plain(CacheModel::Ideal, None);
                     let sim = simulate(&j, &s, &CharEstimator, opts, |_, _| {});
                     let got: Vec<(u64, Option<u64>)> =
                         sim.turns.iter().map(|t| (t.prompt, t.recorded_prompt)).collect();

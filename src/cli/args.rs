@@ -76,8 +76,8 @@ pub struct EncodingArgs {
     pub encoding: Option<String>,
 }
 
-/// `--prices` and `--window`: the price table, and the context window requests are checked
-/// against.
+/// `--prices`, `--window` and `--provider-breaks`: the price table, the context window requests are checked
+/// against, and whether simulations replay the recorded cache losses.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct PricesArgs {
     /// LiteLLM model_prices_and_context_window.json to price with (its max_input_tokens and
@@ -88,6 +88,29 @@ pub struct PricesArgs {
     /// above it are flagged.
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
     pub window: Option<u64>,
+    #[command(flatten)]
+    pub breaks: ProviderBreaksArgs,
+}
+
+/// `--provider-breaks` (on `cache`, `turns`, `report`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ProviderBreaksArgs {
+    /// replay (default): every simulated strategy repeats, at the same turns, the cache losses the
+    /// provider recorded that no request change explains (causes provider, ttl, and
+    /// system_or_tools without a system record); ignore: the simulated cache keeps what its model
+    /// keeps.
+    #[arg(long, value_name = "MODE", value_parser = ["replay", "ignore"], default_value = "replay")]
+    pub provider_breaks: String,
+}
+
+impl ProviderBreaksArgs {
+    /// `--provider-breaks`.
+    pub fn get(&self) -> ctxj::cache::ProviderBreaks {
+        match self.provider_breaks.as_str() {
+            "ignore" => ctxj::cache::ProviderBreaks::Ignore,
+            _ => ctxj::cache::ProviderBreaks::Replay,
+        }
+    }
 }
 
 /// `--format` values.

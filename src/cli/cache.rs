@@ -86,8 +86,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let table = super::report::load_prices(args.prices.prices.as_deref(), ctx)?;
     let (_, journal) = ctx.load(&args.session.session)?;
     let est = estimator_for(&journal, args.encoding.encoding.as_deref())?;
-    let pricing =
-        Pricing::for_session(&journal, args.model.as_deref(), forced_cache, table).with_window(args.prices.window);
+    let pricing = Pricing::for_session(&journal, args.model.as_deref(), forced_cache, table)
+        .with_window(args.prices.window)
+        .with_provider_breaks(args.prices.breaks.get());
     let c = with_progress(|p| cache::compare(&journal, &strategies, &est, pricing, p));
     SummarizerArgs::check(&sum)?;
     let shown = Shown { per_turn: args.per_turn, breaks: args.breaks };

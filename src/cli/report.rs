@@ -51,6 +51,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
     #[command(flatten)]
+    pub breaks: super::args::ProviderBreaksArgs,
+    #[command(flatten)]
     pub encoding: EncodingArgs,
     /// Where to write the HTML file (never inside the session directory).
     #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
@@ -112,7 +114,8 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         (None, None) => TurnRange::All,
     };
     let encoding = args.encoding.encoding.clone();
-    let opts = Options { text_cap: args.text_cap, cache, prices, encoding, notes, turns };
+    let provider_breaks = args.breaks.get();
+    let opts = Options { text_cap: args.text_cap, cache, prices, encoding, notes, turns, provider_breaks };
     let sum = args.summarizer.get();
     let strategies: Vec<Strategy> = strategies.into_iter().map(|s| SummarizerArgs::apply(&sum, s)).collect();
     // The turn browser's views go to temporary files as they are built, and the page is

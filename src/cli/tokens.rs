@@ -137,7 +137,7 @@ fn per_turn(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec<Tur
         // included; the fit needs the raw counts: one recorded replay, then the strategy's.
         return per_turn_raw(journal, s, est);
     }
-    let opts = cache::Options { cache: CacheModel::Ideal, price: None };
+    let opts = cache::Options::plain(CacheModel::Ideal, None);
     let sim = super::progress::with_progress(|p| cache::simulate(journal, s, est, opts, p));
     // The recorded replay's prompts are the recorded turns' raw estimates: calibrate from them
     // rather than replaying the journal a second time.

@@ -123,26 +123,31 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
     }
     out.strategies.push(total("recorded", &out.rows));
     let Ok((journal, est)) = &rebuilt else { return out };
+    // Every replay shares the session's environment (each turn at its model, the provider's
+    // unexplained losses), as in `ctxj cache`.
+    let pricing = Pricing::for_session(journal, None, None, PriceTable::builtin());
+    let billed = cache::billed(journal, est, &pricing.table, pricing.slug.as_deref());
+    let opts = pricing.options_with(&billed);
     for s in strategies.iter().filter(|s| !s.is_recorded()) {
-        let rows = simulated(input, journal, est, s, &turns, &billed_model);
+        let rows = simulated(input, journal, est, s, &opts, &turns, &billed_model);
         out.strategies.push(total(&s.name, &rows));
         out.rows.extend(rows);
     }
     out
 }
 
-/// One row per turn of `s`'s replay, priced at the session's model (as `ctxj cache` prices it)
-/// and named at the model the turn was billed at.
+/// One row per turn of `s`'s replay, each turn priced at the model it was billed at (as `ctxj
+/// cache` prices it, with the same environment).
 fn simulated(
     input: &SessionInput,
     journal: &Journal,
     est: &TiktokenEstimator,
     s: &Strategy,
+    opts: &cache::Options,
     turns: &[Turn],
     billed_model: &[Option<String>],
 ) -> Vec<ExportRow> {
-    let pricing = Pricing::for_session(journal, None, None, PriceTable::builtin());
-    let sim = cache::simulate(journal, s, est, pricing.options(), |_, _| {});
+    let sim = cache::simulate(journal, s, est, opts.clone(), |_, _| {});
     sim.turns
         .iter()
         .map(|f| {

@@ -36,6 +36,9 @@ pub struct CacheDoc {
     pub memo: MemoDoc,
     /// The session as the provider billed it.
     pub recorded: Billed,
+    /// What every simulated strategy shares with the provider's record: each turn's model, the
+    /// recorded cache losses replayed (`--provider-breaks`), the lifetime the provider showed.
+    pub environment: crate::cache::pricing::EnvironmentSummary,
     /// The context window and cache minimum the requests were checked against.
     pub limits: Limits,
     pub prices: PricesDoc,
@@ -105,6 +108,7 @@ pub fn doc(c: &Comparison, shown: Shown) -> CacheDoc {
             stored: c.memo.stored,
         },
         recorded: c.billed.clone(),
+        environment: c.environment.clone(),
         limits: p.limits.clone(),
         prices: PricesDoc {
             source: p.table.source.clone(),
@@ -147,6 +151,7 @@ pub fn text(c: &Comparison, journal: &Journal, shown: Shown, paint: &Paint, layo
     out.push_str(&recorded_rate(c));
     out.push_str(&summarizer_lines(c));
     out.push_str(&super::cache_billed::line(&c.billed));
+    out.push_str(&super::cache_billed::environment(&c.environment));
     out.push_str(&super::cache_limits::lines(c, paint));
     for s in &c.sims {
         out.push_str(&breaks(s, shown.breaks, paint));

@@ -62,6 +62,34 @@ pub fn line(b: &Billed) -> String {
     out
 }
 
+/// One line when the simulations share something with the provider's record: the models the
+/// turns are priced at (when more than one), the recorded cache losses replayed, the lifetime.
+pub fn environment(e: &crate::cache::pricing::EnvironmentSummary) -> String {
+    use crate::cache::ProviderBreaks;
+    let mut parts = Vec::new();
+    if e.models.len() > 1 {
+        let names: Vec<String> = e.models.iter().map(|m| escape_line(m)).collect();
+        parts.push(format!("each turn priced and cached at its own model ({})", names.join(" → ")));
+    }
+    match (e.provider_breaks, e.replayed) {
+        (ProviderBreaks::Replay, 0) => {}
+        (ProviderBreaks::Replay, n) => parts.push(format!(
+            "{n} recorded cache loss(es) that no request change explains replayed in every strategy at the same turns (--provider-breaks ignore leaves them out)"
+        )),
+        (ProviderBreaks::Ignore, _) => parts.push("recorded cache losses not replayed (--provider-breaks ignore)".into()),
+    }
+    if let Some(s) = e.kept_idle_seconds {
+        parts.push(format!(
+            "cache lifetime {} (the provider's cache survived that idle gap)",
+            crate::cache::billed::duration(s as i64)
+        ));
+    }
+    match parts.is_empty() {
+        true => String::new(),
+        false => format!("simulated: {}\n", parts.join("; ")),
+    }
+}
+
 /// The recorded cache breaks, `n` of them explained.
 pub fn breaks(b: &Billed, n: usize, paint: &Paint) -> String {
     if b.breaks.is_empty() || n == 0 {

@@ -39,6 +39,8 @@ pub struct Options {
     pub notes: Vec<String>,
     /// The turns the turn browser shows (the charts and tables always cover every turn).
     pub turns: TurnRange,
+    /// `--provider-breaks`: whether the replays repeat the provider's unexplained cache losses.
+    pub provider_breaks: cache::ProviderBreaks,
 }
 
 /// Which turns the turn browser shows.
@@ -73,6 +75,7 @@ impl Default for Options {
             encoding: None,
             notes: Vec::new(),
             turns: TurnRange::All,
+            provider_breaks: cache::ProviderBreaks::Replay,
         }
     }
 }
@@ -121,10 +124,10 @@ pub fn build_streaming(
     }
     let est = estimator_for(journal, opts.encoding.as_deref())?;
     let cap = opts.text_cap.max(1);
-    let mut notes = opts.notes.clone();
+    let notes = opts.notes.clone();
 
     let table = opts.prices.clone().unwrap_or_else(PriceTable::builtin);
-    let pricing = Pricing::for_session(journal, None, opts.cache, table);
+    let pricing = Pricing::for_session(journal, None, opts.cache, table).with_provider_breaks(opts.provider_breaks);
     let prices = match (&pricing.priced, &pricing.slug) {
         (Some((name, p)), Some(slug)) => Availability::Available(format!(
             "{slug} as {name} ({}): input ${}/M, cached ${}/M, cache write ${}/M, output ${}/M",
@@ -137,13 +140,10 @@ pub fn build_streaming(
         (_, Some(slug)) => Availability::Missing(format!("no price for {slug} in the {}", pricing.table.source)),
         _ => Availability::Missing("the journal records no model to price".to_string()),
     };
-    let switches = journal.records.iter().filter(|r| matches!(r.body, Body::Model(_))).count();
-    if switches > 0 && pricing.priced.is_some() {
-        notes.push(format!(
-            "The session switches model {switches} time(s); every turn is priced and cached as the session's first model."
-        ));
-    }
-    let copts = pricing.options();
+    // Every replay shares the session's environment: each turn priced and cached at the model that
+    // answered it, and the provider's unexplained cache losses repeated (docs/tokens-and-cache.md).
+    let billed = cache::billed(journal, &est, &pricing.table, pricing.slug.as_deref());
+    let copts = pricing.options_with(&billed);
 
     let n = journal.turns.len();
     let replays = n.saturating_mul(strategies.len());
@@ -152,7 +152,7 @@ pub fn build_streaming(
     let mut data = Vec::with_capacity(strategies.len());
     for (i, s) in strategies.iter().enumerate() {
         let base = i * n;
-        let one = Replay { est: &est, cap, copts, shown: shown.clone() };
+        let one = Replay { est: &est, cap, copts: copts.clone(), shown: shown.clone() };
         let mut keep = Vec::new();
         let mut to = |v: TurnView| match sink.as_mut() {
             Some(f) => f(i, v),
@@ -162,7 +162,7 @@ pub fn build_streaming(
         d.views = keep;
         data.push(d);
     }
-    let recorded_breaks = cache::billed(journal, &est, &pricing.table, pricing.slug.as_deref())
+    let recorded_breaks = billed
         .breaks
         .into_iter()
         .map(|b| RecordedBreakView {
@@ -275,7 +275,7 @@ impl Replay<'_> {
             journal,
             s,
             est,
-            self.copts,
+            self.copts.clone(),
             |d, _| progress(d),
             |req| {
                 let shown = self.shown.contains(&req.turn);

@@ -31,6 +31,15 @@ pub fn usage(files: &BTreeMap<Format, Vec<PathBuf>>, opts: &Options) -> UsageRep
     report::group(&all, list, opts)
 }
 
+/// What [`usage`] bills for one transcript file (every call it counts, pi's recorded cost, else
+/// the built-in price of the call's model); `None` when no call has a price or the format is not
+/// a transcript. `ctxj sessions` shows it, so the two agree.
+pub fn file_cost(agent: Format, path: &std::path::Path) -> Option<f64> {
+    let files = BTreeMap::from([(agent, vec![path.to_path_buf()])]);
+    let costs: Vec<f64> = read(&files).0.entries.iter().filter_map(|e| e.cost).collect();
+    (!costs.is_empty()).then(|| costs.iter().sum())
+}
+
 /// The priced entries and compactions of `files`, with the file list their `file` indexes point
 /// into (what [`usage`] groups, and what `ctxj export` writes one row per entry of).
 pub fn read(files: &BTreeMap<Format, Vec<PathBuf>>) -> (entry::Read, Vec<PathBuf>) {

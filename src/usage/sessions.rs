@@ -35,7 +35,9 @@ pub struct SessionSummary {
     pub cached_tokens: u64,
     /// cached / prompt, when any prompt tokens were reported.
     pub cache_hit: Option<f64>,
-    /// USD at the built-in prices, each call at its own model (`None` when no call has a price).
+    /// USD as `ctxj usage` bills the file (pi's recorded cost, else the built-in price of each
+    /// call's model; a Claude Code 1.0.x file includes its inline sidechains, whose own rows show
+    /// their part at the built-in prices); `None` when no call has a price.
     pub cost_usd: Option<f64>,
     pub compactions: usize,
     /// Side sessions listed with this one (sidechains, subagents).
@@ -124,6 +126,10 @@ pub fn summarize_folder_with_progress(
             match import_file(&f.path, f.format, None) {
                 Ok(im) => {
                     let mut s = summarize_journal(&im.journal);
+                    if f.format != crate::import::Format::Ctxj {
+                        // The same cost as `ctxj usage` (one implementation: its readers).
+                        s.cost_usd = super::file_cost(f.format, &f.path);
+                    }
                     s.side_sessions = im.report.children.len();
                     let children: Vec<Child> =
                         im.report.children.iter().filter(|c| c.role == "sidechain").cloned().collect();

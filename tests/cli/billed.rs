@@ -367,7 +367,8 @@ fn codex_redacted_rollout_calibrates_within_the_median_and_p90_targets() {
     assert!(pct("median") <= 1.0 && pct("p90") <= 3.0, "{line}");
 }
 
-/// Two calls 400 s apart on a long request; `one_hour`: every write a one-hour write.
+/// Two calls 400 s apart on a long request; `one_hour`: every write a one-hour write (and the
+/// second call reads the first one's back).
 fn idle_session(one_hour: bool) -> tempfile::TempDir {
     let h = |w: u64| if one_hour { format!(r#","cache_write_1h_tokens":{w}"#) } else { String::new() };
     let long = "lorem ipsum dolor sit amet ".repeat(600);
@@ -380,8 +381,11 @@ fn idle_session(one_hour: bool) -> tempfile::TempDir {
         ),
         r#"{"rev":4,"ts":"2026-11-29T10:06:40Z","kind":"user","id":"u2","text":"more"}"#.to_string(),
         format!(
-            r#"{{"rev":5,"ts":"2026-11-29T10:06:42Z","kind":"assistant","id":"a2","text":"done","usage":{{"prompt_tokens":5100,"cached_tokens":0,"cache_write_tokens":5100{},"completion_tokens":10}}}}"#,
-            h(5100)
+            r#"{{"rev":5,"ts":"2026-11-29T10:06:42Z","kind":"assistant","id":"a2","text":"done","usage":{{"prompt_tokens":5100,"cached_tokens":{},"cache_write_tokens":{}{},"completion_tokens":10}}}}"#,
+            // What the provider read back: all of it within the hour, nothing after 5 minutes.
+            if one_hour { 5000 } else { 0 },
+            if one_hour { 100 } else { 5100 },
+            h(if one_hour { 100 } else { 5100 })
         ),
     ];
     session_with(&(lines.join("\n") + "\n"))

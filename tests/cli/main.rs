@@ -27,6 +27,7 @@ mod prefix;
 mod report;
 mod samples;
 mod scale;
+mod simulated;
 mod strategy;
 mod summarizer;
 mod tokens;

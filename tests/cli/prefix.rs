@@ -158,29 +158,3 @@ fn calibration_meets_the_targets_on_every_shared_sample() {
         assert!(measured.iter().any(|n| n.contains(agent)), "no {agent} file measured: {measured:?}");
     }
 }
-
-/// The simulated `recorded` strategy, with the prefix and the cache lifetime modelled, lands
-/// within 5 % of `ctxj usage`'s cost on the two long spotter sessions once the provider's own
-/// unexplained cache misses (recorded breaks of cause `provider`, which no simulation can foresee)
-/// are added to it.
-#[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
-fn simulated_recorded_cost_is_within_five_percent_of_the_billed_cost() {
-    let spotter = shared_samples().join("claude-code/projects/spotter");
-    for id in ["fa812bfe-b295-4cca-9c2f-fdf01028cb46", "4d5611e5-241a-462a-8d15-5122611a9569"] {
-        let f = spotter.join(format!("{id}.jsonl"));
-        let c = json(&["cache", "--json", "--strategy", "recorded"], &f);
-        let sim = c["strategies"][0]["summary"]["cost"].as_f64().expect("simulated cost");
-        let provider: f64 = (c["recorded"]["breaks"].as_array().unwrap().iter())
-            .filter(|b| b["cause"] == "provider")
-            .map(|b| b["cost"].as_f64().unwrap())
-            .sum();
-        assert!(provider > 0.0, "{id}: each long spotter session has one provider break");
-        let billed = json(&["usage", "--json"], &f)["rows"][0]["cost_usd"].as_f64().expect("billed cost");
-        let got = sim + provider;
-        assert!(
-            (got - billed).abs() <= 0.05 * billed,
-            "{id}: simulated ${sim:.2} + ${provider:.2} vs billed ${billed:.2}"
-        );
-    }
-}

@@ -1,0 +1,111 @@
+//! The provider side of one replay ([`super::replay::simulate`]): one prompt cache per model (a
+//! switch finds the new model's cache cold, switching back finds the old one as its lifetime left
+//! it), each turn's price, the cache lifetimes the session shows, and the recorded cache losses
+//! replayed ([`super::pricing::Environment`]).
+
+use std::collections::HashMap;
+
+use super::billed::{writes_one_hour, writes_some_one_hour, TTL_1H};
+use super::model::{Outcome, Request, Simulator, TTL_MS};
+use super::prices::Price;
+use super::pricing::Environment;
+use super::replay::Options;
+use crate::journal::Journal;
+
+/// The caches and prices a replay runs against.
+pub(crate) struct Caches<'a> {
+    opts: &'a Options,
+    env: Option<&'a Environment>,
+    /// Every recorded write is a one-hour write: entries live an hour, writes at the one-hour rate.
+    one_hour: bool,
+    /// Some writes are one-hour writes, not all: the first `pre` (virtual prefix) blocks live an
+    /// hour and their writes cost the one-hour rate (Claude Code 2.1 caches its system prompt
+    /// and tools so, the conversation for five minutes).
+    prefix_hour: bool,
+    pre: usize,
+    /// The cache of the current model, the model, and the other models' caches.
+    pub sim: Simulator,
+    model: Option<&'a str>,
+    parked: HashMap<Option<&'a str>, Simulator>,
+    started: bool,
+}
+
+impl<'a> Caches<'a> {
+    /// The caches of a replay of `journal` whose requests start with `pre` virtual prefix blocks.
+    pub fn new(journal: &Journal, opts: &'a Options, pre: usize) -> Caches<'a> {
+        let one_hour = writes_one_hour(journal);
+        let prefix_hour = !one_hour && pre > 0 && writes_some_one_hour(journal);
+        let mut c = Caches {
+            opts,
+            env: opts.env.as_deref(),
+            one_hour,
+            prefix_hour,
+            pre,
+            sim: Simulator::new(opts.cache),
+            model: None,
+            parked: HashMap::new(),
+            started: false,
+        };
+        c.sim = c.fresh();
+        c
+    }
+
+    /// A new (cold) cache: entries live the model's lifetime, or as long as the provider's cache
+    /// was seen to survive.
+    fn fresh(&self) -> Simulator {
+        let kept = self.env.and_then(|e| e.kept_ms).unwrap_or(0);
+        let hour = (TTL_1H * 1000).max(kept);
+        let s = Simulator::new(self.opts.cache);
+        match (self.one_hour, self.prefix_hour) {
+            (true, _) => s.with_ttl(hour),
+            (false, true) => s.with_ttl(TTL_MS.max(kept)).with_long_prefix(self.pre, hour),
+            _ => s.with_ttl(TTL_MS.max(kept)),
+        }
+    }
+
+    /// Makes the cache of `turn`'s model the current one.
+    pub fn switch_to(&mut self, turn: usize) {
+        let m = self.env.and_then(|e| e.model(turn));
+        if !self.started {
+            (self.started, self.model) = (true, m);
+        } else if m.is_some() && m != self.model {
+            let next = self.parked.remove(&m).unwrap_or_else(|| self.fresh());
+            self.parked.insert(self.model, std::mem::replace(&mut self.sim, next));
+            self.model = m;
+        }
+    }
+
+    /// `turn`'s price as the table has it: its model's, else the session's.
+    pub fn price(&self, turn: usize) -> Option<Price> {
+        self.env.and_then(|e| e.price(turn)).or(self.opts.price)
+    }
+
+    /// Serves `req` (turn `turn`) from the current cache, after the loss the provider recorded
+    /// there, if any.
+    pub fn step(&mut self, turn: usize, req: &Request) -> Outcome {
+        if let Some(cap) = self.env.and_then(|e| e.read_cap(turn)) {
+            // The provider read only this much here and nothing recorded explains why: the
+            // simulated cache loses the rest too.
+            self.sim.forget_beyond(req, cap);
+        }
+        self.sim.step(req)
+    }
+
+    /// The cost of `o` (turn `turn`, request `req`, `output` tokens) in $; `None` without a price.
+    /// A call the provider billed nothing for (`free`: pi's aborted requests) costs nothing.
+    pub fn cost(&self, turn: usize, req: &Request, o: &Outcome, output: u64, free: bool) -> Option<f64> {
+        let p = self.price(turn)?;
+        let p = if self.one_hour { Price { write: Some(p.write_1h_rate()), ..p } } else { p };
+        // Of the write, the unrecorded prefix's part at the one-hour rate.
+        let h = match self.prefix_hour {
+            true => req.prefix_tokens(self.pre).saturating_sub(o.cached).min(o.write),
+            false => 0,
+        };
+        let new = o.new_tokens();
+        Some(match (free, h) {
+            (true, _) => 0.0,
+            (false, 0) => p.cost(new, o.write, o.cached, output),
+            (false, h) => p.billed(new.saturating_sub(o.write), o.write - h, h, o.cached, output),
+        })
+    }
+}

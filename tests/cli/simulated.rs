@@ -1,0 +1,158 @@
+//! Issue 14 items 4–5: the simulated strategies against the session as billed — each turn priced
+//! and cached at the model that answered it, the provider's unexplained cache losses replayed
+//! (`--provider-breaks`), the simulated `recorded` cost within 5 % of the billed one — and
+//! `sessions` costing a file as `usage` does.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{ctxj, files_under, repo, shared_samples};
+
+fn json_of(args: &[&str], path: &Path) -> Value {
+    let out = ctxj().args(args).arg(path).output().unwrap();
+    assert!(out.status.success(), "{args:?} {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The bundled Claude Code transcript: Sonnet 4.5, then Opus 4.5 from turn 25.
+fn sonnet_to_opus() -> PathBuf {
+    repo().join(
+        "sample-journals/transcripts/claude-code/projects/-home-user-demo/d597cea3-543d-431a-9de6-c68f0abb00fb.jsonl",
+    )
+}
+
+fn gap_pct(sim: f64, billed: f64) -> f64 {
+    100.0 * (sim - billed) / billed
+}
+
+/// $ of one turn at a price ($/M: input, read, write, output).
+fn at(t: &Value, p: (f64, f64, f64, f64)) -> f64 {
+    let n = |k: &str| t[k].as_u64().unwrap() as f64;
+    ((n("new") - n("cache_write")) * p.0 + n("cache_read") * p.1 + n("cache_write") * p.2 + n("output") * p.3) / 1e6
+}
+
+/// Regression (issue 14): the simulated strategies priced the whole Sonnet→Opus run at Sonnet's
+/// price, $0.35 against $0.52 billed.
+#[test]
+fn sonnet_to_opus_transcript_simulates_within_five_percent_each_turn_at_its_model() {
+    let f = sonnet_to_opus();
+    let c = json_of(&["cache", "--json", "--per-turn", "--strategy", "recorded", "--strategy", "sliding-4"], &f);
+    let models = c["environment"]["models"].as_array().unwrap();
+    assert_eq!(models.len(), 2, "{models:?}");
+    assert!(models[0].as_str().unwrap().contains("sonnet") && models[1].as_str().unwrap().contains("opus"));
+    let billed = c["recorded"]["cost"].as_f64().unwrap();
+    for s in c["strategies"].as_array().unwrap() {
+        let sim = s["summary"]["cost"].as_f64().unwrap();
+        let name = s["summary"]["strategy"].as_str().unwrap();
+        if name == "recorded" {
+            assert!(gap_pct(sim, billed).abs() <= 5.0, "simulated ${sim:.4} vs billed ${billed:.4}");
+        }
+        let turns = s["turns"].as_array().unwrap();
+        const SONNET: (f64, f64, f64, f64) = (3.0, 0.3, 3.75, 15.0);
+        const OPUS: (f64, f64, f64, f64) = (5.0, 0.5, 6.25, 25.0);
+        // Turns whose write is conversation only (the prefix was read): the 5-minute rate.
+        for t in turns.iter().filter(|t| t["cache_read"].as_u64().unwrap() > 15_000) {
+            let k = t["turn"].as_u64().unwrap();
+            let want = at(t, if k >= 25 { OPUS } else { SONNET });
+            let got = t["cost"].as_f64().unwrap();
+            assert!((got - want).abs() < 1e-9, "{name} turn {k}: ${got} vs ${want} at its own model");
+        }
+        // The switch finds Opus's cache cold, as the provider did (turn 25: model_switch).
+        let t25 = &turns[24];
+        assert_eq!(t25["cache_read"], 0, "{name}: {t25}");
+    }
+    // `--model` prices every turn as that model: one model, no per-turn list.
+    let forced = json_of(&["cache", "--json", "--strategy", "recorded", "--model", "claude-opus-4-5"], &f);
+    assert_eq!(forced["environment"]["models"], Value::Array(vec![]));
+    assert!(forced["strategies"][0]["summary"]["cost"].as_f64().unwrap() > billed);
+}
+
+/// A synthetic pair of calls whose second read nothing 20 s later with the request an append: a
+/// `provider` break; the simulation repeats it unless `--provider-breaks ignore`.
+#[test]
+fn recorded_provider_losses_are_replayed_unless_ignored() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("j.jsonl");
+    let big = "lorem ipsum dolor sit amet ".repeat(800);
+    let lines = [
+        r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"claude-opus-4-6"}"#.to_string(),
+        format!(r#"{{"rev":2,"ts":"2026-11-29T10:00:00Z","kind":"system","text":"{big}"}}"#),
+        r#"{"rev":3,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"one"}"#.into(),
+        r#"{"rev":4,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a1","text":"x","usage":{"prompt_tokens":5000,"cached_tokens":0,"cache_write_tokens":5000,"completion_tokens":1}}"#.into(),
+        r#"{"rev":5,"ts":"2026-11-29T10:00:20Z","kind":"user","id":"u2","text":"two"}"#.into(),
+        r#"{"rev":6,"ts":"2026-11-29T10:00:22Z","kind":"assistant","id":"a2","text":"y","usage":{"prompt_tokens":5010,"cached_tokens":0,"cache_write_tokens":5010,"completion_tokens":1}}"#.into(),
+    ];
+    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+    let replay = json_of(&["cache", "--json", "--per-turn", "--strategy", "recorded"], &f);
+    let breaks = replay["recorded"]["breaks"].as_array().unwrap();
+    assert_eq!(breaks.len(), 1);
+    assert_eq!(breaks[0]["environment"], true, "{breaks:?}");
+    assert_eq!(replay["environment"]["provider_breaks"], "replay");
+    assert_eq!(replay["environment"]["replayed_turns"], serde_json::json!([2]));
+    let ignore =
+        json_of(&["cache", "--json", "--per-turn", "--strategy", "recorded", "--provider-breaks", "ignore"], &f);
+    assert_eq!(ignore["environment"]["replayed"], 0);
+    let read = |v: &Value| v["strategies"][0]["turns"][1]["cache_read"].as_u64().unwrap();
+    assert!(read(&ignore) > 1024, "the simulated cache keeps the system prompt: {}", read(&ignore));
+    assert_eq!(read(&replay), 0, "the provider's loss is repeated");
+    let cost = |v: &Value| v["strategies"][0]["summary"]["cost"].as_f64().unwrap();
+    assert!(cost(&replay) > cost(&ignore));
+    let text = ctxj().args(["cache", "--strategy", "recorded"]).arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("1 recorded cache loss(es) that no request change explains replayed"), "{text}");
+    let bad = ctxj().args(["cache", "--provider-breaks", "sometimes"]).arg(&f).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// The shared samples whose simulated `recorded` cost still misses the billed one by more than
+/// 5 %, with the band the docs give (docs/tokens-and-cache.md, "Simulated against billed").
+const KNOWN_GAPS: &[(&str, f64, f64)] = &[
+    // Its third call sends an inline image the provider counts as ~1,600 tokens; the estimator
+    // counts the image block as ~100.
+    ("agentlogs/images.jsonl", -10.0, -7.0),
+    // Hand-written fixture: 168 prompt tokens recorded for 445 counted, one call of four priced.
+    ("claude-code-log/edge_cases.jsonl", 50.0, 80.0),
+];
+
+/// Every priced shared sample: the plain simulated `recorded` cost within 5 % of the billed cost
+/// (the provider's unexplained losses replayed, as by default), or inside its documented band.
+#[test]
+#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+fn simulated_recorded_cost_is_within_five_percent_of_billed_on_every_shared_sample() {
+    let root = shared_samples();
+    let mut checked = 0;
+    for f in files_under(&root, "jsonl") {
+        let c = json_of(&["cache", "--json", "--strategy", "recorded"], &f);
+        let (Some(sim), Some(billed)) =
+            (c["strategies"][0]["summary"]["cost"].as_f64(), c["recorded"]["cost"].as_f64())
+        else {
+            continue;
+        };
+        let gap = gap_pct(sim, billed);
+        let name = f.display().to_string();
+        match KNOWN_GAPS.iter().find(|(k, _, _)| name.ends_with(k)) {
+            Some((_, lo, hi)) => assert!((*lo..=*hi).contains(&gap), "{name}: {gap:+.1} % left its band"),
+            None => assert!(gap.abs() <= 5.0, "{name}: simulated ${sim:.3} vs billed ${billed:.3} ({gap:+.1} %)"),
+        }
+        checked += 1;
+    }
+    assert!(checked >= 18, "{checked} priced samples");
+}
+
+/// `sessions` costs each transcript as `usage` does (pi's recorded cost, Codex's counting), not
+/// with a second pricing of the imported journal.
+#[test]
+fn sessions_cost_equals_usage_for_every_bundled_transcript() {
+    let dir = repo().join("sample-journals/transcripts");
+    let s = json_of(&["sessions", "--json"], &dir);
+    let rows = s["sessions"].as_array().unwrap();
+    assert!(rows.len() >= 5);
+    for r in rows {
+        let spec = r["spec"].as_str().unwrap();
+        let usage = json_of(&["usage", "--json"], Path::new(spec));
+        let want = usage["totals"]["cost_usd"].as_f64();
+        let got = r["cost_usd"].as_f64();
+        assert_eq!(got.map(|x| (x * 1e6).round()), want.map(|x| (x * 1e6).round()), "{spec}");
+    }
+}
