@@ -197,21 +197,12 @@ struct Alive {
 
 impl Alive {
     fn of(b: &Block) -> Alive {
-        let text: crate::journal::Text = match b {
-            Block::System { text, .. }
-            | Block::Summary { text }
-            | Block::User { text, .. }
-            | Block::Attachment { text, .. }
-            | Block::Notice { text, .. }
-            | Block::Assistant { text, .. }
-            | Block::Result { text, .. } => text.clone(),
-        };
         let values = match b {
             Block::Assistant { calls, .. } => calls.iter().map(|c| c.args.clone()).collect(),
             Block::System { tools: Some(t), .. } => vec![t.clone()],
             _ => Vec::new(),
         };
-        Alive { _text: text, _values: values }
+        Alive { _text: b.shared_text().clone(), _values: values }
     }
 }
 
