@@ -508,6 +508,25 @@ mod tests {
         assert_eq!(many, vec![3, 2, 3]);
     }
 
+    /// The persistent memo is one read-only map shared by the estimators of a process: making one
+    /// copies nothing, a first use of an entry counts as `stored` (per estimator), later ones as hits.
+    #[test]
+    fn the_persistent_memo_is_shared_not_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = Dir::new(dir.path()).unwrap();
+        let f = d.file(Encoding::O200kBase);
+        // A planted count (the real one is 2) proves the answer comes from the file.
+        memo::save(&f, Encoding::O200kBase, 99, vec![(Key::of(99, "hello world"), 7)]).unwrap();
+        let a = TiktokenEstimator::with_memo(Encoding::O200kBase, Some(&d));
+        assert_eq!(a.memo_len(), 0, "nothing copied at creation");
+        assert_eq!((a.count("hello world"), a.count("hello world")), (7, 7));
+        assert_eq!((a.stats().stored, a.stats().hits, a.stats().misses), (1, 1, 0));
+        let b = TiktokenEstimator::with_memo(Encoding::O200kBase, Some(&d));
+        assert_eq!((b.count("hello world"), b.count("a b c")), (7, 3));
+        assert_eq!((b.stats().stored, b.stats().misses, b.memo_len()), (1, 1, 2));
+        assert_eq!(a.memo_len(), 1, "one estimator's counts are not another's");
+    }
+
     #[test]
     fn a_million_spaces_and_friends_do_not_panic() {
         let e = TiktokenEstimator::new(Encoding::O200kBase);
