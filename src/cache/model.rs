@@ -259,22 +259,13 @@ pub struct Simulator {
     entries: Vec<Entry>,
     /// anthropic: prefix hash → (length in blocks, last use). Keys are already hashes: Fx.
     points: FxHashMap<Key, (usize, i64)>,
-    /// ideal: the prefix hash of every prefix of every earlier request (prefix-closed).
-    prefixes: rustc_hash::FxHashSet<Key>,
     /// Last known time, used for requests whose `ts` did not parse.
     now: i64,
 }
 
 impl Simulator {
     pub fn new(model: CacheModel) -> Simulator {
-        Simulator {
-            model,
-            ttl_ms: TTL_MS,
-            entries: Vec::new(),
-            points: FxHashMap::default(),
-            prefixes: Default::default(),
-            now: 0,
-        }
+        Simulator { model, ttl_ms: TTL_MS, entries: Vec::new(), points: FxHashMap::default(), now: 0 }
     }
 
     /// The same simulator with entries living `ttl_ms` after their last use.
@@ -294,39 +285,21 @@ impl Simulator {
         self.now = now;
         match self.model {
             CacheModel::Anthropic => self.step_anthropic(req, now),
-            CacheModel::Ideal => self.step_ideal(req),
             m => self.step_prefix(req, now, m),
         }
     }
 
-    /// ideal: the longest prefix this request shares with any earlier one. The set of earlier
-    /// prefixes is prefix-closed, so that is a binary search over the request's prefix hashes,
-    /// and only the prefixes past it are new: per turn O(log n + new blocks), however many
-    /// earlier requests a session's breaks left behind (comparing with each of them made
-    /// `tokens --per-turn` grow with breaks × turns).
-    fn step_ideal(&mut self, req: &Request) -> Outcome {
-        let (mut lo, mut hi) = (0, req.len());
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            if self.prefixes.contains(&req.ph[mid]) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        self.prefixes.extend(req.ph[lo + 1..].iter().copied());
-        let cached = req.prefix_tokens(lo);
-        Outcome { prompt: req.prompt(), cached, write: 0, cached_blocks: if cached > 0 { lo } else { 0 } }
-    }
-
-    /// openai / gemini: whole requests as entries that expire.
     fn step_prefix(&mut self, req: &Request, now: i64, m: CacheModel) -> Outcome {
-        let ttl = self.ttl_ms;
-        self.entries.retain(|e| alive(e.last_use, now, ttl));
+        let ttl = m != CacheModel::Ideal;
+        if ttl {
+            let ttl = self.ttl_ms;
+            self.entries.retain(|e| alive(e.last_use, now, ttl));
+        }
         let lcps: Vec<usize> = self.entries.iter().map(|e| common_prefix(&e.ph, &req.ph)).collect();
         let best = lcps.iter().copied().max().unwrap_or(0);
         let matched = req.prefix_tokens(best);
         let cached = match m {
+            CacheModel::Ideal => matched,
             CacheModel::Gemini if matched >= MIN_TOKENS => matched,
             CacheModel::OpenAi if matched >= MIN_TOKENS => matched / OPENAI_STEP * OPENAI_STEP,
             _ => 0,
