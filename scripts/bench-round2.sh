@@ -51,18 +51,23 @@ EOF
 fi
 
 # ---- cache / tokens: the reference counter without a memo, the fast one cold, then warm ---------
+timed_cpu() { # timed_cpu CMD...: "seconds MiB cpu-seconds" of one run (user + sys: on a shared
+  # machine the load inflates wall time far more than CPU time, so the rows show both)
+  /usr/bin/time -f '%e %M %U %S' -o "$OUT/timed.tmp" "$@" >/dev/null 2>&1 || true
+  awk '{ t = $1; m = $2; c = $3 + $4 } END { printf "%s %.0f %.2f\n", t, m / 1024, c }' "$OUT/timed.tmp"
+}
 STRATS=(--strategy recorded --strategy baseline --strategy truncate-2000 --strategy sliding-200 --strategy per-tool-keep-3 --strategy elide-keep-5)
 log "round 2: cache, 6 strategies, 20k turns: tiktoken-rs (before), fast cold, fast warm"
 rm -rf "$MEMO"
-read -r C_REF C_REF_M < <(timed env CTXJ_NO_CACHE=1 CTXJ_TOKENIZER=tiktoken "$CTXJ" cache "$J20" "${STRATS[@]}")
+read -r C_REF C_REF_M C_REF_CPU < <(timed_cpu env CTXJ_NO_CACHE=1 CTXJ_TOKENIZER=tiktoken "$CTXJ" cache "$J20" "${STRATS[@]}")
 read -r C_COLD C_COLD_M < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" cache "$J20" "${STRATS[@]}")
 read -r C_FILL _ < <(timed env -u CTXJ_NO_CACHE CTXJ_CACHE_DIR="$MEMO" "$CTXJ" cache "$J20" "${STRATS[@]}")
-read -r C_WARM C_WARM_M < <(timed env -u CTXJ_NO_CACHE CTXJ_CACHE_DIR="$MEMO" "$CTXJ" cache "$J20" "${STRATS[@]}")
+read -r C_WARM C_WARM_M C_WARM_CPU < <(timed_cpu env -u CTXJ_NO_CACHE CTXJ_CACHE_DIR="$MEMO" "$CTXJ" cache "$J20" "${STRATS[@]}")
 MEMO_MB=$(du -sm "$MEMO" | cut -f1)
 log "round 2: tokens --per-turn, 20k turns"
 read -r T_REF _ < <(timed env CTXJ_NO_CACHE=1 CTXJ_TOKENIZER=tiktoken "$CTXJ" tokens --per-turn "$J20")
 read -r T_COLD _ < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" tokens --per-turn "$J20")
-read -r T_WARM T_WARM_M < <(timed env -u CTXJ_NO_CACHE CTXJ_CACHE_DIR="$MEMO" "$CTXJ" tokens --per-turn "$J20")
+read -r T_WARM T_WARM_M T_WARM_CPU < <(timed_cpu env -u CTXJ_NO_CACHE CTXJ_CACHE_DIR="$MEMO" "$CTXJ" tokens --per-turn "$J20")
 
 # ---- mirrors: twice the turns and twice the mirror records, twice the bytes ----------------------
 log "round 2: mirrors"
@@ -119,8 +124,8 @@ read -r W_READ _ < <(timed env CTXJ_NO_CACHE=1 "$CTXJ" show --at rev 1 --json "$
   fi
   echo "| exact counting on all $(P threads) cores (\`count_many\`, cold memo) | $(mbs "$TOKB" "$(P ctxj_all_cores_s)") MB/s | one thread: $(mbs "$TOKB" "$(P ctxj_s)") MB/s | $(div "$(P ctxj_all_cores_s)" "$(P ctxj_s)") | scales with cores | — |"
   echo "| \`cache\`, 6 strategies, 20k turns, cold (no memo) | $C_COLD s, $C_COLD_M MiB | before (tiktoken-rs, \`CTXJ_TOKENIZER=tiktoken\`): $C_REF s, $C_REF_M MiB | $(div "$C_COLD" "$C_REF") | ≤ 0.5 | $(le "$(div "$C_COLD" "$C_REF")" 0.5) |"
-  echo "| \`cache\`, 6 strategies, 20k turns, warm (persistent memo, $MEMO_MB MiB; the filling run took $C_FILL s) | $C_WARM s, $C_WARM_M MiB | before: $C_REF s | $(div "$C_WARM" "$C_REF") | ≤ 0.15 | $(le "$(div "$C_WARM" "$C_REF")" 0.15) |"
-  echo "| \`tokens --per-turn\`, 20k turns: cold → warm | $T_COLD s → $T_WARM s, $T_WARM_M MiB | before: $T_REF s | $(div "$T_WARM" "$T_REF") | warm ≤ 3 s | $(le "$T_WARM" 3) |"
+  echo "| \`cache\`, 6 strategies, 20k turns, warm (persistent memo, $MEMO_MB MiB; the filling run took $C_FILL s) | $C_WARM s ($C_WARM_CPU CPU s), $C_WARM_M MiB | before: $C_REF s ($C_REF_CPU CPU s; CPU ratio $(div "$C_WARM_CPU" "$C_REF_CPU")) | $(div "$C_WARM" "$C_REF") | ≤ 0.15 | $(le "$(div "$C_WARM" "$C_REF")" 0.15) |"
+  echo "| \`tokens --per-turn\`, 20k turns: cold → warm | $T_COLD s → $T_WARM s ($T_WARM_CPU CPU s), $T_WARM_M MiB | before: $T_REF s | $(div "$T_WARM" "$T_REF") | warm ≤ 3 s | $(le "$T_WARM" 3) |"
   echo "| mirrors: \`show --at turn <last>\`, $NM_A → $NM_B mirror records ($(mb "$(bytes "$MA")") → $(mb "$(bytes "$MB")") MiB) | $M_A → $M_B s ($M_A_M → $M_B_M MiB) | size ratio $(div "$(bytes "$MB")" "$(bytes "$MA")"), records $(div "$NM_B" "$NM_A") | $(div "$M_B" "$M_A") | ≤ 2.3, RSS ≤ $M_LIMIT MiB | $(mirror_met "$M_A" "$M_B" "$M_B_M") |"
   echo "| mirrors: \`validate\`, the same journals | $V_A → $V_B s ($V_A_M → $V_B_M MiB) | size ratio $(div "$(bytes "$MB")" "$(bytes "$MA")") | $(div "$V_B" "$V_A") | ≤ 2.3, RSS ≤ $M_LIMIT MiB | $(mirror_met "$V_A" "$V_B" "$V_B_M") |"
   [ -n "$CCL_ROW" ] && echo "$CCL_ROW"

@@ -1,6 +1,7 @@
 //! The four prompt-cache models of `strategies.md` §4 and cache-break detection.
 //!
-//! A request is seen as its blocks' keys (a 128-bit hash of each block's canonical bytes) and
+//! A request is seen as its blocks' keys (a 128-bit hash of each block's content,
+//! [`block_key`], equal exactly when the canonical bytes are) and
 //! token counts. The cached part is always a whole number of leading blocks; the 3 request
 //! framing tokens are never cached. Prefix equality is answered in O(1) by chained prefix hashes
 //! (`ph[L]` = hash of the first L block keys), so a session of thousands of turns stays linear.
@@ -12,9 +13,10 @@
 //! | `anthropic` | entries at the end of the system block and at the last block (≥ 1,024 tokens); reads the longest live entry that is a prefix ending at the system block or within the last 20 blocks; 5 min, refreshed on a hit; the uncached part is billed as a write |
 //! | `gemini` | `openai` without the 128-token rounding |
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::projection::hash::memo_key;
+use crate::projection::hash::{self, process_seed};
+use crate::projection::Block;
 
 /// Request framing tokens (never cached).
 pub use crate::tokens::FRAMING;
@@ -93,14 +95,23 @@ impl std::fmt::Display for CacheModel {
 /// A 128-bit key of a block's canonical bytes (or of a prefix of keys).
 pub type Key = u128;
 
-/// Hashes bytes to a [`Key`].
+/// Hashes bytes to a [`Key`] (XXH3-128 under this process's random seed).
 pub fn key_of(bytes: &[u8]) -> Key {
-    memo_key([0x5a, 0xc3], bytes)
+    hash::content_key(process_seed(), bytes)
+}
+
+/// The key of a block: equal for two blocks exactly when their canonical bytes are
+/// ([`hash::block_key`]: no canonical JSON is written).
+pub fn block_key(b: &Block) -> Key {
+    hash::block_key(process_seed(), b)
 }
 
 /// The key of a prefix: the previous prefix's key chained with the next block's.
 fn chain(prev: Key, next: Key) -> Key {
-    memo_key([1, 2], &(prev, next))
+    let mut b = [0u8; 32];
+    b[..16].copy_from_slice(&prev.to_le_bytes());
+    b[16..].copy_from_slice(&next.to_le_bytes());
+    hash::content_key(process_seed() ^ 0x5a5a_c3c3, &b)
 }
 
 /// A request as the cache sees it.
@@ -250,9 +261,9 @@ pub struct Simulator {
     /// openai / gemini: whole requests (none a prefix of a later one).
     entries: Vec<Entry>,
     /// ideal: the prefix hash of every prefix ever sent (nothing expires).
-    sent: HashSet<Key>,
-    /// anthropic: prefix hash → (length in blocks, last use).
-    points: HashMap<Key, (usize, i64)>,
+    sent: FxHashSet<Key>,
+    /// anthropic: prefix hash → (length in blocks, last use). Keys are already hashes: Fx.
+    points: FxHashMap<Key, (usize, i64)>,
     /// Last known time, used for requests whose `ts` did not parse.
     now: i64,
 }
@@ -264,8 +275,8 @@ impl Simulator {
             ttl_ms: TTL_MS,
             long: (0, TTL_MS),
             entries: Vec::new(),
-            sent: HashSet::new(),
-            points: HashMap::new(),
+            sent: FxHashSet::default(),
+            points: FxHashMap::default(),
             now: 0,
         }
     }

@@ -7,10 +7,9 @@
 //! every strategy; output tokens are the recorded `completion_tokens`, else the estimate of the
 //! turn's assistant block (a strategy changes the input, not what the model wrote).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::model::{key_of, parse_ts, CacheModel, Key, Outcome, Request};
+use super::model::{block_key, parse_ts, CacheModel, Key, Outcome, Request};
 use super::prices::Price;
 use crate::journal::{Body, Journal};
 use crate::projection::diff::{self, Cause};
@@ -173,50 +172,78 @@ pub struct Simulation {
     pub breaks: Vec<CacheBreak>,
 }
 
-/// Identity of a block for the per-replay memo: its type, id, tool and the addresses of its shared
-/// text / args / tools (the memo keeps a clone of the block, so no address is reused meanwhile).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Ident {
-    kind: &'static str,
-    id: Option<String>,
-    text: (usize, usize),
-    extra: Vec<(usize, String, String)>,
+/// Identity of a block for the per-replay memo: a 128-bit hash of its type, id, tool, user and
+/// the addresses of its shared text / args / tools (the memo keeps those `Arc`s alive, so no
+/// address is reused meanwhile). No allocation: this runs for every block a replay hands on
+/// changed, which for a sliding window is the whole request every turn.
+type Ident = u128;
+
+fn ident(b: &Block, buf: &mut Vec<u8>) -> Ident {
+    // The fields into one buffer, each string length-prefixed, then one XXH3 call: streaming
+    // hashers pay per call, and most fields here are a few bytes.
+    buf.clear();
+    let mut field = |s: &[u8]| {
+        buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        buf.extend_from_slice(s);
+    };
+    field(b.type_name().as_bytes());
+    field(b.id().unwrap_or("").as_bytes());
+    // The address of the shared text's bytes (and its length) identifies the `Arc`.
+    field(&(b.text().as_ptr() as usize).to_le_bytes());
+    field(&(b.text().len() as u64).to_le_bytes());
+    match b {
+        Block::Assistant { calls, .. } => {
+            for c in calls {
+                field(&(Arc::as_ptr(&c.args) as usize).to_le_bytes());
+                field(c.id.as_bytes());
+                field(c.tool.as_bytes());
+            }
+        }
+        Block::System { tools: Some(t), .. } => field(&(Arc::as_ptr(t) as usize).to_le_bytes()),
+        Block::Attachment { user, .. } => field(user.as_bytes()),
+        Block::Result { tool, .. } => field(tool.as_bytes()),
+        _ => {}
+    }
+    xxhash_rust::xxh3::xxh3_128(buf)
 }
 
-fn ident(b: &Block) -> Ident {
-    // The address of the shared text's bytes (and its length) identifies the `Arc`.
-    let text = (b.text().as_ptr() as usize, b.text().len());
-    let extra = match b {
-        Block::Assistant { calls, .. } => {
-            calls.iter().map(|c| (Arc::as_ptr(&c.args) as usize, c.id.clone(), c.tool.clone())).collect()
-        }
-        Block::System { tools: Some(t), .. } => vec![(Arc::as_ptr(t) as usize, String::new(), String::new())],
-        Block::Attachment { user, .. } => vec![(0, user.clone(), String::new())],
-        Block::Result { tool, .. } => vec![(0, tool.clone(), String::new())],
-        _ => Vec::new(),
-    };
-    Ident { kind: b.type_name(), id: b.id().map(str::to_string), text, extra }
+/// What keeps the addresses of an [`Ident`] alive: the block's shared text and args / tools.
+struct Alive {
+    _text: crate::journal::Text,
+    _values: Vec<Arc<serde_json::Value>>,
+}
+
+impl Alive {
+    fn of(b: &Block) -> Alive {
+        let values = match b {
+            Block::Assistant { calls, .. } => calls.iter().map(|c| c.args.clone()).collect(),
+            Block::System { tools: Some(t), .. } => vec![t.clone()],
+            _ => Vec::new(),
+        };
+        Alive { _text: b.shared_text().clone(), _values: values }
+    }
 }
 
 /// Keys and token counts of blocks, each distinct block computed once per replay.
 #[derive(Default)]
 struct BlockMemo {
-    map: HashMap<Ident, (Key, u64, Block)>,
+    map: rustc_hash::FxHashMap<Ident, (Key, u64, Alive)>,
+    buf: Vec<u8>,
 }
 
 impl BlockMemo {
     /// Key and tokens of each of `blocks` (the changed tail of a request: usually a few blocks).
+    /// On the calling thread: a handful of blocks per turn is too little work to hand to rayon
+    /// (on two cores, per-turn parallel batches made `cache` 1.5× slower).
     fn get(&mut self, blocks: &[Block], est: &dyn Estimator) -> Vec<(Key, u64)> {
-        let ids: Vec<Ident> = blocks.iter().map(ident).collect();
-        let missing: Vec<usize> = (0..blocks.len()).filter(|&i| !self.map.contains_key(&ids[i])).collect();
-        let compute = |i: usize| (key_of(&blocks[i].canonical()), est.block(&blocks[i]));
-        // On the calling thread: a handful of blocks per turn is too little work to hand to rayon
-        // (on two cores, per-turn parallel batches made `cache` 1.5× slower).
-        let computed: Vec<(Key, u64)> = missing.iter().map(|&i| compute(i)).collect();
-        for (&i, (k, t)) in missing.iter().zip(computed) {
-            self.map.insert(ids[i].clone(), (k, t, blocks[i].clone()));
-        }
-        ids.iter().map(|id| self.map.get(id).map(|(k, t, _)| (*k, *t)).unwrap_or_default()).collect()
+        blocks
+            .iter()
+            .map(|b| {
+                let id = ident(b, &mut self.buf);
+                let (k, t, _) = self.map.entry(id).or_insert_with(|| (block_key(b), est.block(b), Alive::of(b)));
+                (*k, *t)
+            })
+            .collect()
     }
 
     /// Forgets the blocks that are not in `live` (the current request) once the memo holds
@@ -226,7 +253,8 @@ impl BlockMemo {
         if self.map.len() <= 2 * live.len() + 4096 {
             return;
         }
-        let keep: std::collections::HashSet<Ident> = live.iter().map(ident).collect();
+        let buf = &mut self.buf;
+        let keep: rustc_hash::FxHashSet<Ident> = live.iter().map(|b| ident(b, buf)).collect();
         self.map.retain(|id, _| keep.contains(id));
     }
 }
@@ -486,7 +514,8 @@ pub(crate) fn from_scratch(
     let mut prev: Option<Request> = None;
     let mut out = Vec::new();
     strategy::replay(journal, strat, est, |r| {
-        let keys = r.blocks.iter().map(|b| key_of(&b.canonical())).collect();
+        // Keyed by the canonical bytes themselves: an independent check of `block_key`.
+        let keys = r.blocks.iter().map(|b| super::model::key_of(&b.canonical())).collect();
         let tokens = r.blocks.iter().map(|b| est.block(b)).collect();
         let system_len = usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));

@@ -7,7 +7,7 @@
 //! it does not disturb the simulation of the conversation's own requests, and priced with the
 //! session's price.
 
-use crate::cache::model::{key_of, Request, Simulator};
+use crate::cache::model::{block_key, Request, Simulator};
 use crate::cache::prices::Price;
 use crate::projection::Block;
 use crate::strategy::compact::SummarizerCall;
@@ -51,7 +51,7 @@ pub fn figures(
         let mut keys: Vec<u128> = prefix.iter().map(|_| key).collect();
         let mut tokens: Vec<u64> = prefix.iter().map(|p| p.tokens).collect();
         for b in &c.input {
-            keys.push(key_of(&b.canonical()));
+            keys.push(block_key(b));
             tokens.push(scale(est.block(b)));
         }
         let system = usize::from(prefix.is_some()) + usize::from(matches!(c.input.first(), Some(Block::System { .. })));

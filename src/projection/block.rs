@@ -63,6 +63,11 @@ impl Block {
     }
 
     pub fn text(&self) -> &str {
+        self.shared_text()
+    }
+
+    /// The text as the shared `Arc` (cloning it copies no bytes).
+    pub fn shared_text(&self) -> &Text {
         match self {
             Block::System { text, .. }
             | Block::Summary { text }

@@ -11,23 +11,80 @@
 //! (std specialises `Arc<T: Eq>`), so an unchanged block shared with the replayer costs a pointer
 //! comparison; a block rebuilt with equal content compares by content and is still reused.
 
-use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
+use xxhash_rust::xxh3::{xxh3_128_with_seed, Xxh3};
 
-use super::block::{Block, Projection};
+use super::block::{canonical_value, Block, Projection};
 
-/// A 128-bit key for memo maps (not cryptographic): two SipHash-1-3 passes over `value`, each
-/// started with its own domain byte. The token memo keys texts with it, the cache simulation
-/// blocks and prefixes.
-pub fn memo_key<T: Hash + ?Sized>(domains: [u8; 2], value: &T) -> u128 {
-    let pass = |d: u8| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        d.hash(&mut h);
-        value.hash(&mut h);
-        h.finish()
+/// A random seed drawn once per process for in-process content keys ([`content_key`],
+/// [`block_key`]): a journal's author cannot know it, so cannot craft texts whose keys collide.
+pub fn process_seed() -> u64 {
+    static SEED: OnceLock<u64> = OnceLock::new();
+    *SEED.get_or_init(|| {
+        use std::hash::BuildHasher;
+        // std's RandomState is seeded from the OS's random source once per process.
+        std::collections::hash_map::RandomState::new().hash_one(0x6374_786a_u64)
+    })
+}
+
+/// A 128-bit key for memo maps: XXH3-128 of `bytes` under `seed`. Not cryptographic; see
+/// `docs/performance.md` ("Keys") for why collisions are not a security matter here. The token
+/// memo keys texts with it, the cache simulation prefixes of block keys.
+pub fn content_key(seed: u64, bytes: &[u8]) -> u128 {
+    xxh3_128_with_seed(bytes, seed)
+}
+
+/// The key of a block's content under `seed`: two blocks get the same key exactly when their
+/// canonical JSON ([`Block::write_canonical`]) is the same (up to XXH3-128 collisions), without
+/// writing that JSON. It hashes what the canonical form is made of, each field length-prefixed
+/// (so the encoding is injective): the type, the strings as they are (JSON escaping is
+/// injective, so equal strings are equal escaped strings), whether `tools` / `calls` are
+/// present, and each `args` / `tools` value's canonical JSON (small, and the one place values
+/// are written).
+pub fn block_key(seed: u64, b: &Block) -> u128 {
+    let mut h = Xxh3::with_seed(seed);
+    let mut field = |s: &[u8]| {
+        h.update(&(s.len() as u64).to_le_bytes());
+        h.update(s);
     };
-    ((pass(domains[0]) as u128) << 64) | pass(domains[1]) as u128
+    field(b.type_name().as_bytes());
+    match b {
+        Block::System { text, tools } => {
+            field(text.as_bytes());
+            match tools {
+                Some(t) => field(canonical_value(t).as_bytes()),
+                None => field(b"\xff absent"),
+            }
+        }
+        Block::Summary { text } => field(text.as_bytes()),
+        Block::User { id, text } | Block::Notice { id, text } => {
+            field(id.as_bytes());
+            field(text.as_bytes());
+        }
+        Block::Attachment { id, user, text } => {
+            field(id.as_bytes());
+            field(user.as_bytes());
+            field(text.as_bytes());
+        }
+        Block::Assistant { id, text, calls } => {
+            field(id.as_bytes());
+            field(text.as_bytes());
+            field(&(calls.len() as u64).to_le_bytes());
+            for c in calls {
+                field(c.id.as_bytes());
+                field(c.tool.as_bytes());
+                field(canonical_value(&c.args).as_bytes());
+            }
+        }
+        Block::Result { call, tool, text } => {
+            field(call.as_bytes());
+            field(tool.as_bytes());
+            field(text.as_bytes());
+        }
+    }
+    h.digest128()
 }
 
 /// Hashes successive requests, reusing the longest shared block prefix.
@@ -197,7 +254,93 @@ mod tests {
         assert_eq!(RequestHasher::new().sha256(&empty), empty.sha256());
     }
 
+    /// Blocks that differ in one field, or only in where a boundary between fields falls.
+    fn tricky_blocks() -> Vec<Block> {
+        use crate::projection::BlockCall;
+        let call = |id: &str, tool: &str, args: serde_json::Value| BlockCall {
+            id: id.into(),
+            tool: tool.into(),
+            args: Arc::new(args),
+        };
+        let t = |s: &str| -> crate::journal::Text { Arc::from(s) };
+        vec![
+            user("ab", "c"),
+            user("a", "bc"),
+            user("a", "b\"c"),
+            user("a", "b\\\"c"),
+            Block::Notice { id: "ab".into(), text: t("c") },
+            Block::Summary { text: t("abc") },
+            Block::System { text: t("s"), tools: None },
+            Block::System { text: t("s"), tools: Some(Arc::new(serde_json::Value::Null)) },
+            Block::System { text: t("s"), tools: Some(Arc::new(serde_json::json!([]))) },
+            Block::Attachment { id: "a".into(), user: "u".into(), text: t("x") },
+            Block::Attachment { id: "a".into(), user: "".into(), text: t("ux") },
+            Block::Result { call: "c1".into(), tool: "run".into(), text: t("out") },
+            Block::Result { call: "c1".into(), tool: "ru".into(), text: t("nout") },
+            Block::Assistant { id: "a1".into(), text: t("x"), calls: vec![] },
+            Block::Assistant { id: "a1".into(), text: t("x"), calls: vec![call("c", "t", serde_json::json!({}))] },
+            Block::Assistant {
+                id: "a1".into(),
+                text: t("x"),
+                calls: vec![call("c", "t", serde_json::json!({"a": 1}))],
+            },
+            Block::Assistant {
+                id: "a1".into(),
+                text: t("x"),
+                calls: vec![call("c", "t", serde_json::json!({"a": "1"}))],
+            },
+            Block::Assistant {
+                id: "a1".into(),
+                text: t("x"),
+                calls: vec![call("c", "t", serde_json::json!({})), call("d", "t", serde_json::json!({}))],
+            },
+            // The same content in new allocations: the same key.
+            user("ab", "c"),
+            Block::Assistant {
+                id: "a1".into(),
+                text: t("x"),
+                calls: vec![call("c", "t", serde_json::json!({"a": 1}))],
+            },
+        ]
+    }
+
+    /// The block key partitions blocks exactly as their canonical JSON does.
+    #[test]
+    fn block_keys_agree_with_canonical_bytes() {
+        let blocks = tricky_blocks();
+        for a in &blocks {
+            for b in &blocks {
+                let same_bytes = a.canonical() == b.canonical();
+                let same_key = block_key(7, a) == block_key(7, b);
+                assert_eq!(same_key, same_bytes, "{a:?} vs {b:?}");
+            }
+        }
+        assert_ne!(block_key(1, &blocks[0]), block_key(2, &blocks[0]), "the seed keys the hash");
+        assert_ne!(content_key(1, b"x"), content_key(2, b"x"));
+        assert_eq!(process_seed(), process_seed(), "one seed per process");
+    }
+
     proptest::proptest! {
+        /// Random users, notices and results: equal keys exactly when the canonical bytes are.
+        #[test]
+        fn block_keys_partition_like_canonical_bytes(
+            specs in proptest::collection::vec((0u8..3, "[ab\"\\\\]{0,3}", "[ab\"\\\\\n]{0,4}"), 2..12)
+        ) {
+            let blocks: Vec<Block> = specs
+                .iter()
+                .map(|(k, id, text)| match k {
+                    0 => user(id, text),
+                    1 => Block::Notice { id: id.clone(), text: Arc::from(text.as_str()) },
+                    _ => Block::Result { call: id.clone(), tool: text.clone(), text: Arc::from(id.as_str()) },
+                })
+                .collect();
+            for a in &blocks {
+                for b in &blocks {
+                    proptest::prop_assert_eq!(block_key(3, a) == block_key(3, b), a.canonical() == b.canonical());
+                }
+            }
+        }
+
         #[test]
         fn any_sequence_of_requests_hashes_like_from_scratch(
             ops in proptest::collection::vec((0u8..4, 0usize..8, "[a-z\"\\\\\n]{0,12}"), 1..40)

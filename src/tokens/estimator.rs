@@ -9,15 +9,17 @@
 //!   summed. tiktoken's regex engine (fancy-regex) fails with "Max stack size exceeded" on long
 //!   whitespace runs (a million spaces); bounded pieces keep every call far below that (see
 //!   `docs/tokens-and-cache.md` for the adversarial check of 8 KiB and 64 KiB inputs).
-//! * A memo maps a 128-bit hash of each distinct string (and of each piece of a long one) to its
-//!   count, so a text repeated on every turn is tokenized once. It is sharded by hash so rayon
-//!   workers rarely contend.
+//! * A memo maps a 128-bit hash of each distinct string (and of each piece of a long one; XXH3
+//!   under a seed, [`memo::Key`]) to its count, so a text repeated on every turn is tokenized
+//!   once. It is sharded by hash so rayon workers rarely contend. The persistent memo's entries
+//!   stay in the one read-only map of [`memo::loaded`]; an estimator copies an entry into its own
+//!   shards on first use, so making an estimator costs nothing however large the memo is.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use tiktoken_rs::CoreBPE;
 
 use super::memo::{self, Dir, Key};
@@ -139,17 +141,9 @@ fn pieces_with(s: &str, whole: usize, limit: usize) -> Vec<std::ops::Range<usize
 
 const SHARDS: usize = 64;
 
-fn key(s: &str) -> Key {
-    Key::of(s)
-}
-
-/// A memo entry: the count, and whether this run has used it (entries loaded from the persistent
-/// memo start unused; the first use counts as [`MemoStats::stored`]).
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    n: u64,
-    used: bool,
-}
+/// One shard of an estimator's memo: the counts this estimator used (keys are already hashes,
+/// so the map hashes them with Fx).
+type Shard = Mutex<FxHashMap<Key, u64>>;
 
 /// Memo hit/miss figures of a [`TiktokenEstimator`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -180,7 +174,11 @@ impl MemoStats {
 /// The tiktoken estimator: exact `encode_ordinary` counts under the piece rule, memoized.
 pub struct TiktokenEstimator {
     encoding: Encoding,
-    shards: Vec<Mutex<HashMap<Key, Slot>>>,
+    /// The seed of the memo keys: the persistent memo file's, else this process's.
+    seed: u64,
+    shards: Vec<Shard>,
+    /// The persistent memo as read once per process ([`memo::loaded`]), read-only and shared.
+    base: Option<Arc<memo::Loaded>>,
     hits: AtomicU64,
     misses: AtomicU64,
     bytes: AtomicU64,
@@ -203,7 +201,9 @@ impl TiktokenEstimator {
     pub fn new(encoding: Encoding) -> TiktokenEstimator {
         TiktokenEstimator {
             encoding,
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            seed: crate::projection::hash::process_seed(),
+            shards: (0..SHARDS).map(|_| Mutex::new(FxHashMap::default())).collect(),
+            base: None,
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
@@ -220,12 +220,9 @@ impl TiktokenEstimator {
         let mut e = TiktokenEstimator::new(encoding);
         if let Some(d) = dir {
             let path = d.file(encoding);
-            for &(k, n) in memo::loaded(&path, encoding).iter() {
-                e.shards[(k.0 as usize) % SHARDS]
-                    .get_mut()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(k, Slot { n, used: false });
-            }
+            let base = memo::loaded(&path, encoding);
+            e.seed = base.seed;
+            e.base = Some(base);
             e.disk = Some(path);
         }
         e
@@ -243,10 +240,10 @@ impl TiktokenEstimator {
             .iter()
             .flat_map(|m| {
                 let m = m.lock().unwrap_or_else(|e| e.into_inner());
-                m.iter().filter(|(_, s)| s.used).map(|(k, s)| (*k, s.n)).collect::<Vec<_>>()
+                m.iter().map(|(k, n)| (*k, *n)).collect::<Vec<_>>()
             })
             .collect();
-        memo::keep(path, self.encoding, used);
+        memo::keep(path, self.encoding, self.seed, used);
     }
 
     /// The encoding this estimator counts in.
@@ -264,32 +261,38 @@ impl TiktokenEstimator {
         }
     }
 
-    /// Distinct strings in the memo.
+    /// Distinct strings this estimator has counted or used from the persistent memo.
     pub fn memo_len(&self) -> usize {
         self.shards.iter().map(|s| s.lock().map(|m| m.len()).unwrap_or(0)).sum()
     }
 
-    fn shard(&self, k: &Key) -> &Mutex<HashMap<Key, Slot>> {
+    fn shard(&self, k: &Key) -> &Shard {
         &self.shards[(k.0 as usize) % SHARDS]
     }
 
-    /// The memoized count of a text, counting the look-up as a hit (or a first `stored` use).
+    /// The key of a text under this estimator's seed.
+    fn key(&self, s: &str) -> Key {
+        Key::of(self.seed, s)
+    }
+
+    /// The memoized count of a text, counting the look-up as a hit, or as a first `stored` use
+    /// of the persistent memo's entry (copied into this estimator's shard then).
     fn lookup(&self, k: &Key) -> Option<u64> {
         // A poisoned shard only means another thread panicked mid-insert; the map is still valid.
         let mut m = self.shard(k).lock().unwrap_or_else(|e| e.into_inner());
-        let slot = m.get_mut(k)?;
-        if slot.used {
+        if let Some(&n) = m.get(k) {
             self.hits.fetch_add(1, Ordering::Relaxed);
-        } else {
-            slot.used = true;
-            self.stored.fetch_add(1, Ordering::Relaxed);
+            return Some(n);
         }
-        Some(slot.n)
+        let n = *self.base.as_ref()?.counts.get(k)?;
+        m.insert(*k, n);
+        self.stored.fetch_add(1, Ordering::Relaxed);
+        Some(n)
     }
 
     fn store(&self, k: Key, n: u64) {
         let mut m = self.shard(&k).lock().unwrap_or_else(|e| e.into_inner());
-        m.insert(k, Slot { n, used: true });
+        m.insert(k, n);
     }
 
     /// Tokens of one piece (no splitting), memoized.
@@ -297,7 +300,7 @@ impl TiktokenEstimator {
         if s.is_empty() {
             return 0;
         }
-        let k = key(s);
+        let k = self.key(s);
         if let Some(n) = self.lookup(&k) {
             return n;
         }
@@ -390,7 +393,7 @@ impl TiktokenEstimator {
             return self.count_piece(s);
         }
         // A long text: memoize it whole too, so a repeated 1 MB result is not even re-split.
-        let k = key(s);
+        let k = self.key(s);
         if let Some(n) = self.lookup(&k) {
             return n;
         }
@@ -503,6 +506,25 @@ mod tests {
         assert_eq!(e.memo_len(), 1);
         let many = e.count_many(&["a b c", "hello world", "a b c"]);
         assert_eq!(many, vec![3, 2, 3]);
+    }
+
+    /// The persistent memo is one read-only map shared by the estimators of a process: making one
+    /// copies nothing, a first use of an entry counts as `stored` (per estimator), later ones as hits.
+    #[test]
+    fn the_persistent_memo_is_shared_not_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = Dir::new(dir.path()).unwrap();
+        let f = d.file(Encoding::O200kBase);
+        // A planted count (the real one is 2) proves the answer comes from the file.
+        memo::save(&f, Encoding::O200kBase, 99, vec![(Key::of(99, "hello world"), 7)]).unwrap();
+        let a = TiktokenEstimator::with_memo(Encoding::O200kBase, Some(&d));
+        assert_eq!(a.memo_len(), 0, "nothing copied at creation");
+        assert_eq!((a.count("hello world"), a.count("hello world")), (7, 7));
+        assert_eq!((a.stats().stored, a.stats().hits, a.stats().misses), (1, 1, 0));
+        let b = TiktokenEstimator::with_memo(Encoding::O200kBase, Some(&d));
+        assert_eq!((b.count("hello world"), b.count("a b c")), (7, 3));
+        assert_eq!((b.stats().stored, b.stats().misses, b.memo_len()), (1, 1, 2));
+        assert_eq!(a.memo_len(), 1, "one estimator's counts are not another's");
     }
 
     #[test]

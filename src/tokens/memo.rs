@@ -8,50 +8,74 @@
 //!   binary; `--no-cache` or `CTXJ_NO_CACHE` turn it off). A folder inside a session directory
 //!   is refused: ctxj never writes there.
 //! * **What.** A 40-byte header (magic, format version, encoding, a probe of the content hash
-//!   function, entry count) and 32-byte entries: the 128-bit content hash, the text's length and
-//!   its count. A file whose header, probe or size does not check out is ignored (and replaced at
-//!   the next save): corruption costs a cold run, never a wrong count. The probe makes a change of
-//!   the hash function (a new Rust release changing `DefaultHasher`) look like a foreign file.
+//!   function, entry count, the file's seed) and 32-byte entries: the 128-bit content hash
+//!   (XXH3-128 under the file's seed, [`crate::projection::hash::content_key`]), the text's length
+//!   and its count. The seed is drawn at random when the file is first written and kept with it,
+//!   so nobody who cannot read the file can craft a text whose key collides with another's. A
+//!   file whose header, probe or size does not check out is ignored (and replaced at the next
+//!   save): corruption costs a cold run, never a wrong count. The probe makes a change of the
+//!   hash function look like a foreign file. Version 1 files (SipHash keys) are ignored, and
+//!   removed by the first save of version 2.
 //! * **Size.** At most [`CAP`] entries (32 MiB). A save keeps the entries this run used first,
 //!   then the others already on disk, up to the cap.
-//! * **Once per process.** The file is read once per process ([`loaded`]), however many
-//!   estimators a command makes (one per session for `export` and `experiment`); what they
-//!   counted is gathered ([`keep`]) and written once, when the binary calls [`flush`] at the end.
+//! * **Once per process.** The file is read once per process ([`loaded`]) into one read-only
+//!   map shared by every estimator a command makes (one per session for `export` and
+//!   `experiment`): an estimator copies only the entries it uses. What they counted is gathered
+//!   ([`keep`]) and written once, when the binary calls [`flush`] at the end.
 //! * **Concurrency.** A save re-reads the file, merges, and writes a new file renamed over the old
 //!   one (`journal::session::write_guarded`: temp file + rename, never through a symlink), so two
-//!   runs at once never leave a torn file; at worst one run's new entries are not kept.
+//!   runs at once never leave a torn file; at worst one run's new entries are not kept (also
+//!   when the file was replaced meanwhile by one with another seed: its entries are dropped).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use rustc_hash::FxHashMap;
+
 use super::estimator::Encoding;
 use crate::journal::session::{guard_not_in_session, write_guarded};
 use crate::journal::SessionError;
-use crate::projection::hash::memo_key;
+use crate::projection::hash::content_key;
 
 /// Most entries a memo file keeps (32 bytes each).
 pub const CAP: usize = 1 << 20;
-/// Format version; bump it when the key, the layout or the meaning of a count changes.
-pub const VERSION: u32 = 1;
+/// Format version; bump it when the key, the layout or the meaning of a count changes
+/// (2: XXH3-128 keys under the file's own seed, kept in the header).
+pub const VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"ctxjtokm";
 const HEADER: usize = 40;
 const ENTRY: usize = 32;
 
-/// A content key: a 128-bit [`memo_key`] of the text plus its length.
+/// A content key: a 128-bit [`content_key`] of the text under a seed, plus its length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key(pub u128, pub u64);
 
 impl Key {
-    /// The key of a text.
-    pub fn of(s: &str) -> Key {
-        Key(memo_key([0xa5, 0x3c], s), s.len() as u64)
+    /// The key of a text under `seed` (a memo file's, or [`crate::projection::hash::process_seed`]).
+    pub fn of(seed: u64, s: &str) -> Key {
+        Key(content_key(seed, s.as_bytes()), s.len() as u64)
     }
 }
 
-/// The hash of a fixed text: a file written with another hash function carries another probe.
+/// The hash of a fixed text under a fixed seed: a file written with another hash function
+/// carries another probe.
 fn probe() -> u64 {
-    Key::of("ctxj token memo probe").0 as u64
+    Key::of(0, "ctxj token memo probe").0 as u64
+}
+
+/// A memo file as this process read it: the seed its keys are made with, and its counts (a
+/// read-only map every estimator of the run looks into).
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub seed: u64,
+    pub counts: FxHashMap<Key, u64>,
+}
+
+/// A new random seed for a memo file that does not exist yet (or is damaged).
+fn fresh_seed(path: &Path) -> u64 {
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(path)
 }
 
 fn encoding_id(enc: Encoding) -> u32 {
@@ -101,26 +125,33 @@ pub fn dir() -> Option<&'static Dir> {
     DIR.get().and_then(Option::as_ref)
 }
 
-/// The entries of the memo file at `path` as this process first read it ([`load`] once per
-/// file, shared by every estimator of the run).
-pub fn loaded(path: &Path, enc: Encoding) -> Arc<Vec<(Key, u64)>> {
-    type Loaded = HashMap<PathBuf, Arc<Vec<(Key, u64)>>>;
-    static LOADED: OnceLock<Mutex<Loaded>> = OnceLock::new();
+/// The memo file at `path` as this process first read it ([`load`] once per file, shared by
+/// every estimator of the run); a missing or damaged file gives no counts and a fresh seed.
+pub fn loaded(path: &Path, enc: Encoding) -> Arc<Loaded> {
+    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<Loaded>>>> = OnceLock::new();
     let mut m = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    m.entry(path.to_path_buf()).or_insert_with(|| Arc::new(load(path, enc))).clone()
+    m.entry(path.to_path_buf())
+        .or_insert_with(|| {
+            let (seed, entries) = load(path, enc).unwrap_or_else(|| (fresh_seed(path), Vec::new()));
+            let mut counts = FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
+            counts.extend(entries);
+            Arc::new(Loaded { seed, counts })
+        })
+        .clone()
 }
 
-type Pending = HashMap<PathBuf, (Encoding, Vec<(Key, u64)>)>;
+type Pending = HashMap<PathBuf, (Encoding, u64, Vec<(Key, u64)>)>;
 
 fn pending() -> &'static Mutex<Pending> {
     static PENDING: OnceLock<Mutex<Pending>> = OnceLock::new();
     PENDING.get_or_init(Default::default)
 }
 
-/// Adds the entries one estimator used to what [`flush`] writes to the file at `path`.
-pub fn keep(path: &Path, enc: Encoding, used: Vec<(Key, u64)>) {
+/// Adds the entries one estimator used (keyed under `seed`, the file's as [`loaded`] gave it) to
+/// what [`flush`] writes to the file at `path`.
+pub fn keep(path: &Path, enc: Encoding, seed: u64, used: Vec<(Key, u64)>) {
     let mut p = pending().lock().unwrap_or_else(|e| e.into_inner());
-    p.entry(path.to_path_buf()).or_insert_with(|| (enc, Vec::new())).1.extend(used);
+    p.entry(path.to_path_buf()).or_insert_with(|| (enc, seed, Vec::new())).2.extend(used);
 }
 
 /// Writes what the estimators of this process kept ([`keep`]) to their memo files, each once
@@ -129,23 +160,23 @@ pub fn keep(path: &Path, enc: Encoding, used: Vec<(Key, u64)>) {
 pub fn flush() -> Result<(), SessionError> {
     let all = std::mem::take(&mut *pending().lock().unwrap_or_else(|e| e.into_inner()));
     let mut first = Ok(());
-    for (path, (enc, used)) in all {
-        if let (Err(e), true) = (save(&path, enc, used), first.is_ok()) {
+    for (path, (enc, seed, used)) in all {
+        if let (Err(e), true) = (save(&path, enc, seed, used), first.is_ok()) {
             first = Err(e);
         }
     }
     first
 }
 
-/// Reads the entries of a memo file; a missing, foreign or damaged file gives none.
-pub fn load(path: &Path, enc: Encoding) -> Vec<(Key, u64)> {
-    let Ok((file, meta)) = crate::journal::input::open_regular(path) else { return Vec::new() };
+/// Reads the seed and the entries of a memo file; `None` for a missing, foreign or damaged file.
+pub fn load(path: &Path, enc: Encoding) -> Option<(u64, Vec<(Key, u64)>)> {
+    let (file, meta) = crate::journal::input::open_regular(path).ok()?;
     let cap = (HEADER + CAP * ENTRY) as u64;
-    let Ok(c) = crate::journal::input::read_capped(file, &meta, cap) else { return Vec::new() };
-    decode(&c.bytes, enc).unwrap_or_default()
+    let c = crate::journal::input::read_capped(file, &meta, cap).ok()?;
+    decode(&c.bytes, enc)
 }
 
-fn decode(b: &[u8], enc: Encoding) -> Option<Vec<(Key, u64)>> {
+fn decode(b: &[u8], enc: Encoding) -> Option<(u64, Vec<(Key, u64)>)> {
     let u32_at = |i: usize| Some(u32::from_le_bytes(b.get(i..i + 4)?.try_into().ok()?));
     let u64_at = |i: usize| Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?));
     if b.get(..8)? != MAGIC || u32_at(8)? != VERSION || u32_at(12)? != encoding_id(enc) || u64_at(16)? != probe() {
@@ -155,6 +186,7 @@ fn decode(b: &[u8], enc: Encoding) -> Option<Vec<(Key, u64)>> {
     if n > CAP || b.len() != HEADER.checked_add(n.checked_mul(ENTRY)?)? {
         return None;
     }
+    let seed = u64_at(32)?;
     let mut out = Vec::with_capacity(n);
     for e in b[HEADER..].chunks_exact(ENTRY) {
         let lo = u64::from_le_bytes(e[0..8].try_into().ok()?);
@@ -163,17 +195,17 @@ fn decode(b: &[u8], enc: Encoding) -> Option<Vec<(Key, u64)>> {
         let count = u64::from_le_bytes(e[24..32].try_into().ok()?);
         out.push((Key((u128::from(hi) << 64) | u128::from(lo), len), count));
     }
-    Some(out)
+    Some((seed, out))
 }
 
-fn encode(entries: &[(Key, u64)], enc: Encoding) -> Vec<u8> {
+fn encode(seed: u64, entries: &[(Key, u64)], enc: Encoding) -> Vec<u8> {
     let mut b = Vec::with_capacity(HEADER + entries.len() * ENTRY);
     b.extend_from_slice(MAGIC);
     b.extend_from_slice(&VERSION.to_le_bytes());
     b.extend_from_slice(&encoding_id(enc).to_le_bytes());
     b.extend_from_slice(&probe().to_le_bytes());
     b.extend_from_slice(&(entries.len() as u64).to_le_bytes());
-    b.extend_from_slice(&[0u8; 8]); // reserved
+    b.extend_from_slice(&seed.to_le_bytes());
     for (k, n) in entries {
         b.extend_from_slice(&(k.0 as u64).to_le_bytes());
         b.extend_from_slice(&((k.0 >> 64) as u64).to_le_bytes());
@@ -183,16 +215,18 @@ fn encode(entries: &[(Key, u64)], enc: Encoding) -> Vec<u8> {
     b
 }
 
-/// Writes `used` (this run's entries, kept first) merged with what the file holds now, up to
-/// [`CAP`] entries. The folder is created when missing.
-pub fn save(path: &Path, enc: Encoding, used: Vec<(Key, u64)>) -> Result<(), SessionError> {
+/// Writes `used` (this run's entries, keyed under `seed`, kept first) merged with what the file
+/// holds now when its seed is the same, up to [`CAP`] entries. The folder is created when
+/// missing; a version 1 file of the encoding beside it is removed.
+pub fn save(path: &Path, enc: Encoding, seed: u64, used: Vec<(Key, u64)>) -> Result<(), SessionError> {
     let io = |err| SessionError::Io { path: path.display().to_string(), err };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
     let mut seen: HashMap<Key, ()> = HashMap::with_capacity(used.len());
     let mut all = Vec::with_capacity(used.len().min(CAP));
-    for (k, n) in used.into_iter().chain(load(path, enc)) {
+    let old = load(path, enc).filter(|(s, _)| *s == seed).map(|(_, v)| v).unwrap_or_default();
+    for (k, n) in used.into_iter().chain(old) {
         if all.len() >= CAP {
             break;
         }
@@ -200,36 +234,75 @@ pub fn save(path: &Path, enc: Encoding, used: Vec<(Key, u64)>) -> Result<(), Ses
             all.push((k, n));
         }
     }
-    write_guarded(path, &encode(&all, enc), &[])
+    write_guarded(path, &encode(seed, &all, enc), &[])?;
+    // The SipHash-keyed version 1 file is of no use to this version: free its space.
+    let v1 = path.with_file_name(format!("{}.v1.bin", enc.name()));
+    if v1 != path && v1.is_file() {
+        let _ = std::fs::remove_file(v1);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const SEED: u64 = 0x1234_5678;
+
     #[test]
     fn round_trip_and_merge() {
         let dir = tempfile::tempdir().unwrap();
         let d = Dir::new(dir.path()).unwrap();
         let f = d.file(Encoding::O200kBase);
-        assert!(load(&f, Encoding::O200kBase).is_empty(), "no file: no entries");
-        save(&f, Encoding::O200kBase, vec![(Key::of("a"), 1), (Key::of("b c"), 2)]).unwrap();
-        save(&f, Encoding::O200kBase, vec![(Key::of("d"), 1), (Key::of("a"), 1)]).unwrap();
-        let mut got = load(&f, Encoding::O200kBase);
+        assert!(load(&f, Encoding::O200kBase).is_none(), "no file: no entries");
+        let k = |s: &str| Key::of(SEED, s);
+        save(&f, Encoding::O200kBase, SEED, vec![(k("a"), 1), (k("b c"), 2)]).unwrap();
+        save(&f, Encoding::O200kBase, SEED, vec![(k("d"), 1), (k("a"), 1)]).unwrap();
+        let (seed, mut got) = load(&f, Encoding::O200kBase).unwrap();
+        assert_eq!(seed, SEED);
         got.sort_by_key(|(k, _)| k.0);
-        let mut want = vec![(Key::of("a"), 1), (Key::of("b c"), 2), (Key::of("d"), 1)];
+        let mut want = vec![(k("a"), 1), (k("b c"), 2), (k("d"), 1)];
         want.sort_by_key(|(k, _)| k.0);
         assert_eq!(got, want);
         // Another encoding's file is another file; reading this one as cl100k gives nothing.
-        assert!(load(&f, Encoding::Cl100kBase).is_empty());
+        assert!(load(&f, Encoding::Cl100kBase).is_none());
+        // A save under another seed (the file was replaced meanwhile) drops the old entries.
+        save(&f, Encoding::O200kBase, SEED + 1, vec![(Key::of(SEED + 1, "e"), 1)]).unwrap();
+        assert_eq!(load(&f, Encoding::O200kBase).unwrap(), (SEED + 1, vec![(Key::of(SEED + 1, "e"), 1)]));
+    }
+
+    #[test]
+    fn the_loaded_map_is_shared_and_a_new_file_gets_a_random_seed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.bin"), dir.path().join("b.bin"));
+        save(&a, Encoding::O200kBase, SEED, vec![(Key::of(SEED, "x"), 1)]).unwrap();
+        let la = loaded(&a, Encoding::O200kBase);
+        assert_eq!((la.seed, la.counts.get(&Key::of(SEED, "x"))), (SEED, Some(&1)));
+        assert!(Arc::ptr_eq(&la, &loaded(&a, Encoding::O200kBase)), "read once per process");
+        let (lb, lc) = (loaded(&b, Encoding::O200kBase), loaded(&dir.path().join("c.bin"), Encoding::O200kBase));
+        assert!(lb.counts.is_empty());
+        assert_ne!(lb.seed, lc.seed, "each new file draws its own seed");
+    }
+
+    #[test]
+    fn a_save_removes_the_version_1_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = Dir::new(dir.path()).unwrap();
+        let f = d.file(Encoding::O200kBase);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        let v1 = f.with_file_name("o200k_base.v1.bin");
+        std::fs::write(&v1, b"old").unwrap();
+        assert!(load(&v1, Encoding::O200kBase).is_none(), "a version 1 file is foreign");
+        save(&f, Encoding::O200kBase, SEED, vec![]).unwrap();
+        assert!(!v1.exists() && f.is_file());
     }
 
     #[test]
     fn damaged_files_are_ignored() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("m.bin");
-        let good = encode(&[(Key::of("x"), 1), (Key::of("y"), 1)], Encoding::O200kBase);
-        assert_eq!(decode(&good, Encoding::O200kBase).map(|v| v.len()), Some(2));
+        let good = encode(SEED, &[(Key::of(SEED, "x"), 1), (Key::of(SEED, "y"), 1)], Encoding::O200kBase);
+        assert_eq!(decode(&good, Encoding::O200kBase).map(|(s, v)| (s, v.len())), Some((SEED, 2)));
         for bad in [
             good[..good.len() - 1].to_vec(), // torn
             good[..10].to_vec(),
@@ -253,22 +326,22 @@ mod tests {
         ] {
             assert!(decode(&bad, Encoding::O200kBase).is_none());
             std::fs::write(&f, &bad).unwrap();
-            assert!(load(&f, Encoding::O200kBase).is_empty());
+            assert!(load(&f, Encoding::O200kBase).is_none());
         }
         // A damaged file is replaced by the next save.
-        save(&f, Encoding::O200kBase, vec![(Key::of("z"), 1)]).unwrap();
-        assert_eq!(load(&f, Encoding::O200kBase), vec![(Key::of("z"), 1)]);
+        save(&f, Encoding::O200kBase, SEED, vec![(Key::of(SEED, "z"), 1)]).unwrap();
+        assert_eq!(load(&f, Encoding::O200kBase), Some((SEED, vec![(Key::of(SEED, "z"), 1)])));
     }
 
     #[test]
     fn the_cap_keeps_this_runs_entries_first() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("m.bin");
-        let old: Vec<(Key, u64)> = (0..10).map(|i| (Key::of(&format!("old {i}")), 2)).collect();
-        save(&f, Encoding::O200kBase, old).unwrap();
+        let old: Vec<(Key, u64)> = (0..10).map(|i| (Key::of(SEED, &format!("old {i}")), 2)).collect();
+        save(&f, Encoding::O200kBase, SEED, old).unwrap();
         let new: Vec<(Key, u64)> = (0..CAP).map(|i| (Key(i as u128, 1), 1)).collect();
-        save(&f, Encoding::O200kBase, new).unwrap();
-        let got = load(&f, Encoding::O200kBase);
+        save(&f, Encoding::O200kBase, SEED, new).unwrap();
+        let (_, got) = load(&f, Encoding::O200kBase).unwrap();
         assert_eq!(got.len(), CAP);
         assert!(got.iter().all(|(_, n)| *n == 1), "the old entries made room");
     }

@@ -27,7 +27,7 @@ fn cache_run(dir: &Path, extra: &[&str]) -> Value {
 }
 
 fn memo_file(dir: &Path) -> std::path::PathBuf {
-    dir.join("tokens").join("o200k_base.v1.bin")
+    dir.join("tokens").join("o200k_base.v2.bin")
 }
 
 /// The figures without the memo's own counters.
@@ -67,7 +67,7 @@ fn no_cache_neither_reads_nor_writes() {
     // The environment variable does the same.
     let out = ctxj().env("CTXJ_CACHE_DIR", dir.path()).arg("tokens").arg(sample("compaction")).output().unwrap();
     assert!(out.status.success());
-    assert!(!dir.path().join("tokens").join("cl100k_base.v1.bin").exists());
+    assert!(!dir.path().join("tokens").join("cl100k_base.v2.bin").exists());
     assert_eq!(std::fs::read_dir(dir.path().join("tokens")).unwrap().count(), 1);
 }
 
