@@ -3,6 +3,28 @@
 
 use crate::import::Format;
 
+/// How the readers parse transcript lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parse {
+    /// Only the lines that can carry usage (found by a byte search), reading just the fields
+    /// `usage` needs without building the rest; a line that typed read refuses is parsed in full.
+    Fast,
+    /// Every line parsed in full: the reference the fast way is held to
+    /// (`CTXJ_USAGE_FULL_PARSE=1`; a test compares the two on every shared sample).
+    Full,
+}
+
+impl Parse {
+    /// [`Parse::Full`] when `CTXJ_USAGE_FULL_PARSE=1`, else [`Parse::Fast`].
+    pub fn from_env() -> Parse {
+        if std::env::var_os("CTXJ_USAGE_FULL_PARSE").is_some_and(|v| v == "1") {
+            Parse::Full
+        } else {
+            Parse::Fast
+        }
+    }
+}
+
 /// Token counts, split the way the providers bill them (`input` is the uncached part).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Tokens {
@@ -112,4 +134,20 @@ pub fn builtin_cost(model: Option<&str>, t: &Tokens, cache_1h: u64) -> Option<f6
 /// The whole number at `k` of a JSON object (0 when absent or not one).
 pub fn count(v: &serde_json::Value, k: &str) -> u64 {
     v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0)
+}
+
+/// The string at `k` of a JSON object (`None` when absent or not a string).
+pub fn str_at<'a>(v: &'a serde_json::Value, k: &str) -> Option<std::borrow::Cow<'a, str>> {
+    v.get(k).and_then(serde_json::Value::as_str).map(std::borrow::Cow::Borrowed)
+}
+
+/// [`count`] of a typed read: the number when it is a whole one, else 0.
+pub fn whole(n: &Option<serde_json::Number>) -> u64 {
+    n.as_ref().and_then(serde_json::Number::as_u64).unwrap_or(0)
+}
+
+/// Present keys as `Some`, `null` included (`#[serde(default, deserialize_with = "present")]`),
+/// as a parsed object's `get` sees them.
+pub fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
 }

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-pub use entry::Tokens;
+pub use entry::{Parse, Tokens};
 pub use report::{By, Options, Row, UsageReport};
 pub use sessions::{summarize_folder, summarize_folder_with_progress, summarize_journal, SessionSummary};
 pub use sources::{existing_default_roots, transcripts, Root};
@@ -34,16 +34,18 @@ pub fn usage(files: &BTreeMap<Format, Vec<PathBuf>>, opts: &Options) -> UsageRep
 /// The priced entries and compactions of `files`, with the file list their `file` indexes point
 /// into (what [`usage`] groups, and what `ctxj export` writes one row per entry of).
 pub fn read(files: &BTreeMap<Format, Vec<PathBuf>>) -> (entry::Read, Vec<PathBuf>) {
+    let parse = Parse::from_env();
     let mut all = entry::Read::default();
     let mut list = Vec::new();
     for (agent, paths) in files {
         let first = list.len();
         list.extend(paths.iter().cloned());
         let read = match agent {
-            Format::ClaudeCode => claude::read(paths, first),
+            Format::ClaudeCode => claude::read(paths, first, parse),
             Format::Codex | Format::Pi => {
                 let one = if *agent == Format::Codex { codex::read_file } else { pi::read_file };
-                let parts: Vec<entry::Read> = paths.par_iter().enumerate().map(|(i, p)| one(first + i, p)).collect();
+                let parts: Vec<entry::Read> =
+                    paths.par_iter().enumerate().map(|(i, p)| one(first + i, p, parse)).collect();
                 let mut r = entry::Read::default();
                 for p in parts {
                     r.entries.extend(p.entries);

@@ -3,13 +3,17 @@
 //! included), dated by the entry's `timestamp`. The cost is pi's own `usage.cost.total` when
 //! recorded, else the built-in price of the message's model.
 
+use std::borrow::Cow;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use serde_json::Value;
+use memchr::memmem::Finder;
+use serde::Deserialize;
+use serde_json::{Number, Value};
 
-use super::entry::{count as n, Compaction, Read, SessionKey, Tokens, UsageEntry};
+use super::entry::{count as n, str_at, whole, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::Format;
+use crate::journal::typed::{self, lines, object_or_null};
 
 /// The session of a pi file: its folder (the project) and the file name after the first `_`
 /// (the whole stem when there is none).
@@ -21,42 +25,127 @@ pub fn session_of(path: &Path) -> SessionKey {
 }
 
 /// The entries and compactions of one pi session file.
-pub fn read_file(file: usize, path: &Path) -> Read {
+pub fn read_file(file: usize, path: &Path, parse: Parse) -> Read {
     match crate::journal::input::read_regular(path) {
-        Ok(bytes) => read_bytes(file, path, &bytes),
+        Ok(bytes) => read_bytes_with(file, path, &bytes, parse),
         Err(_) => Read::default(),
     }
 }
 
+/// What a pi line tells `usage`, read either way: its type, timestamp, and for an assistant
+/// message with a `usage` object, the model, the four counts and the recorded cost.
+#[derive(Debug, PartialEq)]
+struct Fields<'a> {
+    ts: Cow<'a, str>,
+    kind: Option<Cow<'a, str>>,
+    call: Option<(Option<Cow<'a, str>>, Tokens, Option<f64>)>,
+}
+
+/// The fields typed strictly (see `journal::typed`).
+#[derive(Deserialize)]
+struct TypedLine<'a> {
+    #[serde(default, borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "object_or_null")]
+    message: Option<TypedMessage<'a>>,
+}
+
+#[derive(Deserialize)]
+struct TypedMessage<'a> {
+    #[serde(default, borrow)]
+    role: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, deserialize_with = "object_or_null")]
+    usage: Option<TypedUsage>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TypedUsage {
+    #[serde(default)]
+    input: Option<Number>,
+    #[serde(default)]
+    output: Option<Number>,
+    #[serde(default)]
+    cache_write: Option<Number>,
+    #[serde(default)]
+    cache_read: Option<Number>,
+    #[serde(default, deserialize_with = "object_or_null")]
+    cost: Option<TypedCost>,
+}
+
+#[derive(Deserialize)]
+struct TypedCost {
+    #[serde(default)]
+    total: Option<Number>,
+}
+
+impl<'a> From<TypedLine<'a>> for Fields<'a> {
+    fn from(l: TypedLine<'a>) -> Self {
+        let call = l.message.filter(|m| m.role.as_deref() == Some("assistant")).and_then(|m| {
+            let u = m.usage?;
+            let tokens = Tokens {
+                input: whole(&u.input),
+                output: whole(&u.output),
+                cache_creation: whole(&u.cache_write),
+                cache_read: whole(&u.cache_read),
+            };
+            Some((m.model, tokens, u.cost.and_then(|c| c.total).and_then(|t| t.as_f64())))
+        });
+        Fields { ts: l.timestamp.unwrap_or_default(), kind: l.kind, call }
+    }
+}
+
+/// The fields of a fully parsed line.
+fn from_value(v: &Value) -> Fields<'_> {
+    let call = v.get("message").filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant")).and_then(|m| {
+        let u = m.get("usage").filter(|u| u.is_object())?;
+        let tokens = Tokens {
+            input: n(u, "input"),
+            output: n(u, "output"),
+            cache_creation: n(u, "cacheWrite"),
+            cache_read: n(u, "cacheRead"),
+        };
+        Some((str_at(m, "model"), tokens, u.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64)))
+    });
+    Fields { ts: str_at(v, "timestamp").unwrap_or_default(), kind: str_at(v, "type"), call }
+}
+
+static USAGE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"usage\""));
+static COMPACTION: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"compaction\""));
+
 /// The entries and compactions of one pi session file's bytes (`path` names the session).
 pub fn read_bytes(file: usize, path: &Path, bytes: &[u8]) -> Read {
+    read_bytes_with(file, path, bytes, Parse::Fast)
+}
+
+/// [`read_bytes`], parsing the way `parse` says.
+pub fn read_bytes_with(file: usize, path: &Path, bytes: &[u8], parse: Parse) -> Read {
     let mut out = Read::default();
     let session = Arc::new(session_of(path));
-    for line in bytes.split(|&b| b == b'\n') {
-        let usage = memchr::memmem::find(line, b"\"usage\"").is_some();
-        let compaction = memchr::memmem::find(line, b"\"compaction\"").is_some();
-        if !usage && !compaction {
+    for line in lines(bytes) {
+        if parse == Parse::Fast && USAGE.find(line).is_none() && COMPACTION.find(line).is_none() {
             continue;
         }
-        let Ok(v) = serde_json::from_slice::<Value>(line) else { continue };
-        let ts = v.get("timestamp").and_then(Value::as_str).unwrap_or("").to_string();
-        match v.get("type").and_then(Value::as_str) {
-            Some("compaction") => out.compactions.push(Compaction { session: session.clone(), ts }),
+        let typed = if parse == Parse::Fast { typed::line::<TypedLine>(line) } else { None };
+        let full: Value;
+        let f = match typed {
+            Some(t) => Fields::from(t),
+            None => {
+                let Ok(v) = serde_json::from_slice::<Value>(line) else { continue };
+                full = v;
+                from_value(&full)
+            }
+        };
+        match f.kind.as_deref() {
+            Some("compaction") => out.compactions.push(Compaction { session: session.clone(), ts: f.ts.into_owned() }),
             Some("message") => {
-                let Some(m) = v.get("message").filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
-                else {
-                    continue;
-                };
-                let Some(u) = m.get("usage").filter(|u| u.is_object()) else { continue };
-                let tokens = Tokens {
-                    input: n(u, "input"),
-                    output: n(u, "output"),
-                    cache_creation: n(u, "cacheWrite"),
-                    cache_read: n(u, "cacheRead"),
-                };
-                let model = m.get("model").and_then(Value::as_str).map(str::to_string);
-                let recorded = u.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64);
-                out.entries.push(UsageEntry::priced(session.clone(), file, ts, model, tokens, recorded));
+                let Some((model, tokens, recorded)) = f.call else { continue };
+                let model = model.map(Cow::into_owned);
+                out.entries.push(UsageEntry::priced(session.clone(), file, f.ts.into_owned(), model, tokens, recorded));
             }
             _ => {}
         }
@@ -80,7 +169,7 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(&p, text).unwrap();
-        let r = read_file(0, &p);
+        let r = read_file(0, &p, Parse::Fast);
         assert_eq!(r.entries.len(), 1);
         assert_eq!(r.entries[0].cost, Some(0.5));
         assert_eq!(r.entries[0].tokens.total(), 10);
