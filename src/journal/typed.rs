@@ -86,6 +86,32 @@ pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
+/// Test inputs: every transcript line we have.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::path::PathBuf;
+
+    /// Every `.jsonl` of the bundled transcripts and of the shared samples (`../shared/samples`
+    /// or `$CTXJ_SHARED_SAMPLES`; a test calling this carries `#[cfg_attr(not(ctxj_has_samples),
+    /// ignore)]` and panics here when they are missing, as under `CI=true`).
+    pub fn transcript_files() -> Vec<PathBuf> {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let shared = std::env::var_os("CTXJ_SHARED_SAMPLES")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("..").join("shared").join("samples"));
+        assert!(shared.is_dir(), "{} (the shared samples) is missing", shared.display());
+        let mut out: Vec<PathBuf> = [root.join("sample-journals").join("transcripts"), shared]
+            .iter()
+            .flat_map(|d| walkdir::WalkDir::new(d).into_iter().flatten())
+            .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "jsonl"))
+            .map(walkdir::DirEntry::into_path)
+            .collect();
+        out.sort();
+        assert!(out.len() > 20, "{out:?}");
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -200,4 +200,27 @@ mod tests {
         assert_eq!(r.entries[0].session.key(), "2026/03/14/rollout-x");
         assert!(r.entries[0].cost.unwrap() > 0.0);
     }
+
+    #[test]
+    fn typed_reads_equal_the_full_parse_on_odd_lines() {
+        let text = [
+            r#"{"type":"turn_context","payload":{"model":"gpt-5.3-codex","x":[1,{"y":null}]}}"#,
+            r#"{"type":"turn_context","payload":{"model":7}}"#,
+            r#"{"type":"turn_context","payload":[{"model":"m"}]}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":null,"last_token_usage":{"input_tokens":5}}}}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":null,"last_token_usage":{"input_tokens":6}}}}"#,
+            r#"{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"a":1,"b":2},"last_token_usage":{"output_tokens":1.0}}}}"#,
+            r#"{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"b":2,"a":1},"last_token_usage":{"output_tokens":3}}}}"#,
+            r#"{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":null}}}"#,
+            r#"{"type":"event_msg","payload":{"type":"token_count","info":"none"}}"#,
+            r#"{"type":"event_msg","payload":{"type":"token_count","type":"token_count","info":{"last_token_usage":{"input_tokens":9}}}}"#,
+            r#"{"type":"compacted","timestamp":"t2","payload":{"message":"","replacement_history":[{"type":"message"}]}}"#,
+            r#"{"type":"compacted","timestamp":9}"#,
+        ]
+        .join("\n");
+        let p = Path::new("sessions/2026/03/14/rollout-x.jsonl");
+        let fast = read_bytes_with(0, p, text.as_bytes(), Parse::Fast);
+        assert_eq!(format!("{fast:?}"), format!("{:?}", read_bytes_with(0, p, text.as_bytes(), Parse::Full)));
+        assert_eq!((fast.entries.len(), fast.duplicates, fast.compactions.len()), (2, 2, 2), "a 1.0 is not a whole count here; {{a,b}} = {{b,a}}");
+    }
 }

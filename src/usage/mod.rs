@@ -62,3 +62,33 @@ pub fn read(files: &BTreeMap<Format, Vec<PathBuf>>) -> (entry::Read, Vec<PathBuf
     }
     (all, list)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 20: the fast reads (a byte search for the lines that can carry usage, typed reads
+    /// of the few fields) give what parsing every line in full gives, on every transcript we have,
+    /// whichever agent's rules read it.
+    #[test]
+    #[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+    fn fast_reads_equal_full_parses_on_every_transcript() {
+        let mut counted = 0;
+        for f in crate::journal::typed::testing::transcript_files() {
+            let bytes = std::fs::read(&f).unwrap();
+            let both = |parse| {
+                [
+                    claude::read_bytes_with(&f, &bytes, parse),
+                    codex::read_bytes_with(0, &f, &bytes, parse),
+                    pi::read_bytes_with(0, &f, &bytes, parse),
+                ]
+            };
+            let (fast, full) = (both(Parse::Fast), both(Parse::Full));
+            for (agent, (a, b)) in ["claude", "codex", "pi"].iter().zip(fast.iter().zip(&full)) {
+                assert_eq!(format!("{a:?}"), format!("{b:?}"), "{agent} rules on {}", f.display());
+            }
+            counted += fast.iter().map(|r| r.entries.len()).sum::<usize>();
+        }
+        assert!(counted > 1000, "{counted} entries: the samples were not read");
+    }
+}

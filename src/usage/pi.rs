@@ -176,4 +176,25 @@ mod tests {
         assert_eq!(r.compactions.len(), 1);
         assert_eq!(r.entries[0].session.key(), "--proj--/abc");
     }
+
+    #[test]
+    fn typed_reads_equal_the_full_parse_on_odd_lines() {
+        let text = [
+            r#"{"type":"message","timestamp":"t","message":{"role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"usage"}],"usage":{"input":1,"output":2.0,"cacheRead":-3,"cacheWrite":4,"cost":{"total":1e-3}}}}"#,
+            r#"{"type":"message","message":{"role":"assistant","usage":{"input":1,"cost":null}}}"#,
+            r#"{"type":"message","message":{"role":"assistant","usage":{"input":1,"cost":[0.5]}}}"#,
+            r#"{"type":"message","message":{"role":"assistant","usage":null}}"#,
+            r#"{"type":"message","message":{"role":"assistant","usage":"n/a"}}"#,
+            r#"{"type":"message","message":{"role":"user","usage":{"input":9}}}"#,
+            r#"{"type":"message","message":{"role":["assistant"],"usage":{"input":9}}}"#,
+            r#"{"type":"message","message":"usage"}"#,
+            r#"{"type":"compaction","timestamp":"t2"}"#,
+            r#"{"type":"compaction","timestamp":null,"message":{"usage":1}}"#,
+        ]
+        .join("\n");
+        let p = Path::new("sessions/--p--/1_x.jsonl");
+        let fast = read_bytes_with(0, p, text.as_bytes(), Parse::Fast);
+        assert_eq!(format!("{fast:?}"), format!("{:?}", read_bytes_with(0, p, text.as_bytes(), Parse::Full)));
+        assert_eq!((fast.entries.len(), fast.compactions.len()), (3, 2));
+    }
 }

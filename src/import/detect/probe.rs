@@ -170,4 +170,15 @@ mod tests {
             assert_eq!(vote_of(l), full(l), "{}", String::from_utf8_lossy(l));
         }
     }
+
+    #[test]
+    #[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+    fn every_transcript_line_votes_alike_typed_and_in_full() {
+        for f in crate::journal::typed::testing::transcript_files() {
+            let bytes = std::fs::read(&f).unwrap();
+            for l in crate::journal::typed::lines(&bytes) {
+                assert_eq!(vote_of(l), full(l), "{}: {}", f.display(), String::from_utf8_lossy(&l[..l.len().min(200)]));
+            }
+        }
+    }
 }
