@@ -13,6 +13,8 @@ use std::marker::PhantomData;
 use serde::de::{value::MapAccessDeserializer, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 
+use super::reader::{check_values, json_depth, MAX_DEPTH};
+
 /// A key that is present, whatever its value (`null` included); `#[serde(default)]` makes an
 /// absent key `Seen(false)`.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +72,12 @@ pub fn object_or_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> R
 /// refuses a line with a broken string anywhere.
 pub fn line<'a, T: Deserialize<'a>>(line: &'a [u8]) -> Option<T> {
     std::str::from_utf8(line).ok()?;
+    // Skipped values are not depth-limited by serde_json, while the full parses refuse deep
+    // lines (`parse_json` past 128 levels, a `Value` parse past 127) and `parse_json` lines of
+    // too many values: such a line is never taken here.
+    if json_depth(line, MAX_DEPTH) >= MAX_DEPTH || check_values(line).is_err() {
+        return None;
+    }
     let mut de = serde_json::Deserializer::from_slice(line);
     let t = object(&mut de).ok()?;
     de.end().ok()?;
@@ -143,6 +151,18 @@ mod tests {
         assert!(line::<Outer>(br#"{"name":"a","name":"b"}"#).is_none(), "a duplicate key");
         assert!(line::<Outer>(b"{\"z\":\"\xff\"}").is_none(), "broken UTF-8 in a skipped string");
         assert!(line::<Outer>(br#"{} {}"#).is_none(), "trailing bytes");
+    }
+
+    #[test]
+    fn a_line_the_full_parses_refuse_is_never_taken() {
+        for depth in 120..=132 {
+            let l = format!("{{\"name\":\"x\",\"z\":{}1{}}}", "[".repeat(depth - 1), "]".repeat(depth - 1));
+            if line::<Outer>(l.as_bytes()).is_some() {
+                assert!(serde_json::from_str::<serde_json::Value>(&l).is_ok(), "depth {depth}");
+                assert!(super::super::reader::parse_json(l.as_bytes()).is_ok(), "depth {depth}");
+            }
+        }
+        assert!(line::<Outer>(format!("{{\"z\":{}1{}}}", "[".repeat(100), "]".repeat(100)).as_bytes()).is_some());
     }
 
     #[test]

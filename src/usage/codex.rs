@@ -221,6 +221,10 @@ mod tests {
         let p = Path::new("sessions/2026/03/14/rollout-x.jsonl");
         let fast = read_bytes_with(0, p, text.as_bytes(), Parse::Fast);
         assert_eq!(format!("{fast:?}"), format!("{:?}", read_bytes_with(0, p, text.as_bytes(), Parse::Full)));
-        assert_eq!((fast.entries.len(), fast.duplicates, fast.compactions.len()), (2, 2, 2), "a 1.0 is not a whole count here; {{a,b}} = {{b,a}}");
+        assert_eq!(
+            (fast.entries.len(), fast.duplicates, fast.compactions.len()),
+            (2, 2, 2),
+            "a 1.0 is not a whole count here; {{a,b}} = {{b,a}}"
+        );
     }
 }

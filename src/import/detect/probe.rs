@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::super::Format;
-use crate::journal::reader::{check_values, json_depth, parse_json, MAX_DEPTH};
+use crate::journal::reader::parse_json;
 use crate::journal::typed::{self, object_or_null, Seen};
 
 /// `message`, when it is an object: whether it has a `role`.
@@ -68,10 +68,6 @@ struct Probe<'a> {
 
 /// `None` when the line is not a JSON object (it does not vote); else its vote.
 pub(super) fn vote_of(line: &[u8]) -> Option<Option<Format>> {
-    // The full parse's own refusals, so that a typed read never accepts what it refuses.
-    if std::str::from_utf8(line).is_err() || json_depth(line, MAX_DEPTH) > MAX_DEPTH || check_values(line).is_err() {
-        return None;
-    }
     match typed::line::<Probe>(line) {
         Some(p) => Some(super::vote(&p.as_map())),
         None => match parse_json(line) {
