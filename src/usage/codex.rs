@@ -13,9 +13,9 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::entry::{count as n, present, str_at, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
+use super::entry::{count as n, present, read_lines, str_at, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::Format;
-use crate::journal::typed::{self, lines, object_or_null};
+use crate::journal::typed::object_or_null;
 
 /// The session of a rollout: the folder under `sessions/` and the file stem (ccusage's id is
 /// `project/session`).
@@ -39,11 +39,11 @@ pub fn read_file(file: usize, path: &Path, parse: Parse) -> Read {
 
 /// What a rollout line tells `usage`, read either way.
 #[derive(Debug, Default, PartialEq)]
-struct Fields<'a> {
-    ts: Cow<'a, str>,
-    kind: Option<Cow<'a, str>>,
-    payload_kind: Option<Cow<'a, str>>,
-    model: Option<Cow<'a, str>>,
+struct Fields {
+    ts: String,
+    kind: Option<String>,
+    payload_kind: Option<String>,
+    model: Option<String>,
     /// `payload.info` when it is an object: its `total_token_usage` and `last_token_usage`.
     info: Option<(Option<Value>, Option<Value>)>,
 }
@@ -78,18 +78,19 @@ struct TypedInfo {
     last_token_usage: Option<Value>,
 }
 
-impl<'a> From<TypedLine<'a>> for Fields<'a> {
-    fn from(l: TypedLine<'a>) -> Self {
+impl From<TypedLine<'_>> for Fields {
+    fn from(l: TypedLine<'_>) -> Self {
+        let own = |c: Option<Cow<str>>| c.map(Cow::into_owned);
         let (payload_kind, model, info) = match l.payload {
-            Some(p) => (p.kind, p.model, p.info.map(|i| (i.total_token_usage, i.last_token_usage))),
+            Some(p) => (own(p.kind), own(p.model), p.info.map(|i| (i.total_token_usage, i.last_token_usage))),
             None => (None, None, None),
         };
-        Fields { ts: l.timestamp.unwrap_or_default(), kind: l.kind, payload_kind, model, info }
+        Fields { ts: own(l.timestamp).unwrap_or_default(), kind: own(l.kind), payload_kind, model, info }
     }
 }
 
 /// The fields of a fully parsed line.
-fn from_value(v: &Value) -> Fields<'_> {
+fn from_value(v: &Value) -> Fields {
     let payload = v.get("payload").unwrap_or(&Value::Null);
     Fields {
         ts: str_at(v, "timestamp").unwrap_or_default(),
@@ -117,27 +118,15 @@ pub fn read_bytes_with(file: usize, path: &Path, bytes: &[u8], parse: Parse) -> 
     let session = Arc::new(session_of(path));
     let mut model: Option<String> = None;
     let mut last_total: Option<Value> = None;
-    for line in lines(bytes) {
-        if parse == Parse::Fast && !WANTED.iter().any(|w| w.find(line).is_some()) {
-            continue;
-        }
-        let typed = if parse == Parse::Fast { typed::line::<TypedLine>(line) } else { None };
-        let full: Value;
-        let f = match typed {
-            Some(t) => Fields::from(t),
-            None => {
-                let Ok(v) = serde_json::from_slice::<Value>(line) else { continue };
-                full = v;
-                from_value(&full)
-            }
-        };
+    let wanted = |line: &[u8]| WANTED.iter().any(|w| w.find(line).is_some());
+    for f in read_lines(bytes, parse, wanted, |t: TypedLine| Fields::from(t), from_value) {
         match f.kind.as_deref() {
             Some("turn_context") => {
                 if let Some(m) = f.model {
-                    model = Some(m.into_owned());
+                    model = Some(m);
                 }
             }
-            Some("compacted") => out.compactions.push(Compaction { session: session.clone(), ts: f.ts.into_owned() }),
+            Some("compacted") => out.compactions.push(Compaction { session: session.clone(), ts: f.ts }),
             Some("event_msg") if f.payload_kind.as_deref() == Some("token_count") => {
                 let Some((total, last)) = f.info else { continue };
                 if total.is_some() && total == last_total {
@@ -156,14 +145,7 @@ pub fn read_bytes_with(file: usize, path: &Path, bytes: &[u8], parse: Parse) -> 
                 if tokens.is_zero() {
                     continue;
                 }
-                out.entries.push(UsageEntry::priced(
-                    session.clone(),
-                    file,
-                    f.ts.into_owned(),
-                    model.clone(),
-                    tokens,
-                    None,
-                ));
+                out.entries.push(UsageEntry::priced(session.clone(), file, f.ts, model.clone(), tokens, None));
             }
             _ => {}
         }

@@ -137,8 +137,29 @@ pub fn count(v: &serde_json::Value, k: &str) -> u64 {
 }
 
 /// The string at `k` of a JSON object (`None` when absent or not a string).
-pub fn str_at<'a>(v: &'a serde_json::Value, k: &str) -> Option<std::borrow::Cow<'a, str>> {
-    v.get(k).and_then(serde_json::Value::as_str).map(std::borrow::Cow::Borrowed)
+pub fn str_at(v: &serde_json::Value, k: &str) -> Option<String> {
+    v.get(k).and_then(serde_json::Value::as_str).map(str::to_string)
+}
+
+/// What a reader takes from each line of `bytes` that can carry what it counts (`wanted`, a byte
+/// search; every line under [`Parse::Full`]): `typed` of the line's typed read `T`, or, when the
+/// typed read refuses the line (and under [`Parse::Full`]), `full` of the whole line parsed.
+/// Lines that are not JSON are left out.
+pub fn read_lines<'a, T: serde::Deserialize<'a> + 'a, F>(
+    bytes: &'a [u8],
+    parse: Parse,
+    wanted: impl Fn(&[u8]) -> bool + 'a,
+    typed: impl Fn(T) -> F + 'a,
+    full: impl Fn(&serde_json::Value) -> F + 'a,
+) -> impl Iterator<Item = F> + 'a {
+    crate::journal::typed::lines(bytes).filter(move |l| parse == Parse::Full || wanted(l)).filter_map(move |l| {
+        if parse == Parse::Fast {
+            if let Some(t) = crate::journal::typed::line::<T>(l) {
+                return Some(typed(t));
+            }
+        }
+        serde_json::from_slice::<serde_json::Value>(l).ok().map(|v| full(&v))
+    })
 }
 
 /// [`count`] of a typed read: the number when it is a whole one, else 0.

@@ -11,9 +11,9 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::{Number, Value};
 
-use super::entry::{count as n, str_at, whole, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
+use super::entry::{count as n, read_lines, str_at, whole, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::Format;
-use crate::journal::typed::{self, lines, object_or_null};
+use crate::journal::typed::object_or_null;
 
 /// The session of a pi file: its folder (the project) and the file name after the first `_`
 /// (the whole stem when there is none).
@@ -35,10 +35,10 @@ pub fn read_file(file: usize, path: &Path, parse: Parse) -> Read {
 /// What a pi line tells `usage`, read either way: its type, timestamp, and for an assistant
 /// message with a `usage` object, the model, the four counts and the recorded cost.
 #[derive(Debug, PartialEq)]
-struct Fields<'a> {
-    ts: Cow<'a, str>,
-    kind: Option<Cow<'a, str>>,
-    call: Option<(Option<Cow<'a, str>>, Tokens, Option<f64>)>,
+struct Fields {
+    ts: String,
+    kind: Option<String>,
+    call: Option<(Option<String>, Tokens, Option<f64>)>,
 }
 
 /// The fields typed strictly (see `journal::typed`).
@@ -83,8 +83,8 @@ struct TypedCost {
     total: Option<Number>,
 }
 
-impl<'a> From<TypedLine<'a>> for Fields<'a> {
-    fn from(l: TypedLine<'a>) -> Self {
+impl From<TypedLine<'_>> for Fields {
+    fn from(l: TypedLine<'_>) -> Self {
         let call = l.message.filter(|m| m.role.as_deref() == Some("assistant")).and_then(|m| {
             let u = m.usage?;
             let tokens = Tokens {
@@ -93,14 +93,14 @@ impl<'a> From<TypedLine<'a>> for Fields<'a> {
                 cache_creation: whole(&u.cache_write),
                 cache_read: whole(&u.cache_read),
             };
-            Some((m.model, tokens, u.cost.and_then(|c| c.total).and_then(|t| t.as_f64())))
+            Some((m.model.map(Cow::into_owned), tokens, u.cost.and_then(|c| c.total).and_then(|t| t.as_f64())))
         });
-        Fields { ts: l.timestamp.unwrap_or_default(), kind: l.kind, call }
+        Fields { ts: l.timestamp.map(Cow::into_owned).unwrap_or_default(), kind: l.kind.map(Cow::into_owned), call }
     }
 }
 
 /// The fields of a fully parsed line.
-fn from_value(v: &Value) -> Fields<'_> {
+fn from_value(v: &Value) -> Fields {
     let call = v.get("message").filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant")).and_then(|m| {
         let u = m.get("usage").filter(|u| u.is_object())?;
         let tokens = Tokens {
@@ -126,26 +126,13 @@ pub fn read_bytes(file: usize, path: &Path, bytes: &[u8]) -> Read {
 pub fn read_bytes_with(file: usize, path: &Path, bytes: &[u8], parse: Parse) -> Read {
     let mut out = Read::default();
     let session = Arc::new(session_of(path));
-    for line in lines(bytes) {
-        if parse == Parse::Fast && USAGE.find(line).is_none() && COMPACTION.find(line).is_none() {
-            continue;
-        }
-        let typed = if parse == Parse::Fast { typed::line::<TypedLine>(line) } else { None };
-        let full: Value;
-        let f = match typed {
-            Some(t) => Fields::from(t),
-            None => {
-                let Ok(v) = serde_json::from_slice::<Value>(line) else { continue };
-                full = v;
-                from_value(&full)
-            }
-        };
+    let wanted = |line: &[u8]| USAGE.find(line).is_some() || COMPACTION.find(line).is_some();
+    for f in read_lines(bytes, parse, wanted, |t: TypedLine| Fields::from(t), from_value) {
         match f.kind.as_deref() {
-            Some("compaction") => out.compactions.push(Compaction { session: session.clone(), ts: f.ts.into_owned() }),
+            Some("compaction") => out.compactions.push(Compaction { session: session.clone(), ts: f.ts }),
             Some("message") => {
                 let Some((model, tokens, recorded)) = f.call else { continue };
-                let model = model.map(Cow::into_owned);
-                out.entries.push(UsageEntry::priced(session.clone(), file, f.ts.into_owned(), model, tokens, recorded));
+                out.entries.push(UsageEntry::priced(session.clone(), file, f.ts, model, tokens, recorded));
             }
             _ => {}
         }
