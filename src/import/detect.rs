@@ -18,7 +18,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::Format;
-use crate::journal::reader::parse_json;
+
+mod probe;
 
 /// How many bytes of a file detection looks at.
 const HEAD: usize = 256 * 1024;
@@ -38,7 +39,7 @@ pub fn detect_file(path: &Path) -> Option<Format> {
 pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
     let mut score = [0usize; 4]; // ClaudeCode, Codex, Pi, Ctxj
     let mut seen = 0;
-    for line in bytes.split(|b| *b == b'\n') {
+    for line in crate::journal::typed::lines(bytes) {
         if seen >= VOTES {
             break;
         }
@@ -46,10 +47,16 @@ pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             continue;
         }
-        let Ok(Value::Object(o)) = parse_json(line) else { continue };
+        let Some(v) = probe::vote_of(line) else { continue };
         seen += 1;
-        if let Some(f) = vote(&o) {
+        if let Some(f) = v {
             score[f as usize] += 1;
+        }
+        // Stop once the lines left cannot change the winner.
+        let mut sorted = score;
+        sorted.sort_unstable();
+        if sorted[3] > sorted[2] + (VOTES - seen) {
+            break;
         }
     }
     let best = (0..4).max_by_key(|&i| (score[i], tie_break(i, name)))?;
@@ -67,7 +74,7 @@ fn tie_break(i: usize, name: &str) -> usize {
     }
 }
 
-fn vote(o: &Map<String, Value>) -> Option<Format> {
+pub(super) fn vote(o: &Map<String, Value>) -> Option<Format> {
     if matches!(o.get("kind"), Some(Value::String(_))) {
         return Some(Format::Ctxj);
     }

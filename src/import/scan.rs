@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use super::{detect_file, Format, FromFormat};
 
 /// One session file found by [`find_sessions`].
@@ -22,25 +24,25 @@ pub struct Found {
 
 /// Every session file under `dir`, sorted by path. Unreadable entries are ignored.
 pub fn find_sessions(dir: &Path, from: FromFormat) -> Vec<Found> {
-    let mut out = Vec::new();
-    for e in walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name().into_iter().flatten() {
-        if !e.file_type().is_file() {
-            continue;
-        }
-        let p = e.path();
-        if p.extension().is_none_or(|x| x != "jsonl") {
-            continue;
-        }
-        let format = match from {
-            FromFormat::Fixed(f) => f,
-            FromFormat::Auto => match detect_file(p) {
-                Some(f) => f,
-                None => continue,
-            },
-        };
-        out.push(found(p, format));
-    }
-    out
+    let candidates: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "jsonl"))
+        .map(walkdir::DirEntry::into_path)
+        .collect();
+    // Detection reads the head of every file: in parallel, in walk order.
+    candidates
+        .par_iter()
+        .filter_map(|p| {
+            let format = match from {
+                FromFormat::Fixed(f) => f,
+                FromFormat::Auto => detect_file(p)?,
+            };
+            Some(found(p, format))
+        })
+        .collect()
 }
 
 /// A session file with its parent and role.

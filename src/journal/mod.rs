@@ -13,6 +13,7 @@ mod numbers;
 pub mod reader;
 pub mod record;
 pub mod session;
+pub mod typed;
 
 pub use error::{JournalError, JournalErrorKind, Warning};
 pub use reader::{parse_bytes, Journal, ReadOptions};

@@ -14,21 +14,25 @@
 //!   parent session;
 //! * compactions are `compact_boundary` lines.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
+use memchr::memmem::Finder;
 use rayon::prelude::*;
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::{Map, Number, Value};
 
-use super::entry::{builtin_cost, Compaction, Read, SessionKey, Tokens, UsageEntry};
+use super::entry::{builtin_cost, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::claude_code::{model_of, response_key, CcUsage};
+use crate::import::s;
 use crate::import::Format;
-use crate::import::{s, u};
 use crate::journal::reader::parse_json;
+use crate::journal::typed::{self, object_or_null, Seen};
 
 /// One usage entry (one line with `message.usage`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct Entry {
     file: usize,
     ts: String,
@@ -37,9 +41,17 @@ struct Entry {
     sidechain: bool,
     speed: bool,
     usage: CcUsage,
-    cache_1h: u64,
     /// Written with a space after the colon: ccusage's prefilter skips it.
     spaced: bool,
+}
+
+/// What one line is to `usage`.
+#[derive(Debug, Clone, PartialEq)]
+enum Line {
+    /// A `compact_boundary` line, with its timestamp.
+    Compaction(String),
+    Usage(Entry),
+    Other,
 }
 
 /// The Claude Code files under `paths` (files are taken as given; folders are searched).
@@ -86,115 +98,191 @@ pub fn session_of(path: &Path) -> (String, String) {
     }
 }
 
-/// The fields of a Claude Code line that `usage` reads; everything else (the message content,
-/// most of the bytes) is skipped without being built.
-#[derive(serde::Deserialize)]
-struct UsageLine {
-    #[serde(rename = "type")]
-    kind: Option<Value>,
-    subtype: Option<Value>,
-    timestamp: Option<Value>,
-    #[serde(rename = "isSidechain")]
-    is_sidechain: Option<Value>,
-    #[serde(rename = "requestId")]
-    request_id: Option<Value>,
-    message: Option<UsageMessage>,
+/// The fields of a Claude Code line that `usage` reads, typed strictly (a string where a string
+/// is read, an object where an object is): anything else refuses the typed read and the line is
+/// parsed in full. Everything else (the message content, most of the bytes) is skipped unbuilt.
+#[derive(Deserialize)]
+struct TypedLine<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    subtype: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "isSidechain", default)]
+    is_sidechain: Option<bool>,
+    #[serde(rename = "requestId", default, borrow)]
+    request_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "object_or_null")]
+    message: Option<TypedMessage<'a>>,
 }
 
-#[derive(serde::Deserialize)]
-struct UsageMessage {
-    id: Option<Value>,
-    model: Option<Value>,
-    usage: Option<Value>,
+#[derive(Deserialize)]
+struct TypedMessage<'a> {
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, deserialize_with = "object_or_null")]
+    usage: Option<TypedUsage>,
 }
 
-/// The line as a JSON object holding just the fields `usage` reads (absent and `null` alike
-/// are left out, which the readers treat the same). Lines the typed reader refuses (a
-/// `message` that is not an object, duplicate keys, …) go through the full parser, so the result
-/// is the same as parsing the whole line.
-fn usage_fields(line: &[u8]) -> Option<serde_json::Map<String, Value>> {
-    std::str::from_utf8(line).ok()?;
-    match serde_json::from_slice::<UsageLine>(line) {
-        Ok(l) => {
-            let mut o = serde_json::Map::new();
-            let put = |o: &mut serde_json::Map<String, Value>, k: &str, v: Option<Value>| {
-                if let Some(v) = v {
-                    o.insert(k.to_string(), v);
-                }
-            };
-            put(&mut o, "type", l.kind);
-            put(&mut o, "subtype", l.subtype);
-            put(&mut o, "timestamp", l.timestamp);
-            put(&mut o, "isSidechain", l.is_sidechain);
-            put(&mut o, "requestId", l.request_id);
-            if let Some(m) = l.message {
-                let mut mo = serde_json::Map::new();
-                put(&mut mo, "id", m.id);
-                put(&mut mo, "model", m.model);
-                put(&mut mo, "usage", m.usage);
-                o.insert("message".into(), Value::Object(mo));
-            }
-            Some(o)
+#[derive(Deserialize)]
+struct TypedUsage {
+    #[serde(default)]
+    input_tokens: Option<Number>,
+    #[serde(default)]
+    output_tokens: Option<Number>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<Number>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<Number>,
+    #[serde(default, deserialize_with = "object_or_null")]
+    cache_creation: Option<TypedCacheCreation>,
+    #[serde(default)]
+    speed: Seen,
+}
+
+#[derive(Deserialize)]
+struct TypedCacheCreation {
+    #[serde(default)]
+    ephemeral_1h_input_tokens: Option<Number>,
+}
+
+/// A count as `import::u` reads it from a parsed line: a whole number, or a whole non-negative
+/// float; anything else is 0.
+fn count(n: &Option<Number>) -> u64 {
+    let Some(n) = n else { return 0 };
+    n.as_u64().or_else(|| n.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64)).unwrap_or(0)
+}
+
+impl TypedLine<'_> {
+    fn into_line(self, file: usize, spaced: bool) -> Line {
+        let ts = self.timestamp.map(Cow::into_owned).unwrap_or_default();
+        if self.kind.as_deref() == Some("system") && self.subtype.as_deref() == Some("compact_boundary") {
+            return Line::Compaction(ts);
         }
-        Err(_) => match parse_json(line) {
-            Ok(Value::Object(o)) => Some(o),
-            _ => None,
-        },
+        let Some(m) = self.message else { return Line::Other };
+        let Some(us) = m.usage else { return Line::Other };
+        let usage = CcUsage {
+            input: count(&us.input_tokens),
+            output: count(&us.output_tokens),
+            cache_creation: count(&us.cache_creation_input_tokens),
+            cache_read: count(&us.cache_read_input_tokens),
+            cache_creation_1h: us.cache_creation.map_or(0, |c| count(&c.ephemeral_1h_input_tokens)),
+        };
+        Line::Usage(Entry {
+            file,
+            ts,
+            model: m.model.filter(|m| m != "<synthetic>").map(Cow::into_owned),
+            key: m.id.map(|id| (id.into_owned(), self.request_id.map(Cow::into_owned))),
+            sidechain: self.is_sidechain.unwrap_or(false),
+            speed: us.speed.0,
+            usage,
+            spaced,
+        })
     }
 }
 
+/// A line read from its fully parsed object (the reference the typed read is held to).
+fn from_object(o: &Map<String, Value>, file: usize, spaced: bool) -> Line {
+    let ts = s(o, "timestamp").unwrap_or("").to_string();
+    if s(o, "type") == Some("system") && s(o, "subtype") == Some("compact_boundary") {
+        return Line::Compaction(ts);
+    }
+    let Some(usage) = CcUsage::of(o) else { return Line::Other };
+    let us = o.get("message").and_then(|m| m.get("usage")).and_then(Value::as_object);
+    Line::Usage(Entry {
+        file,
+        ts,
+        model: model_of(o).filter(|m| *m != "<synthetic>").map(str::to_string),
+        key: response_key(o),
+        sidechain: o.get("isSidechain").and_then(Value::as_bool).unwrap_or(false),
+        speed: us.is_some_and(|us| us.contains_key("speed")),
+        usage,
+        spaced,
+    })
+}
+
+/// One line: typed when `parse` is [`Parse::Fast`] and the typed read takes it, else in full.
+fn read_line(line: &[u8], file: usize, spaced: bool, parse: Parse) -> Line {
+    if parse == Parse::Fast {
+        if let Some(t) = typed::line::<TypedLine>(line) {
+            return t.into_line(file, spaced);
+        }
+    }
+    match parse_json(line) {
+        Ok(Value::Object(o)) => from_object(&o, file, spaced),
+        _ => Line::Other,
+    }
+}
+
+static USAGE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"usage\""));
+static BOUNDARY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"compact_boundary"));
+static TIGHT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"usage\":{"));
+
 /// What one file holds: entries and compaction timestamps (nothing when it cannot be read; only
-/// regular files are read, `journal::input`).
-fn read_file(idx: usize, path: &Path) -> (Vec<Entry>, Vec<String>) {
-    match crate::journal::input::read_regular(path) {
-        Ok(bytes) => entries_of(idx, &bytes),
+/// regular files are read, `journal::input`; large ones are mapped, `journal::mmap`).
+fn read_file(idx: usize, path: &Path, parse: Parse) -> (Vec<Entry>, Vec<String>) {
+    use crate::journal::mmap::Source;
+    let Ok(src) = Source::open(path) else { return (Vec::new(), Vec::new()) };
+    let out = entries_of(idx, src.bytes(), parse);
+    if !src.shrank() {
+        return out;
+    }
+    // Cut while mapped: read what the file now holds.
+    match Source::read(path) {
+        Ok(src) => entries_of(idx, src.bytes(), parse),
         Err(_) => (Vec::new(), Vec::new()),
     }
 }
 
 /// One transcript's bytes through the same rules as [`read`] (the fuzz target's entry).
 pub fn read_bytes(path: &Path, bytes: &[u8]) -> Read {
-    assemble(std::slice::from_ref(&path.to_path_buf()), vec![entries_of(0, bytes)], 0)
+    read_bytes_with(path, bytes, Parse::Fast)
 }
 
-fn entries_of(idx: usize, bytes: &[u8]) -> (Vec<Entry>, Vec<String>) {
+/// [`read_bytes`], parsing the way `parse` says.
+pub fn read_bytes_with(path: &Path, bytes: &[u8], parse: Parse) -> Read {
+    assemble(std::slice::from_ref(&path.to_path_buf()), vec![entries_of(0, bytes, parse)], 0)
+}
+
+/// The entries and compactions of one file's bytes. The fast way looks for `"usage"` and
+/// `compact_boundary` over the whole buffer and reads only the lines holding one; the full way
+/// parses every line.
+fn entries_of(idx: usize, bytes: &[u8], parse: Parse) -> (Vec<Entry>, Vec<String>) {
     let mut entries = Vec::new();
     let mut compactions = Vec::new();
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+    let mut take = |line: &[u8], spaced: bool| match read_line(line, idx, spaced, parse) {
+        Line::Compaction(ts) => compactions.push(ts),
+        Line::Usage(e) => entries.push(e),
+        Line::Other => {}
+    };
+    if parse == Parse::Full {
+        for line in bytes.split(|&b| b == b'\n').filter(|l| l.len() >= 2) {
+            take(line, TIGHT.find(line).is_none());
+        }
+        return (entries, compactions);
+    }
+    let after = |f: &Finder, from: usize| f.find(&bytes[from..]).map(|i| from + i);
+    let (mut next_u, mut next_b) = (after(&USAGE, 0), after(&BOUNDARY, 0));
+    let mut pos = 0;
+    while let Some(hit) = next_u.into_iter().chain(next_b).min() {
+        let start = memchr::memrchr(b'\n', &bytes[pos..hit]).map_or(pos, |i| pos + i + 1);
+        let end = memchr::memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i);
         let line = &bytes[start..end];
-        start = end + 1;
-        if line.len() < 2 {
-            continue;
+        if line.len() >= 2 {
+            let tight = next_u.is_some_and(|u| u < end && bytes[u..end].starts_with(b"\"usage\":{"))
+                || TIGHT.find(line).is_some();
+            take(line, !tight);
         }
-        let has_usage = memchr::memmem::find(line, b"\"usage\"").is_some();
-        let boundary = memchr::memmem::find(line, b"compact_boundary").is_some();
-        if !has_usage && !boundary {
-            continue;
+        pos = (end + 1).min(bytes.len());
+        if next_u.is_some_and(|u| u < pos) {
+            next_u = after(&USAGE, pos);
         }
-        let Some(o) = usage_fields(line) else { continue };
-        if boundary && s(&o, "type") == Some("system") && s(&o, "subtype") == Some("compact_boundary") {
-            compactions.push(s(&o, "timestamp").unwrap_or("").to_string());
-            continue;
+        if next_b.is_some_and(|b| b < pos) {
+            next_b = after(&BOUNDARY, pos);
         }
-        let Some(usage) = CcUsage::of(&o) else { continue };
-        let us = o.get("message").and_then(|m| m.get("usage")).and_then(Value::as_object);
-        let cache_1h = us
-            .and_then(|us| us.get("cache_creation"))
-            .and_then(Value::as_object)
-            .and_then(|c| u(c, "ephemeral_1h_input_tokens"))
-            .unwrap_or(0);
-        entries.push(Entry {
-            file: idx,
-            ts: s(&o, "timestamp").unwrap_or("").to_string(),
-            model: model_of(&o).filter(|m| *m != "<synthetic>").map(str::to_string),
-            key: response_key(&o),
-            sidechain: o.get("isSidechain").and_then(Value::as_bool).unwrap_or(false),
-            speed: us.is_some_and(|us| us.contains_key("speed")),
-            usage,
-            cache_1h,
-            spaced: memchr::memmem::find(line, b"\"usage\":{").is_none(),
-        });
     }
     (entries, compactions)
 }
@@ -212,8 +300,9 @@ fn better(new: &Entry, old: &Entry) -> bool {
 
 /// The usage entries of `files` (Claude Code transcripts), de-duplicated across them; entry
 /// `file` indexes count from `first_file`.
-pub fn read(files: &[PathBuf], first_file: usize) -> Read {
-    let read: Vec<(Vec<Entry>, Vec<String>)> = files.par_iter().enumerate().map(|(i, p)| read_file(i, p)).collect();
+pub fn read(files: &[PathBuf], first_file: usize, parse: Parse) -> Read {
+    let read: Vec<(Vec<Entry>, Vec<String>)> =
+        files.par_iter().enumerate().map(|(i, p)| read_file(i, p, parse)).collect();
     assemble(files, read, first_file)
 }
 
@@ -238,7 +327,7 @@ fn assemble(files: &[PathBuf], read: Vec<(Vec<Entry>, Vec<String>)>, first_file:
             UsageEntry {
                 session: sessions[e.file].clone(),
                 file: first_file + e.file,
-                cost: builtin_cost(e.model.as_deref(), &tokens, e.cache_1h),
+                cost: builtin_cost(e.model.as_deref(), &tokens, e.usage.cache_creation_1h),
                 ts: e.ts,
                 model: e.model,
                 tokens,
@@ -328,7 +417,7 @@ mod tests {
         std::fs::write(proj.join("s1.jsonl.bak"), "ignored").unwrap();
         let files = claude_files(&[d.path().to_path_buf()]);
         assert_eq!(files.len(), 2);
-        let r = read(&files, 0);
+        let r = read(&files, 0, Parse::Fast);
         assert!(
             r.entries.iter().all(|e| e.session.key() == "p/s1"),
             "the subagent file counts toward its parent session"
@@ -367,24 +456,45 @@ mod tests {
             line("m2", "r2", true, 7, true),
             r#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"x\u00e9"}],"usage":{"input_tokens":1.0,"speed":null}},"requestId":null}"#.to_string(),
             r#"{"type":"system","subtype":"compact_boundary","timestamp":"2026-01-01T00:00:00Z","message":"text"}"#.to_string(),
+            r#"{"type":"system","subtype":"compact_boundary","timestamp":"2026-01-01T00:00:00Z","message":{"usage":{}}}"#.to_string(),
             r#"{"type":"assistant","type":"user","message":{"usage":{"output_tokens":3}}}"#.to_string(),
             r#"{"message":{"usage":{"output_tokens":3},"usage":{"output_tokens":4}}}"#.to_string(),
             r#"{"message":null,"isSidechain":"yes","usage":1}"#.to_string(),
+            r#"{"message":{"usage":[1,2]}}"#.to_string(),
+            r#"{"message":[{"usage":{}}]}"#.to_string(),
+            r#"[null,null,"t",false,"r",{"id":"m","usage":{"output_tokens":3}}]"#.to_string(),
+            r#"{"message":{"id":"m","model":"<synthetic>","usage":{"input_tokens":-1,"output_tokens":2.5,"cache_read_input_tokens":1e3,"cache_creation_input_tokens":"7","cache_creation":{"ephemeral_1h_input_tokens":-0}}}}"#.to_string(),
+            r#"{"message":{"usage":{"cache_creation":null,"output_tokens":18446744073709551616}},"isSidechain":true}"#.to_string(),
+            r#"{"message":{"usage":{"cache_creation":[1]}}}"#.to_string(),
         ];
         for l in &lines {
-            let fast = usage_fields(l.as_bytes()).expect("an object");
-            let Ok(Value::Object(full)) = parse_json(l.as_bytes()) else { panic!("{l}") };
-            assert_eq!(CcUsage::of(&fast), CcUsage::of(&full), "{l}");
-            assert_eq!(model_of(&fast), model_of(&full), "{l}");
-            assert_eq!(response_key(&fast), response_key(&full), "{l}");
-            for k in ["type", "subtype", "timestamp"] {
-                assert_eq!(s(&fast, k), s(&full, k), "{k} of {l}");
-            }
-            assert_eq!(
-                fast.get("isSidechain").and_then(Value::as_bool),
-                full.get("isSidechain").and_then(Value::as_bool)
-            );
+            let fast = read_line(l.as_bytes(), 3, false, Parse::Fast);
+            let full = read_line(l.as_bytes(), 3, false, Parse::Full);
+            assert_eq!(fast, full, "{l}");
         }
-        assert!(usage_fields(b"{\"message\":{\"usage\":{}}} x").is_none(), "trailing bytes: not a line");
+        let bad = b"{\"message\":{\"usage\":{\"output_tokens\":1}},\"x\":\"\xff\"}";
+        assert_eq!(read_line(bad, 0, false, Parse::Fast), Line::Other, "broken UTF-8: not a line");
+        assert_eq!(read_line(b"{\"message\":{\"usage\":{}}} x", 0, false, Parse::Fast), Line::Other, "trailing bytes");
+    }
+
+    #[test]
+    fn the_buffer_scan_finds_what_the_line_by_line_parse_finds() {
+        let text = [
+            line("m1", "r1", false, 5, false),
+            String::new(),
+            r#"{"type":"user","message":{"content":"no usage here"}}"#.to_string(),
+            r#"{"type":"system","subtype":"compact_boundary","timestamp":"t1"}"#.to_string(),
+            line("m2", "r2", false, 6, true),
+            r#"{"type":"user","usage":"none","message":{"content":"compact_boundary, \"usage\":{"}}"#.to_string(),
+            r#"{"type":"system","subtype":"compact_boundary","timestamp":"t2","message":{"usage":{"output_tokens":9}}}"#.to_string(),
+            line("m3", "r3", true, 7, false),
+        ]
+        .join("\n");
+        for bytes in [text.as_bytes(), text.trim_end().as_bytes(), format!("{text}\n").as_bytes()] {
+            let fast = entries_of(0, bytes, Parse::Fast);
+            assert_eq!(fast, entries_of(0, bytes, Parse::Full));
+            assert_eq!((fast.0.len(), fast.1.len()), (3, 2));
+            assert_eq!(fast.0.iter().map(|e| e.spaced).collect::<Vec<_>>(), [false, true, false]);
+        }
     }
 }

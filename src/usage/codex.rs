@@ -5,13 +5,17 @@
 //! cached part: `input` = input − cached, `cache_read` = cached, no cache writes; reasoning tokens
 //! are already inside `output_tokens`. The model is the last `turn_context`'s.
 
+use std::borrow::Cow;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
+use memchr::memmem::Finder;
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::entry::{count as n, Compaction, Read, SessionKey, Tokens, UsageEntry};
+use super::entry::{count as n, present, read_lines, str_at, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::Format;
+use crate::journal::typed::object_or_null;
 
 /// The session of a rollout: the folder under `sessions/` and the file stem (ccusage's id is
 /// `project/session`).
@@ -26,54 +30,122 @@ pub fn session_of(path: &Path) -> SessionKey {
 }
 
 /// The entries and compactions of one rollout.
-pub fn read_file(file: usize, path: &Path) -> Read {
+pub fn read_file(file: usize, path: &Path, parse: Parse) -> Read {
     match crate::journal::input::read_regular(path) {
-        Ok(bytes) => read_bytes(file, path, &bytes),
+        Ok(bytes) => read_bytes_with(file, path, &bytes, parse),
         Err(_) => Read::default(),
     }
 }
 
+/// What a rollout line tells `usage`, read either way.
+#[derive(Debug, Default, PartialEq)]
+struct Fields {
+    ts: String,
+    kind: Option<String>,
+    payload_kind: Option<String>,
+    model: Option<String>,
+    /// `payload.info` when it is an object: its `total_token_usage` and `last_token_usage`.
+    info: Option<(Option<Value>, Option<Value>)>,
+}
+
+/// The fields typed strictly (see `journal::typed`); the rest of the line (a `compacted`
+/// line's whole history) is skipped unbuilt.
+#[derive(Deserialize)]
+struct TypedLine<'a> {
+    #[serde(default, borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "object_or_null")]
+    payload: Option<TypedPayload<'a>>,
+}
+
+#[derive(Deserialize)]
+struct TypedPayload<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, deserialize_with = "object_or_null")]
+    info: Option<TypedInfo>,
+}
+
+#[derive(Deserialize)]
+struct TypedInfo {
+    #[serde(default, deserialize_with = "present")]
+    total_token_usage: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    last_token_usage: Option<Value>,
+}
+
+impl From<TypedLine<'_>> for Fields {
+    fn from(l: TypedLine<'_>) -> Self {
+        let own = |c: Option<Cow<str>>| c.map(Cow::into_owned);
+        let (payload_kind, model, info) = match l.payload {
+            Some(p) => (own(p.kind), own(p.model), p.info.map(|i| (i.total_token_usage, i.last_token_usage))),
+            None => (None, None, None),
+        };
+        Fields { ts: own(l.timestamp).unwrap_or_default(), kind: own(l.kind), payload_kind, model, info }
+    }
+}
+
+/// The fields of a fully parsed line.
+fn from_value(v: &Value) -> Fields {
+    let payload = v.get("payload").unwrap_or(&Value::Null);
+    Fields {
+        ts: str_at(v, "timestamp").unwrap_or_default(),
+        kind: str_at(v, "type"),
+        payload_kind: str_at(payload, "type"),
+        model: str_at(payload, "model"),
+        info: payload
+            .get("info")
+            .filter(|i| i.is_object())
+            .map(|i| (i.get("total_token_usage").cloned(), i.get("last_token_usage").cloned())),
+    }
+}
+
+static WANTED: LazyLock<[Finder<'static>; 3]> =
+    LazyLock::new(|| ["\"token_count\"", "\"turn_context\"", "\"compacted\""].map(|w| Finder::new(w.as_bytes())));
+
 /// The entries and compactions of one rollout's bytes (`path` names the session).
 pub fn read_bytes(file: usize, path: &Path, bytes: &[u8]) -> Read {
+    read_bytes_with(file, path, bytes, Parse::Fast)
+}
+
+/// [`read_bytes`], parsing the way `parse` says.
+pub fn read_bytes_with(file: usize, path: &Path, bytes: &[u8], parse: Parse) -> Read {
     let mut out = Read::default();
     let session = Arc::new(session_of(path));
     let mut model: Option<String> = None;
     let mut last_total: Option<Value> = None;
-    for line in bytes.split(|&b| b == b'\n') {
-        let wanted = ["\"token_count\"", "\"turn_context\"", "\"compacted\""];
-        if !wanted.iter().any(|w| memchr::memmem::find(line, w.as_bytes()).is_some()) {
-            continue;
-        }
-        let Ok(v) = serde_json::from_slice::<Value>(line) else { continue };
-        let ts = v.get("timestamp").and_then(Value::as_str).unwrap_or("").to_string();
-        let payload = v.get("payload").unwrap_or(&Value::Null);
-        match v.get("type").and_then(Value::as_str) {
+    let wanted = |line: &[u8]| WANTED.iter().any(|w| w.find(line).is_some());
+    for f in read_lines(bytes, parse, wanted, |t: TypedLine| Fields::from(t), from_value) {
+        match f.kind.as_deref() {
             Some("turn_context") => {
-                if let Some(m) = payload.get("model").and_then(Value::as_str) {
-                    model = Some(m.to_string());
+                if let Some(m) = f.model {
+                    model = Some(m);
                 }
             }
-            Some("compacted") => out.compactions.push(Compaction { session: session.clone(), ts }),
-            Some("event_msg") if payload.get("type").and_then(Value::as_str) == Some("token_count") => {
-                let Some(info) = payload.get("info").filter(|i| i.is_object()) else { continue };
-                let total = info.get("total_token_usage").cloned();
+            Some("compacted") => out.compactions.push(Compaction { session: session.clone(), ts: f.ts }),
+            Some("event_msg") if f.payload_kind.as_deref() == Some("token_count") => {
+                let Some((total, last)) = f.info else { continue };
                 if total.is_some() && total == last_total {
                     out.duplicates += 1;
                     continue;
                 }
                 last_total = total;
-                let Some(last) = info.get("last_token_usage") else { continue };
-                let cached = n(last, "cached_input_tokens");
+                let Some(last) = last else { continue };
+                let cached = n(&last, "cached_input_tokens");
                 let tokens = Tokens {
-                    input: n(last, "input_tokens").saturating_sub(cached),
-                    output: n(last, "output_tokens"),
+                    input: n(&last, "input_tokens").saturating_sub(cached),
+                    output: n(&last, "output_tokens"),
                     cache_creation: 0,
                     cache_read: cached,
                 };
                 if tokens.is_zero() {
                     continue;
                 }
-                out.entries.push(UsageEntry::priced(session.clone(), file, ts, model.clone(), tokens, None));
+                out.entries.push(UsageEntry::priced(session.clone(), file, f.ts, model.clone(), tokens, None));
             }
             _ => {}
         }
@@ -103,11 +175,38 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(&p, text).unwrap();
-        let r = read_file(0, &p);
+        let r = read_file(0, &p, Parse::Fast);
         assert_eq!(r.entries.len(), 2);
         assert_eq!(r.duplicates, 1);
         assert_eq!(r.entries[0].tokens, Tokens { input: 60, output: 5, cache_creation: 0, cache_read: 40 });
         assert_eq!(r.entries[0].session.key(), "2026/03/14/rollout-x");
         assert!(r.entries[0].cost.unwrap() > 0.0);
+    }
+
+    #[test]
+    fn typed_reads_equal_the_full_parse_on_odd_lines() {
+        let text = [
+            r#"{"type":"turn_context","payload":{"model":"gpt-5.3-codex","x":[1,{"y":null}]}}"#,
+            r#"{"type":"turn_context","payload":{"model":7}}"#,
+            r#"{"type":"turn_context","payload":[{"model":"m"}]}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":null,"last_token_usage":{"input_tokens":5}}}}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":null,"last_token_usage":{"input_tokens":6}}}}"#,
+            r#"{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"a":1,"b":2},"last_token_usage":{"output_tokens":1.0}}}}"#,
+            r#"{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"b":2,"a":1},"last_token_usage":{"output_tokens":3}}}}"#,
+            r#"{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":null}}}"#,
+            r#"{"type":"event_msg","payload":{"type":"token_count","info":"none"}}"#,
+            r#"{"type":"event_msg","payload":{"type":"token_count","type":"token_count","info":{"last_token_usage":{"input_tokens":9}}}}"#,
+            r#"{"type":"compacted","timestamp":"t2","payload":{"message":"","replacement_history":[{"type":"message"}]}}"#,
+            r#"{"type":"compacted","timestamp":9}"#,
+        ]
+        .join("\n");
+        let p = Path::new("sessions/2026/03/14/rollout-x.jsonl");
+        let fast = read_bytes_with(0, p, text.as_bytes(), Parse::Fast);
+        assert_eq!(format!("{fast:?}"), format!("{:?}", read_bytes_with(0, p, text.as_bytes(), Parse::Full)));
+        assert_eq!(
+            (fast.entries.len(), fast.duplicates, fast.compactions.len()),
+            (2, 2, 2),
+            "a 1.0 is not a whole count here; {{a,b}} = {{b,a}}"
+        );
     }
 }

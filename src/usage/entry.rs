@@ -3,6 +3,28 @@
 
 use crate::import::Format;
 
+/// How the readers parse transcript lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parse {
+    /// Only the lines that can carry usage (found by a byte search), reading just the fields
+    /// `usage` needs without building the rest; a line that typed read refuses is parsed in full.
+    Fast,
+    /// Every line parsed in full: the reference the fast way is held to
+    /// (`CTXJ_USAGE_FULL_PARSE=1`; a test compares the two on every shared sample).
+    Full,
+}
+
+impl Parse {
+    /// [`Parse::Full`] when `CTXJ_USAGE_FULL_PARSE=1`, else [`Parse::Fast`].
+    pub fn from_env() -> Parse {
+        if std::env::var_os("CTXJ_USAGE_FULL_PARSE").is_some_and(|v| v == "1") {
+            Parse::Full
+        } else {
+            Parse::Fast
+        }
+    }
+}
+
 /// Token counts, split the way the providers bill them (`input` is the uncached part).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Tokens {
@@ -112,4 +134,41 @@ pub fn builtin_cost(model: Option<&str>, t: &Tokens, cache_1h: u64) -> Option<f6
 /// The whole number at `k` of a JSON object (0 when absent or not one).
 pub fn count(v: &serde_json::Value, k: &str) -> u64 {
     v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0)
+}
+
+/// The string at `k` of a JSON object (`None` when absent or not a string).
+pub fn str_at(v: &serde_json::Value, k: &str) -> Option<String> {
+    v.get(k).and_then(serde_json::Value::as_str).map(str::to_string)
+}
+
+/// What a reader takes from each line of `bytes` that can carry what it counts (`wanted`, a byte
+/// search; every line under [`Parse::Full`]): `typed` of the line's typed read `T`, or, when the
+/// typed read refuses the line (and under [`Parse::Full`]), `full` of the whole line parsed.
+/// Lines that are not JSON are left out.
+pub fn read_lines<'a, T: serde::Deserialize<'a> + 'a, F>(
+    bytes: &'a [u8],
+    parse: Parse,
+    wanted: impl Fn(&[u8]) -> bool + 'a,
+    typed: impl Fn(T) -> F + 'a,
+    full: impl Fn(&serde_json::Value) -> F + 'a,
+) -> impl Iterator<Item = F> + 'a {
+    crate::journal::typed::lines(bytes).filter(move |l| parse == Parse::Full || wanted(l)).filter_map(move |l| {
+        if parse == Parse::Fast {
+            if let Some(t) = crate::journal::typed::line::<T>(l) {
+                return Some(typed(t));
+            }
+        }
+        serde_json::from_slice::<serde_json::Value>(l).ok().map(|v| full(&v))
+    })
+}
+
+/// [`count`] of a typed read: the number when it is a whole one, else 0.
+pub fn whole(n: &Option<serde_json::Number>) -> u64 {
+    n.as_ref().and_then(serde_json::Number::as_u64).unwrap_or(0)
+}
+
+/// Present keys as `Some`, `null` included (`#[serde(default, deserialize_with = "present")]`),
+/// as a parsed object's `get` sees them.
+pub fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
 }

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-pub use entry::Tokens;
+pub use entry::{Parse, Tokens};
 pub use report::{By, Options, Row, UsageReport};
 pub use sessions::{summarize_folder, summarize_folder_with_progress, summarize_journal, SessionSummary};
 pub use sources::{existing_default_roots, transcripts, Root};
@@ -43,16 +43,18 @@ pub fn file_cost(agent: Format, path: &std::path::Path) -> Option<f64> {
 /// The priced entries and compactions of `files`, with the file list their `file` indexes point
 /// into (what [`usage`] groups, and what `ctxj export` writes one row per entry of).
 pub fn read(files: &BTreeMap<Format, Vec<PathBuf>>) -> (entry::Read, Vec<PathBuf>) {
+    let parse = Parse::from_env();
     let mut all = entry::Read::default();
     let mut list = Vec::new();
     for (agent, paths) in files {
         let first = list.len();
         list.extend(paths.iter().cloned());
         let read = match agent {
-            Format::ClaudeCode => claude::read(paths, first),
+            Format::ClaudeCode => claude::read(paths, first, parse),
             Format::Codex | Format::Pi => {
                 let one = if *agent == Format::Codex { codex::read_file } else { pi::read_file };
-                let parts: Vec<entry::Read> = paths.par_iter().enumerate().map(|(i, p)| one(first + i, p)).collect();
+                let parts: Vec<entry::Read> =
+                    paths.par_iter().enumerate().map(|(i, p)| one(first + i, p, parse)).collect();
                 let mut r = entry::Read::default();
                 for p in parts {
                     r.entries.extend(p.entries);
@@ -68,4 +70,34 @@ pub fn read(files: &BTreeMap<Format, Vec<PathBuf>>) -> (entry::Read, Vec<PathBuf
         all.duplicates += read.duplicates;
     }
     (all, list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 20: the fast reads (a byte search for the lines that can carry usage, typed reads
+    /// of the few fields) give what parsing every line in full gives, on every transcript we have,
+    /// whichever agent's rules read it.
+    #[test]
+    #[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+    fn fast_reads_equal_full_parses_on_every_transcript() {
+        let mut counted = 0;
+        for f in crate::journal::typed::testing::transcript_files() {
+            let bytes = std::fs::read(&f).unwrap();
+            let both = |parse| {
+                [
+                    claude::read_bytes_with(&f, &bytes, parse),
+                    codex::read_bytes_with(0, &f, &bytes, parse),
+                    pi::read_bytes_with(0, &f, &bytes, parse),
+                ]
+            };
+            let (fast, full) = (both(Parse::Fast), both(Parse::Full));
+            for (agent, (a, b)) in ["claude", "codex", "pi"].iter().zip(fast.iter().zip(&full)) {
+                assert_eq!(format!("{a:?}"), format!("{b:?}"), "{agent} rules on {}", f.display());
+            }
+            counted += fast.iter().map(|r| r.entries.len()).sum::<usize>();
+        }
+        assert!(counted > 1000, "{counted} entries: the samples were not read");
+    }
 }

@@ -3,13 +3,17 @@
 //! included), dated by the entry's `timestamp`. The cost is pi's own `usage.cost.total` when
 //! recorded, else the built-in price of the message's model.
 
+use std::borrow::Cow;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use serde_json::Value;
+use memchr::memmem::Finder;
+use serde::Deserialize;
+use serde_json::{Number, Value};
 
-use super::entry::{count as n, Compaction, Read, SessionKey, Tokens, UsageEntry};
+use super::entry::{count as n, read_lines, str_at, whole, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::Format;
+use crate::journal::typed::object_or_null;
 
 /// The session of a pi file: its folder (the project) and the file name after the first `_`
 /// (the whole stem when there is none).
@@ -21,42 +25,114 @@ pub fn session_of(path: &Path) -> SessionKey {
 }
 
 /// The entries and compactions of one pi session file.
-pub fn read_file(file: usize, path: &Path) -> Read {
+pub fn read_file(file: usize, path: &Path, parse: Parse) -> Read {
     match crate::journal::input::read_regular(path) {
-        Ok(bytes) => read_bytes(file, path, &bytes),
+        Ok(bytes) => read_bytes_with(file, path, &bytes, parse),
         Err(_) => Read::default(),
     }
 }
 
+/// What a pi line tells `usage`, read either way: its type, timestamp, and for an assistant
+/// message with a `usage` object, the model, the four counts and the recorded cost.
+#[derive(Debug, PartialEq)]
+struct Fields {
+    ts: String,
+    kind: Option<String>,
+    call: Option<(Option<String>, Tokens, Option<f64>)>,
+}
+
+/// The fields typed strictly (see `journal::typed`).
+#[derive(Deserialize)]
+struct TypedLine<'a> {
+    #[serde(default, borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "object_or_null")]
+    message: Option<TypedMessage<'a>>,
+}
+
+#[derive(Deserialize)]
+struct TypedMessage<'a> {
+    #[serde(default, borrow)]
+    role: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, deserialize_with = "object_or_null")]
+    usage: Option<TypedUsage>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TypedUsage {
+    #[serde(default)]
+    input: Option<Number>,
+    #[serde(default)]
+    output: Option<Number>,
+    #[serde(default)]
+    cache_write: Option<Number>,
+    #[serde(default)]
+    cache_read: Option<Number>,
+    #[serde(default, deserialize_with = "object_or_null")]
+    cost: Option<TypedCost>,
+}
+
+#[derive(Deserialize)]
+struct TypedCost {
+    #[serde(default)]
+    total: Option<Number>,
+}
+
+impl From<TypedLine<'_>> for Fields {
+    fn from(l: TypedLine<'_>) -> Self {
+        let call = l.message.filter(|m| m.role.as_deref() == Some("assistant")).and_then(|m| {
+            let u = m.usage?;
+            let tokens = Tokens {
+                input: whole(&u.input),
+                output: whole(&u.output),
+                cache_creation: whole(&u.cache_write),
+                cache_read: whole(&u.cache_read),
+            };
+            Some((m.model.map(Cow::into_owned), tokens, u.cost.and_then(|c| c.total).and_then(|t| t.as_f64())))
+        });
+        Fields { ts: l.timestamp.map(Cow::into_owned).unwrap_or_default(), kind: l.kind.map(Cow::into_owned), call }
+    }
+}
+
+/// The fields of a fully parsed line.
+fn from_value(v: &Value) -> Fields {
+    let call = v.get("message").filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant")).and_then(|m| {
+        let u = m.get("usage").filter(|u| u.is_object())?;
+        let tokens = Tokens {
+            input: n(u, "input"),
+            output: n(u, "output"),
+            cache_creation: n(u, "cacheWrite"),
+            cache_read: n(u, "cacheRead"),
+        };
+        Some((str_at(m, "model"), tokens, u.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64)))
+    });
+    Fields { ts: str_at(v, "timestamp").unwrap_or_default(), kind: str_at(v, "type"), call }
+}
+
+static USAGE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"usage\""));
+static COMPACTION: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"compaction\""));
+
 /// The entries and compactions of one pi session file's bytes (`path` names the session).
 pub fn read_bytes(file: usize, path: &Path, bytes: &[u8]) -> Read {
+    read_bytes_with(file, path, bytes, Parse::Fast)
+}
+
+/// [`read_bytes`], parsing the way `parse` says.
+pub fn read_bytes_with(file: usize, path: &Path, bytes: &[u8], parse: Parse) -> Read {
     let mut out = Read::default();
     let session = Arc::new(session_of(path));
-    for line in bytes.split(|&b| b == b'\n') {
-        let usage = memchr::memmem::find(line, b"\"usage\"").is_some();
-        let compaction = memchr::memmem::find(line, b"\"compaction\"").is_some();
-        if !usage && !compaction {
-            continue;
-        }
-        let Ok(v) = serde_json::from_slice::<Value>(line) else { continue };
-        let ts = v.get("timestamp").and_then(Value::as_str).unwrap_or("").to_string();
-        match v.get("type").and_then(Value::as_str) {
-            Some("compaction") => out.compactions.push(Compaction { session: session.clone(), ts }),
+    let wanted = |line: &[u8]| USAGE.find(line).is_some() || COMPACTION.find(line).is_some();
+    for f in read_lines(bytes, parse, wanted, |t: TypedLine| Fields::from(t), from_value) {
+        match f.kind.as_deref() {
+            Some("compaction") => out.compactions.push(Compaction { session: session.clone(), ts: f.ts }),
             Some("message") => {
-                let Some(m) = v.get("message").filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
-                else {
-                    continue;
-                };
-                let Some(u) = m.get("usage").filter(|u| u.is_object()) else { continue };
-                let tokens = Tokens {
-                    input: n(u, "input"),
-                    output: n(u, "output"),
-                    cache_creation: n(u, "cacheWrite"),
-                    cache_read: n(u, "cacheRead"),
-                };
-                let model = m.get("model").and_then(Value::as_str).map(str::to_string);
-                let recorded = u.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64);
-                out.entries.push(UsageEntry::priced(session.clone(), file, ts, model, tokens, recorded));
+                let Some((model, tokens, recorded)) = f.call else { continue };
+                out.entries.push(UsageEntry::priced(session.clone(), file, f.ts, model, tokens, recorded));
             }
             _ => {}
         }
@@ -80,11 +156,32 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(&p, text).unwrap();
-        let r = read_file(0, &p);
+        let r = read_file(0, &p, Parse::Fast);
         assert_eq!(r.entries.len(), 1);
         assert_eq!(r.entries[0].cost, Some(0.5));
         assert_eq!(r.entries[0].tokens.total(), 10);
         assert_eq!(r.compactions.len(), 1);
         assert_eq!(r.entries[0].session.key(), "--proj--/abc");
+    }
+
+    #[test]
+    fn typed_reads_equal_the_full_parse_on_odd_lines() {
+        let text = [
+            r#"{"type":"message","timestamp":"t","message":{"role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"usage"}],"usage":{"input":1,"output":2.0,"cacheRead":-3,"cacheWrite":4,"cost":{"total":1e-3}}}}"#,
+            r#"{"type":"message","message":{"role":"assistant","usage":{"input":1,"cost":null}}}"#,
+            r#"{"type":"message","message":{"role":"assistant","usage":{"input":1,"cost":[0.5]}}}"#,
+            r#"{"type":"message","message":{"role":"assistant","usage":null}}"#,
+            r#"{"type":"message","message":{"role":"assistant","usage":"n/a"}}"#,
+            r#"{"type":"message","message":{"role":"user","usage":{"input":9}}}"#,
+            r#"{"type":"message","message":{"role":["assistant"],"usage":{"input":9}}}"#,
+            r#"{"type":"message","message":"usage"}"#,
+            r#"{"type":"compaction","timestamp":"t2"}"#,
+            r#"{"type":"compaction","timestamp":null,"message":{"usage":1}}"#,
+        ]
+        .join("\n");
+        let p = Path::new("sessions/--p--/1_x.jsonl");
+        let fast = read_bytes_with(0, p, text.as_bytes(), Parse::Fast);
+        assert_eq!(format!("{fast:?}"), format!("{:?}", read_bytes_with(0, p, text.as_bytes(), Parse::Full)));
+        assert_eq!((fast.entries.len(), fast.compactions.len()), (3, 2));
     }
 }

@@ -33,6 +33,7 @@ mod summarizer;
 mod tokens;
 mod tokens_exact;
 mod usage_agents;
+mod usage_fast;
 
 /// Without the `synth` feature the tests that drive `ctxj synth` (perf.rs, fleet.rs) cannot be built: say so
 /// with a failure instead of letting them vanish.
