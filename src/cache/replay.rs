@@ -537,7 +537,7 @@ pub(crate) fn incremental(
     cache: CacheModel,
 ) -> Vec<(u64, u64, u64, Option<usize>)> {
     let sim = simulate(journal, strat, est, Options::plain(cache, None), |_, _| {});
-    let at: HashMap<usize, usize> = sim.breaks.iter().map(|b| (b.turn, b.block)).collect();
+    let at: std::collections::HashMap<usize, usize> = sim.breaks.iter().map(|b| (b.turn, b.block)).collect();
     sim.turns.iter().map(|t| (t.prompt, t.cached, t.write, at.get(&t.turn).copied())).collect()
 }
 
