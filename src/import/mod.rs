@@ -37,8 +37,8 @@ use serde_json::{Map, Value};
 use crate::journal::reader::parse_json;
 use crate::journal::{Body, Journal, JournalError, JournalErrorKind, ReadOptions, Record, Session, SessionError, Text};
 
-pub use detect::{detect_bytes, detect_file};
 pub(crate) use crate::tokens::image::Rule as ImageRule;
+pub use detect::{detect_bytes, detect_file};
 
 /// A transcript format ctxj reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -617,7 +617,6 @@ pub(crate) fn attach(
     }
     out
 }
-
 
 /// Note of an image counted as its placeholder text because its header gave no size.
 pub const IMAGE_UNSIZED_NOTE: &str =

@@ -131,7 +131,9 @@ pub(super) fn content_text(v: Option<&Value>, report: &mut ImportReport) -> Stri
             for (kind, piece) in walk(Some(a), &CLAUDE) {
                 match piece {
                     Piece::Text(t) => parts.push(t.to_string()),
-                    Piece::Image(img) if kind == "image" => parts.push(image_placeholder(&img, Some(ImageRule::Anthropic), report)),
+                    Piece::Image(img) if kind == "image" => {
+                        parts.push(image_placeholder(&img, Some(ImageRule::Anthropic), report))
+                    }
                     _ => {
                         parts.push(format!("[{kind}]"));
                         report.lose(format!("tool-result block {kind}"));
