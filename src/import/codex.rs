@@ -213,7 +213,8 @@ impl Reader {
                     self.report.dropped.results += 1;
                     return;
                 };
-                let mut text = output_text(p.get("output"));
+                let rule = Some(super::ImageRule::openai(self.model.as_deref()));
+                let mut text = output_text(p.get("output"), rule, &mut self.report);
                 if let Some(cut) = self.truncation.and_then(|budget| truncated(&text, budget)) {
                     self.report.note(TRUNCATED_NOTE);
                     text = cut;
@@ -243,7 +244,9 @@ impl Reader {
             let id = self.b.unique_id(&format!("u{}", line.no));
             self.seen.push("user", text.clone(), id.clone());
             let mut texts = vec![text];
-            let attachments = super::attach(&mut self.b, &id, images, &mut texts, &mut self.files, &mut self.report);
+            let rule = Some(super::ImageRule::openai(self.model.as_deref()));
+            let attachments =
+                super::attach(&mut self.b, &id, images, rule, &mut texts, &mut self.files, &mut self.report);
             self.push(line, Body::User(UserRec { id, text: Arc::from(texts.join("\n")), attachments }));
         } else {
             let id = self.b.unique_id(&format!("n{}", line.no));
@@ -458,13 +461,18 @@ fn message_text(p: &Map<String, Value>) -> (String, Vec<super::Image>) {
     (parts.concat(), images)
 }
 
-/// Text of a tool output: a string, or content items.
-fn output_text(v: Option<&Value>) -> String {
+/// Text of a tool output: a string, or content items (an image as the line of
+/// [`super::content::image_placeholder`] under `rule`).
+fn output_text(v: Option<&Value>, rule: Option<super::ImageRule>, report: &mut ImportReport) -> String {
     match v {
         Some(Value::String(t)) => t.clone(),
         Some(Value::Array(a)) => a
             .iter()
             .map(|c| match c.get("type").and_then(Value::as_str) {
+                Some("input_image") => match (CODEX.image)(c) {
+                    Some(img) => super::content::image_placeholder(&img, rule, report),
+                    None => "[input_image]".to_string(),
+                },
                 Some("input_text" | "output_text" | "text") => {
                     c.get("text").and_then(Value::as_str).unwrap_or("").to_string()
                 }
@@ -474,7 +482,7 @@ fn output_text(v: Option<&Value>) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         Some(Value::Object(o)) => match o.get("content") {
-            Some(c) => output_text(Some(c)),
+            Some(c) => output_text(Some(c), rule, report),
             None => Value::Object(o.clone()).to_string(),
         },
         Some(Value::Null) | None => String::new(),

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{base64_len, Builder, Image, ImportReport};
+use super::{Builder, Image, ImageRule, ImportReport};
 use crate::journal::Call;
 
 /// How one agent spells its content blocks.
@@ -123,11 +123,15 @@ fn codex_image(blk: &Value) -> Option<Image> {
     Some(Image { kind: "image", media, data })
 }
 
-/// The placeholder line of an image inside a tool result (a result has no attachments).
-pub(crate) fn image_placeholder(img: &Image, report: &mut ImportReport) -> String {
+/// The line of an image inside a tool result (a result has no attachments): the provider's
+/// estimate under `rule` when the header gives the size ([`super::image_text`]), else a
+/// placeholder line.
+pub(crate) fn image_placeholder(img: &Image, rule: Option<ImageRule>, report: &mut ImportReport) -> String {
     report.lose("image inside a tool result (kept as a placeholder line)");
-    let n = img.data.as_deref().map_or(0, base64_len);
-    format!("[image: {}, {n} bytes]", img.media)
+    match img.data.as_deref().filter(|d| !d.is_empty()) {
+        Some(data) => super::image_text(&img.media, data, rule, report),
+        None => format!("[image: {}, 0 bytes]", img.media),
+    }
 }
 
 /// The tool calls of one import: each id once, each answered once.

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::content::{image_placeholder, walk, Calls, Piece, PI};
+use super::ImageRule;
 use super::{f, parse_lines, s, u, Builder, Format, ImportError, ImportReport, Imported, Line};
 use crate::journal::{AssistantRec, Body, CompactRec, ModelRec, ResultRec, SessionRec, Usage, UserRec};
 
@@ -201,7 +202,8 @@ impl Reader<'_> {
         let answered =
             self.calls.answer(call, &mut self.report, "toolResult without its call", "second toolResult for one call");
         let Some(tool) = answered else { return };
-        let text = blocks_text(m.get("content"), &mut self.report);
+        let rule = self.model.as_deref().and_then(ImageRule::for_model);
+        let text = blocks_text(m.get("content"), rule, &mut self.report);
         let is_error = m.get("isError").and_then(Value::as_bool).filter(|e| *e);
         self.push(line, Body::Result(ResultRec::whole(call.to_string(), tool, text, is_error)));
     }
@@ -276,7 +278,8 @@ impl Reader<'_> {
             }
         }
         let uid = self.user_id(line);
-        let attachments = super::attach(&mut self.b, &uid, images, &mut texts, &mut self.files, &mut self.report);
+        let rule = self.model.as_deref().and_then(ImageRule::for_model);
+        let attachments = super::attach(&mut self.b, &uid, images, rule, &mut texts, &mut self.files, &mut self.report);
         self.push(line, Body::User(UserRec { id: uid, text: Arc::from(texts.join("\n")), attachments }));
     }
 
@@ -379,12 +382,12 @@ fn bash_text(m: &Map<String, Value>) -> String {
 }
 
 /// Text of content that is a string or text/image blocks (images as placeholder lines).
-fn blocks_text(v: Option<&Value>, report: &mut ImportReport) -> String {
+fn blocks_text(v: Option<&Value>, rule: Option<ImageRule>, report: &mut ImportReport) -> String {
     let mut parts = Vec::new();
     for (_, piece) in walk(v, &PI) {
         match piece {
             Piece::Text(t) => parts.push(t.to_string()),
-            Piece::Image(img) => parts.push(image_placeholder(&img, report)),
+            Piece::Image(img) => parts.push(image_placeholder(&img, rule, report)),
             _ => {}
         }
     }

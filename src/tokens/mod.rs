@@ -16,6 +16,7 @@ pub mod budget;
 pub mod calibrate;
 pub mod estimator;
 pub mod fast;
+pub mod image;
 pub mod memo;
 pub mod redacted;
 pub mod split;

@@ -14,6 +14,9 @@
 //! ⌈(len − [`ENCRYPTED_OVERHEAD_CHARS`]) / [`ENCRYPTED_CHARS_PER_TOKEN`]⌉ tokens
 //! ([`encrypted_tokens`]), the rate measured on the 212 encrypted reasoning items of the shared
 //! long Codex rollout, each against the `reasoning_output_tokens` of its response.
+//!
+//! **Images** the importer read the size of: `[image: image/png, 311409 bytes, 2536×2508 ≈ 1599
+//! tokens]` counts as the 1,599 tokens the provider's image rule gives ([`super::image`]).
 
 /// Characters per token assumed for redacted text (the usual rate of English prose and code under
 /// o200k / cl100k).
@@ -84,6 +87,9 @@ fn redaction(s: &str) -> Option<(usize, Marker<'_>)> {
 
 /// One marker at the start of `s`: (its byte length, the tokens it stands for).
 fn marker(s: &str) -> Option<(usize, u64)> {
+    if let Some(found) = super::image::parse(s) {
+        return Some(found);
+    }
     if let Some((bytes, m)) = redaction(s) {
         return Some((bytes, m.len.div_ceil(CHARS_PER_TOKEN)));
     }
@@ -96,7 +102,7 @@ fn marker(s: &str) -> Option<(usize, u64)> {
 /// The tokens of `s` when it holds markers: `plain` counts the text around them, each marker
 /// counts as what it replaced. `None` (count `s` as it is) without a marker.
 pub fn count(s: &str, plain: impl Fn(&str) -> u64) -> Option<u64> {
-    if !s.contains(OPEN) && !s.contains(ENCRYPTED) {
+    if !s.contains(OPEN) && !s.contains(ENCRYPTED) && !super::image::may_hold(s) {
         return None;
     }
     let (mut tokens, mut text, mut at, mut found) = (0u64, String::new(), 0usize, false);
@@ -155,6 +161,14 @@ mod tests {
         assert_eq!(count(&format!("summary (estimated): {m}"), bytes), Some(1_910 + 21));
         // A reasoning item of the rollout: 9,016 characters for 1,201 reasoning tokens.
         assert!((encrypted_tokens(9_016) as f64 - 1_201.0).abs() < 0.05 * 1_201.0);
+    }
+
+    #[test]
+    fn an_image_marker_counts_as_its_estimate() {
+        let m = "[image: image/png, 311409 bytes, 2536×2508 ≈ 1599 tokens]";
+        assert_eq!(count(m, bytes), Some(1599));
+        assert_eq!(count(&format!("shot:\n{m}\n[REDACTED_TEXT len=8 sha=1]"), bytes), Some(1599 + 2 + 7));
+        assert_eq!(count("[image: image/png, 12 bytes]", bytes), None, "a size not read: counted as text");
     }
 
     #[test]

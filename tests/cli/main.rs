@@ -18,6 +18,7 @@ mod formats;
 mod foundation;
 mod help;
 mod hostile;
+mod images;
 mod import;
 mod layering;
 mod memo;

@@ -11,6 +11,7 @@ use super::{
     compact, content, is_boundary, is_conv, is_sidechain, is_synthetic, message_id, model_of, response_key, ty, CcUsage,
 };
 use crate::import::content::{image_placeholder, walk, Calls, Piece, CLAUDE};
+use crate::import::ImageRule;
 use crate::import::{s, u, Builder, ImportReport, Line};
 use crate::journal::{AssistantRec, Body, ResultRec, SessionRec, Text, Usage, UserRec};
 
@@ -130,7 +131,9 @@ pub(super) fn content_text(v: Option<&Value>, report: &mut ImportReport) -> Stri
             for (kind, piece) in walk(Some(a), &CLAUDE) {
                 match piece {
                     Piece::Text(t) => parts.push(t.to_string()),
-                    Piece::Image(img) if kind == "image" => parts.push(image_placeholder(&img, report)),
+                    Piece::Image(img) if kind == "image" => {
+                        parts.push(image_placeholder(&img, Some(ImageRule::Anthropic), report))
+                    }
                     _ => {
                         parts.push(format!("[{kind}]"));
                         report.lose(format!("tool-result block {kind}"));
@@ -270,7 +273,8 @@ impl Emitter<'_> {
         }
         let uid_base = s(o, "uuid").map(str::to_string).unwrap_or_else(|| format!("user-l{}", lines[i].no));
         let uid = self.b.unique_id(&uid_base);
-        let attachments = crate::import::attach(self.b, &uid, images, &mut texts, self.files, self.report);
+        let rule = Some(ImageRule::Anthropic);
+        let attachments = crate::import::attach(self.b, &uid, images, rule, &mut texts, self.files, self.report);
         let made = self.made.entry(i).or_default();
         made.push(uid.clone());
         made.extend(attachments.iter().map(|a| a.id.clone()));
