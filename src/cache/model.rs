@@ -348,17 +348,15 @@ impl Simulator {
         Outcome { prompt: req.prompt(), cached, write: 0, cached_blocks: if cached > 0 { best } else { 0 } }
     }
 
+    /// openai / gemini: whole requests kept as entries (none a prefix of a later one), each read
+    /// by its common prefix with the request and dropped after [`Simulator::ttl_ms`] unused.
     fn step_prefix(&mut self, req: &Request, now: i64, m: CacheModel) -> Outcome {
-        let ttl = m != CacheModel::Ideal;
-        if ttl {
-            let ttl = self.ttl_ms;
-            self.entries.retain(|e| alive(e.last_use, now, ttl));
-        }
+        let ttl = self.ttl_ms;
+        self.entries.retain(|e| alive(e.last_use, now, ttl));
         let lcps: Vec<usize> = self.entries.iter().map(|e| common_prefix(&e.ph, &req.ph)).collect();
         let best = lcps.iter().copied().max().unwrap_or(0);
         let matched = req.prefix_tokens(best);
         let cached = match m {
-            CacheModel::Ideal => matched,
             CacheModel::Gemini if matched >= MIN_TOKENS => matched,
             CacheModel::OpenAi if matched >= MIN_TOKENS => matched / OPENAI_STEP * OPENAI_STEP,
             _ => 0,
