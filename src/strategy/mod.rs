@@ -350,7 +350,7 @@ fn family<'j>(kind: &Kind, journal: &'j Journal) -> Box<dyn Family + 'j> {
         Kind::Truncate { n } => Box::new(truncate::Truncate { n }),
         Kind::MidTruncate { n } => Box::new(truncate::MidTruncate { n }),
         Kind::AgeTruncate { n, keep } => Box::new(truncate::AgeTruncate::new(n, keep)),
-        Kind::Sliding { n, pin } => Box::new(sliding::Sliding { n, pin }),
+        Kind::Sliding { n, pin } => Box::new(sliding::Sliding::new(n, pin)),
         Kind::PerTool { keep } => Box::new(per_tool::PerTool::new(keep)),
         Kind::Elide { budget, keep } => Box::new(elide::Elide::new(journal, budget, keep)),
         Kind::CompactAt { n, unit, mode, .. } => Box::new(compact::CompactAt::new(n, unit, mode)),
@@ -476,6 +476,20 @@ impl Out {
     /// Size of everything but the system block.
     pub fn conv_size(&self) -> u64 {
         self.total - if self.has_system { self.sizes[0] } else { 0 }
+    }
+
+    /// Removes the first `n` conversation blocks (those right after the head), moving the rest
+    /// down instead of rebuilding them.
+    pub fn drop_conv_front(&mut self, n: usize) {
+        let range = self.head..self.head.saturating_add(n).min(self.blocks.len());
+        if range.is_empty() {
+            return;
+        }
+        self.stable = self.stable.min(self.head);
+        self.total -= self.sizes[range.clone()].iter().sum::<u64>();
+        self.blocks.drain(range.clone());
+        self.origins.drain(range.clone());
+        self.sizes.drain(range);
     }
 
     /// Keeps the system block only.

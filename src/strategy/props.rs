@@ -251,6 +251,32 @@ proptest! {
         }
     }
 
+    /// Regression guard for issue 20 (the window is shifted, not rebuilt, each turn): every
+    /// request equals the window computed from scratch from the raw conversation.
+    #[test]
+    fn sliding_shifted_window_equals_the_rebuilt_one(
+        turns in prop::collection::vec(turn(), 1..24),
+        late in any::<bool>(),
+    ) {
+        let j = build_with(&turns, 1000, 100_000, late);
+        for (name, n, pin) in [("sliding-3", 3, false), ("sliding-4-pin", 4, true), ("sliding-1-pin", 1, true)] {
+            let reqs = run(&j, name);
+            let mut raw = Raw::new(&j);
+            for (t, &idx) in j.turns.iter().enumerate() {
+                raw.advance_to(idx);
+                let b = &raw.blocks;
+                let mut start = b.len().saturating_sub(n);
+                while start < b.len() && matches!(b[start].block, Block::Result { .. }) {
+                    start += 1;
+                }
+                let mut want: Vec<Block> = raw.system.iter().cloned().collect();
+                want.extend(raw.first_user.filter(|&u| pin && u < start).map(|u| b[u].block.clone()));
+                want.extend(b[start..].iter().map(|x| x.block.clone()));
+                prop_assert_eq!(&reqs[t].0, &want, "{} turn {}", name, t + 1);
+            }
+        }
+    }
+
     #[test]
     fn sliding_is_not_cache_friendly_once_full(turns in prop::collection::vec(turn(), 12..24)) {
         let j = build(&turns, 1000, 100_000);

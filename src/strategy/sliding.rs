@@ -2,8 +2,10 @@
 //! the front of the kept part, whose call was cut off, are dropped too. `-pin` also keeps the
 //! first `user` block (not its attachments) right after the system block.
 //!
-//! The window moves every turn once it is full, so the request is rebuilt (O(N) per turn): this is
-//! the family that is not cache friendly, by construction.
+//! The window moves every turn once it is full, so the request changes from its first
+//! conversation block on: this is the family that is not cache friendly, by construction. The
+//! replay itself shifts the window (drops its front, appends the new blocks) rather than
+//! rebuilding it, so a turn clones only its new blocks.
 
 use crate::projection::Block;
 
@@ -12,6 +14,22 @@ use super::{Family, Origin, Out, TurnCx};
 pub struct Sliding {
     pub n: usize,
     pub pin: bool,
+    /// The window of the previous turn: `raw.blocks[start..end]`, and whether the first user
+    /// block was pinned before it.
+    last: Option<Window>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Window {
+    start: usize,
+    end: usize,
+    pinned: bool,
+}
+
+impl Sliding {
+    pub fn new(n: usize, pin: bool) -> Sliding {
+        Sliding { n, pin, last: None }
+    }
 }
 
 impl Family for Sliding {
@@ -22,16 +40,28 @@ impl Family for Sliding {
         while start < raw.len() && matches!(raw[start].block, Block::Result { .. }) {
             start += 1;
         }
-        out.clear_after_system();
-        if self.pin {
-            if let Some(u) = cx.raw.first_user.filter(|&u| u < start) {
-                out.push(raw[u].block.clone(), Origin::Verbatim, cx.est);
-                out.head += 1;
+        let pinned_at = cx.raw.first_user.filter(|&u| self.pin && u < start);
+        let now = Window { start, end: raw.len(), pinned: pinned_at.is_some() };
+        // The raw conversation only grows, so a window that moved forward is the previous one
+        // with its front dropped and the new blocks appended: shift it instead of rebuilding it.
+        if let Some(last) = self.last.filter(|l| l.pinned == now.pinned && l.start <= start) {
+            let from = last.start.max(start.min(last.end));
+            out.drop_conv_front(from - last.start);
+            for b in &raw[last.end.max(start)..] {
+                out.push(b.block.clone(), Origin::Verbatim, cx.est);
             }
+            self.last = Some(now);
+            return;
+        }
+        out.clear_after_system();
+        if let Some(u) = pinned_at {
+            out.push(raw[u].block.clone(), Origin::Verbatim, cx.est);
+            out.head += 1;
         }
         for b in &raw[start..] {
             out.push(b.block.clone(), Origin::Verbatim, cx.est);
         }
+        self.last = Some(now);
     }
 }
 
