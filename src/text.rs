@@ -76,8 +76,10 @@ pub fn escape_excerpt(bytes: &[u8], max: usize) -> String {
 
 /// Number of characters (Unicode scalar values).
 pub fn chars(s: &str) -> usize {
-    // Count non-continuation bytes; faster than chars().count() on long ASCII text.
-    s.bytes().filter(|b| (*b as i8) >= -0x40).count()
+    // Count non-continuation bytes; faster than chars().count() on long ASCII text. Summed as
+    // u8 per chunk of 255 bytes (it cannot overflow), which vectorizes 16+ bytes a step, where a
+    // usize count took 4 (issue 20: `truncate-N` counts what it cuts off every result).
+    s.as_bytes().chunks(255).map(|c| usize::from(c.iter().map(|&b| u8::from((b as i8) >= -0x40)).sum::<u8>())).sum()
 }
 
 /// Groups digits by thousands: 41220 → "41,220".
@@ -116,6 +118,14 @@ mod tests {
     #[test]
     fn counts_chars() {
         assert_eq!(chars("héllo…"), 6);
+        // Across the 255-byte chunks, multi-byte characters straddling their edges included.
+        for n in [254, 255, 256, 1000] {
+            for pre in ["", "a", "ab"] {
+                let s = format!("{pre}{}", "é€😀x".repeat(n));
+                assert_eq!(chars(&s), s.chars().count());
+            }
+        }
+        assert_eq!(chars(&" ".repeat(100_000)), 100_000);
     }
 
     #[test]

@@ -10,7 +10,11 @@ use super::{Family, Origin, Out, TurnCx};
 
 /// `…[truncated M chars]` after the first `n` characters, when `text` has more than `n`.
 pub fn truncate_chars(text: &str, n: usize) -> Option<String> {
-    let (cut, _) = text.char_indices().nth(n)?;
+    if text.len() <= n {
+        return None; // n bytes or fewer: n characters or fewer
+    }
+    // An ASCII head ends at byte n (a SIMD check, not a walk over n characters).
+    let cut = if text.as_bytes()[..n].is_ascii() { n } else { text.char_indices().nth(n)?.0 };
     let removed = crate::text::chars(&text[cut..]);
     Some(format!("{}…[truncated {removed} chars]", &text[..cut]))
 }
@@ -128,6 +132,10 @@ mod tests {
         assert_eq!(truncate_chars("héllo wörld", 5).unwrap(), "héllo…[truncated 6 chars]");
         assert_eq!(truncate_chars("abc", 3), None);
         assert_eq!(truncate_chars("abcd", 0).unwrap(), "…[truncated 4 chars]");
+        // The ASCII fast path and the character walk agree at the boundary.
+        assert_eq!(truncate_chars("abcdé", 4).unwrap(), "abcd…[truncated 1 chars]");
+        assert_eq!(truncate_chars("abcé", 4), None);
+        assert_eq!(truncate_chars("abcéf", 4).unwrap(), "abcé…[truncated 1 chars]");
     }
 
     #[test]
