@@ -185,15 +185,6 @@ impl SummarizerArgs {
         self.summarizer.as_deref().map(|c| std::sync::Arc::new(ctxj::strategy::summarizer::Summarizer::new(c, t)))
     }
 
-    /// `s` with the summarizer `with` attached.
-    pub fn apply(
-        with: &Option<std::sync::Arc<ctxj::strategy::summarizer::Summarizer>>,
-        mut s: ctxj::strategy::Strategy,
-    ) -> ctxj::strategy::Strategy {
-        s.summarizer = with.clone();
-        s
-    }
-
     /// The summarizer's first failure as an error (checked before anything is printed).
     pub fn check(with: &Option<std::sync::Arc<ctxj::strategy::summarizer::Summarizer>>) -> Result<()> {
         match with.as_ref().and_then(|s| s.take_error()) {

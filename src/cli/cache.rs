@@ -81,7 +81,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     }
     let sum = args.summarizer.get();
     let strategies: Vec<Strategy> =
-        names.iter().map(|n| strategy::parse(n).map(|s| SummarizerArgs::apply(&sum, s))).collect::<Result<_, _>>()?;
+        names.iter().map(|n| strategy::parse(n).map(|s| s.with_summarizer(sum.clone()))).collect::<Result<_, _>>()?;
     let forced_cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
     let table = super::report::load_prices(args.prices.prices.as_deref(), ctx)?;
     let (_, journal) = ctx.load(&args.session.session)?;

@@ -92,7 +92,7 @@ fn resolve(journal: &Journal, side: Side, sum: &Option<Arc<Summarizer>>) -> Resu
     match side {
         Side::Recorded(at) => Ok(recorded_view(journal, at)?),
         Side::Strategy(name, at) => {
-            let s = SummarizerArgs::apply(sum, strategy::parse(&name)?);
+            let s = strategy::parse(&name)?.with_summarizer(sum.clone());
             let what = format!("replaying {name}, turn");
             Ok(super::progress::with_progress_of(&what, |p| strategy_view_with_progress(journal, &s, at, p))?)
         }

@@ -117,7 +117,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let provider_breaks = args.breaks.get();
     let opts = Options { text_cap: args.text_cap, cache, prices, encoding, notes, turns, provider_breaks };
     let sum = args.summarizer.get();
-    let strategies: Vec<Strategy> = strategies.into_iter().map(|s| SummarizerArgs::apply(&sum, s)).collect();
+    let strategies: Vec<Strategy> = strategies.into_iter().map(|s| s.with_summarizer(sum.clone())).collect();
     // The turn browser's views go to temporary files as they are built, and the page is
     // written piece by piece: neither is held whole in memory.
     let mut spill = Spill::new(strategies.iter().map(|s| s.name.clone()).collect()).context("a temporary file")?;

@@ -56,7 +56,7 @@ pub struct Args {
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let sum = args.summarizer.get();
-    let strategy = args.strategy.as_deref().map(strategy::parse).transpose()?.map(|s| SummarizerArgs::apply(&sum, s));
+    let strategy = args.strategy.as_deref().map(strategy::parse).transpose()?.map(|s| s.with_summarizer(sum.clone()));
     let (session, journal) = ctx.load(&args.session.session)?;
     let mut at = args.at.one()?;
     if strategy.as_ref().is_some_and(Strategy::is_recorded) && at.is_none() && !journal.turns.is_empty() {

@@ -59,7 +59,7 @@ pub struct Args {
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let sum = args.summarizer.get();
-    let s = SummarizerArgs::apply(&sum, strategy::parse(&args.strategy)?);
+    let s = strategy::parse(&args.strategy)?.with_summarizer(sum.clone());
     let at = args.at.one()?;
     let table = cache::load_table(args.prices.prices.as_deref())?;
     let (_, journal) = ctx.load(&args.session.session)?;

@@ -64,6 +64,13 @@ impl Strategy {
     pub fn is_recorded(&self) -> bool {
         self.kind == Kind::Recorded
     }
+
+    /// This strategy with its compactions asking `summarizer` for their summaries (`None`: the
+    /// deterministic template).
+    pub fn with_summarizer(mut self, summarizer: Option<std::sync::Arc<summarizer::Summarizer>>) -> Strategy {
+        self.summarizer = summarizer;
+        self
+    }
 }
 
 /// The families of spec §2 with their parameters.
