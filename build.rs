@@ -1,4 +1,5 @@
-//! Probes what some integration tests need, so that a test whose input is missing is `#[ignore]`d
+//! Probes what some integration tests (and `ctxj-core`'s unit tests, whose `build` key names this
+//! file) need, so that a test whose input is missing is `#[ignore]`d
 //! with a reason on a developer machine, and FAILS under `CI=true` (where every input must exist).
 //!
 //! Emits, each when its input is present or when `CI=true`:
@@ -20,7 +21,9 @@ fn main() {
         println!("cargo::rerun-if-env-changed={var}");
     }
     let ci = env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    let root = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    // The workspace root: this script also serves `crates/core` (its `build` key points here).
+    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let root = if manifest.ends_with("crates/core") { manifest.join("..").join("..") } else { manifest };
 
     let shared = env::var_os("CTXJ_SHARED_SAMPLES")
         .map(PathBuf::from)

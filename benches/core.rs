@@ -12,13 +12,13 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-use ctxj::journal::index::{count_newlines, index_lines};
-use ctxj::journal::mmap::Source;
-use ctxj::journal::Journal;
-use ctxj::journal::{parse_bytes, ReadOptions};
-use ctxj::projection::block::sha256_hex;
-use ctxj::projection::{for_each_request, request_at_turn, Projection, Replayer, RequestHasher};
-use ctxj::synth::{generate, SynthOptions};
+use ctxj_core::journal::index::{count_newlines, index_lines};
+use ctxj_core::journal::mmap::Source;
+use ctxj_core::journal::Journal;
+use ctxj_core::journal::{parse_bytes, ReadOptions};
+use ctxj_core::projection::block::sha256_hex;
+use ctxj_core::projection::{for_each_request, request_at_turn, Projection, Replayer, RequestHasher};
+use ctxj_core::synth::{generate, SynthOptions};
 
 fn input() -> (PathBuf, Vec<u8>, Option<tempfile::TempDir>) {
     if let Some(p) = std::env::var_os("CTXJ_BENCH_JOURNAL") {

@@ -1,5 +1,5 @@
 //! Token counting against its peers on one corpus (issue 20), for `scripts/bench`:
-//! `ctxj::tokens::fast::count` vs tiktoken-rs `encode_ordinary(..).len()` vs bpe-openai `count`,
+//! `ctxj_core::tokens::fast::count` vs tiktoken-rs `encode_ordinary(..).len()` vs bpe-openai `count`,
 //! each on one thread (a fresh thread per run, so ctxj's per-thread piece table starts empty:
 //! cold), plus `TiktokenEstimator::count_many` on every core. Python `tiktoken` is timed by
 //! `scripts/bench` on the corpus this writes.
@@ -19,7 +19,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ctxj::tokens::{fast, Encoding, TiktokenEstimator};
+use ctxj_core::tokens::{fast, Encoding, TiktokenEstimator};
 
 fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
     match v {

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
-use ctxj::tokens::{Encoding, Estimator, TiktokenEstimator};
+use ctxj_core::tokens::{Encoding, Estimator, TiktokenEstimator};
 
 /// Every file under `dir` with one of `exts`, concatenated (sorted, deterministic).
 fn gather(dir: &Path, exts: &[&str], out: &mut String) {
@@ -84,13 +84,13 @@ fn journal_with_a_long_line(line: &str, e: &TiktokenEstimator) {
     );
     std::fs::write(dir.path().join("journal.jsonl"), journal).expect("write journal");
     let t = Instant::now();
-    let session = ctxj::journal::Session::resolve(&dir.path().display().to_string(), None).expect("session");
+    let session = ctxj_core::journal::Session::resolve(&dir.path().display().to_string(), None).expect("session");
     let j = session.load(Default::default()).expect("journal loads");
-    let opts = ctxj::cache::Options::plain(ctxj::cache::CacheModel::OpenAi, None);
+    let opts = ctxj_core::cache::Options::plain(ctxj_core::cache::CacheModel::OpenAi, None);
     let mut rows = Vec::new();
     for name in ["recorded", "baseline", "truncate-200"] {
-        let s = ctxj::strategy::parse(name).expect("strategy");
-        let sim = ctxj::cache::simulate(&j, &s, e, opts.clone(), |_, _| {});
+        let s = ctxj_core::strategy::parse(name).expect("strategy");
+        let sim = ctxj_core::cache::simulate(&j, &s, e, opts.clone(), |_, _| {});
         rows.push(format!("{name}: peak {} cached {}", sim.summary.peak_prompt, sim.summary.cached));
     }
     eprintln!(

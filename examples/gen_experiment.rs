@@ -25,8 +25,8 @@
 
 use std::path::{Path, PathBuf};
 
-use ctxj::journal::{parse_bytes, Body, Journal, ReadOptions};
-use ctxj::projection::{state_at_rev, Block, Projection};
+use ctxj_core::journal::{parse_bytes, Body, Journal, ReadOptions};
+use ctxj_core::projection::{state_at_rev, Block, Projection};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Map, Value};
@@ -335,7 +335,7 @@ impl Harness {
     fn finish(&self) -> String {
         let j = self.journal();
         let mut turns = 0;
-        ctxj::projection::for_each_request(&j, |turn, idx, req| {
+        ctxj_core::projection::for_each_request(&j, |turn, idx, req| {
             turns = turn;
             let Body::Assistant(a) = &j.records[idx].body else { unreachable!() };
             assert_eq!(a.prompt_sha256.as_deref(), Some(req.sha256().as_str()), "turn {turn}: prompt_sha256");

@@ -23,9 +23,9 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use ctxj::journal::{parse_bytes, Journal, ReadOptions};
-use ctxj::projection::{for_each_request, markers, state_at_rev, Block, Projection};
-use ctxj::tokens::{CharEstimator, Estimator};
+use ctxj_core::journal::{parse_bytes, Journal, ReadOptions};
+use ctxj_core::projection::{for_each_request, markers, state_at_rev, Block, Projection};
+use ctxj_core::tokens::{CharEstimator, Estimator};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -698,7 +698,7 @@ impl Gen {
         let mut k = 0;
         for_each_request(&j, |turn, idx, req| {
             k = turn;
-            let ctxj::journal::Body::Assistant(a) = &j.records[idx].body else { unreachable!() };
+            let ctxj_core::journal::Body::Assistant(a) = &j.records[idx].body else { unreachable!() };
             assert_eq!(
                 a.prompt_sha256.as_deref(),
                 Some(req.sha256().as_str()),

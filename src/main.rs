@@ -1,5 +1,8 @@
 //! The `ctxj` binary: parse arguments, dispatch to one subcommand, map errors to exit codes.
-//! Everything else lives in the library (`ctxj::…`) and in `cli/`.
+//! The rules live in `ctxj-core` (`crates/core`), the renderers in `ctxj::render`; `cli/` holds
+//! one file per subcommand.
+
+#![forbid(unsafe_code)]
 
 mod cli;
 
@@ -11,7 +14,7 @@ fn main() -> ExitCode {
     let result = cli::dispatch(args.command, &ctx);
     // The token counts this run added to the persistent memo, written once (a cache: a failure
     // to write it changes nothing the command printed).
-    let _ = ctxj::tokens::memo::flush();
+    let _ = ctxj_core::tokens::memo::flush();
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

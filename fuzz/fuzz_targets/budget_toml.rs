@@ -3,7 +3,7 @@
 //! target below its budget, every error message terminal-safe.
 #![no_main]
 
-use ctxj::tokens::budget::{resolve, Config};
+use ctxj_core::tokens::budget::{resolve, Config};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use ctxj::import::{detect_bytes, import_bytes, Format};
-use ctxj::projection::{for_each_request, state_at_rev};
+use ctxj_core::import::{detect_bytes, import_bytes, Format};
+use ctxj_core::projection::{for_each_request, state_at_rev};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use ctxj::journal::{parse_bytes, ReadOptions};
+use ctxj_core::journal::{parse_bytes, ReadOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

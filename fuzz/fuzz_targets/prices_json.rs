@@ -2,7 +2,7 @@
 //! then a look-up and a cost. No panic, no error message with a raw control character.
 #![no_main]
 
-use ctxj::cache::prices::PriceTable;
+use ctxj_core::cache::prices::PriceTable;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use ctxj::journal::{parse_bytes, ReadOptions};
-use ctxj::projection::{for_each_request, state_at_rev, Replayer};
+use ctxj_core::journal::{parse_bytes, ReadOptions};
+use ctxj_core::projection::{for_each_request, state_at_rev, Replayer};
 use ctxj::render::projection::{write_projection, Plain};
 use libfuzzer_sys::fuzz_target;
 

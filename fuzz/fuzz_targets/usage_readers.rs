@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use ctxj::usage::{claude, codex, pi, By, Options, Parse};
+use ctxj_core::usage::{claude, codex, pi, By, Options, Parse};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
     }
     for by in [By::Session, By::Day, By::Week, By::Month, By::Model] {
         let opts = Options { by, tz: "UTC".parse().expect("UTC"), window: Default::default(), breakdown: true };
-        let r = ctxj::usage::report::group(&read, vec![Path::new("t.jsonl").to_path_buf()], &opts);
+        let r = ctxj_core::usage::report::group(&read, vec![Path::new("t.jsonl").to_path_buf()], &opts);
         assert!(r.totals.total_tokens >= r.totals.tokens.output);
         let _ = serde_json::to_string(&r).expect("the report serialises");
     }

@@ -105,10 +105,10 @@ pub struct ProviderBreaksArgs {
 
 impl ProviderBreaksArgs {
     /// `--provider-breaks`.
-    pub fn get(&self) -> ctxj::cache::ProviderBreaks {
+    pub fn get(&self) -> ctxj_core::cache::ProviderBreaks {
         match self.provider_breaks.as_str() {
-            "ignore" => ctxj::cache::ProviderBreaks::Ignore,
-            _ => ctxj::cache::ProviderBreaks::Replay,
+            "ignore" => ctxj_core::cache::ProviderBreaks::Ignore,
+            _ => ctxj_core::cache::ProviderBreaks::Replay,
         }
     }
 }
@@ -180,13 +180,13 @@ pub struct SummarizerArgs {
 
 impl SummarizerArgs {
     /// The summarizer, when `--summarizer` is given.
-    pub fn get(&self) -> Option<std::sync::Arc<ctxj::strategy::summarizer::Summarizer>> {
+    pub fn get(&self) -> Option<std::sync::Arc<ctxj_core::strategy::summarizer::Summarizer>> {
         let t = std::time::Duration::from_secs(self.summarizer_timeout.max(1));
-        self.summarizer.as_deref().map(|c| std::sync::Arc::new(ctxj::strategy::summarizer::Summarizer::new(c, t)))
+        self.summarizer.as_deref().map(|c| std::sync::Arc::new(ctxj_core::strategy::summarizer::Summarizer::new(c, t)))
     }
 
     /// The summarizer's first failure as an error (checked before anything is printed).
-    pub fn check(with: &Option<std::sync::Arc<ctxj::strategy::summarizer::Summarizer>>) -> Result<()> {
+    pub fn check(with: &Option<std::sync::Arc<ctxj_core::strategy::summarizer::Summarizer>>) -> Result<()> {
         match with.as_ref().and_then(|s| s.take_error()) {
             Some(e) => Err(anyhow::Error::new(e)),
             None => Ok(()),
@@ -207,10 +207,10 @@ pub struct LogArgs {
 impl LogArgs {
     /// The transcripts to read, by agent (the default folders named on stderr); an error when
     /// there is none.
-    pub fn files(&self) -> Result<std::collections::BTreeMap<ctxj::import::Format, Vec<PathBuf>>> {
+    pub fn files(&self) -> Result<std::collections::BTreeMap<ctxj_core::import::Format, Vec<PathBuf>>> {
         let agent = self.agent.map(super::usage::AgentArg::format);
         let paths = super::usage::paths_or_defaults(&self.paths, self.agent)?;
-        let files = ctxj::usage::transcripts(&paths, agent);
+        let files = ctxj_core::usage::transcripts(&paths, agent);
         anyhow::ensure!(!files.is_empty(), "no Claude Code, Codex or pi transcript found in the given paths");
         Ok(files)
     }
@@ -226,17 +226,17 @@ pub struct CacheArgs {
 }
 
 impl CacheArgs {
-    /// Chooses the process's persistent token memo (`ctxj::tokens::memo`); a folder inside a
+    /// Chooses the process's persistent token memo (`ctxj_core::tokens::memo`); a folder inside a
     /// session directory is refused with a warning and the run keeps no memo.
     pub fn apply(&self) {
-        let dir = if self.no_cache { None } else { ctxj::tokens::memo::Dir::default_location() };
-        let dir = dir.and_then(|d| match ctxj::tokens::memo::Dir::new(&d) {
+        let dir = if self.no_cache { None } else { ctxj_core::tokens::memo::Dir::default_location() };
+        let dir = dir.and_then(|d| match ctxj_core::tokens::memo::Dir::new(&d) {
             Ok(d) => Some(d),
             Err(e) => {
-                eprintln!("warning: token memo not used: {}", ctxj::text::escape_line(&e.to_string()));
+                eprintln!("warning: token memo not used: {}", ctxj_core::text::escape_line(&e.to_string()));
                 None
             }
         });
-        ctxj::tokens::memo::use_dir(dir);
+        ctxj_core::tokens::memo::use_dir(dir);
     }
 }

@@ -4,10 +4,10 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use ctxj::check::{audit_as, Counts, Harness};
 use ctxj::render::check::{audit_doc, audit_text};
 use ctxj::render::rows::write_output;
 use ctxj::render::style::Paint;
+use ctxj_core::check::{audit_as, Counts, Harness};
 
 use super::args::{RowsArgs, SessionArgs};
 use super::validate::{exit_code, Deny};

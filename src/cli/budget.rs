@@ -8,7 +8,7 @@ use anyhow::{Context as _, Result};
 use ctxj::render::rows::write_output;
 use ctxj::render::style::Paint;
 use ctxj::render::tokens::{budget_doc, budget_text};
-use ctxj::tokens::budget::{resolve, Config};
+use ctxj_core::tokens::budget::{resolve, Config};
 
 use super::args::RowsArgs;
 use super::{Ctx, EXIT_OK};
@@ -47,13 +47,13 @@ pub struct Args {
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let (name, cfg) = match &args.config {
         Some(p) => {
-            let text = ctxj::journal::input::read_regular_text(p)
+            let text = ctxj_core::journal::input::read_regular_text(p)
                 .with_context(|| format!("reading --config {}", p.display()))?;
             let name = p.display().to_string();
             let cfg = Config::parse_checked(&name, &text, ctx.read.strict)?;
             if !cfg.ignored.is_empty() {
                 let msg = format!("{name}: unknown key(s) ignored: {}", cfg.ignored_list());
-                eprintln!("warning: {}", ctxj::text::escape_line(&msg));
+                eprintln!("warning: {}", ctxj_core::text::escape_line(&msg));
             }
             (Some(name), cfg)
         }

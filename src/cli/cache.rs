@@ -6,11 +6,11 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use ctxj::cache::{self, CacheModel, Pricing};
 use ctxj::render::cache::Shown;
 use ctxj::render::style::Paint;
-use ctxj::strategy::{self, Strategy};
-use ctxj::tokens::estimator_for;
+use ctxj_core::cache::{self, CacheModel, Pricing};
+use ctxj_core::strategy::{self, Strategy};
+use ctxj_core::tokens::estimator_for;
 
 use ctxj::render::rows::write_output;
 

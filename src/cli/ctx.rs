@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use ctxj::journal::{Journal, ReadOptions, Session};
-use ctxj::text::escape_line;
+use ctxj_core::journal::{Journal, ReadOptions, Session};
+use ctxj_core::text::escape_line;
 
 use super::{args, ColorChoice, FromArg, GlobalArgs};
 
@@ -18,7 +18,7 @@ pub struct Ctx {
     pub read: ReadOptions,
     pub root: Option<PathBuf>,
     /// `--from`: the input format, or auto-detection.
-    pub from: ctxj::import::FromFormat,
+    pub from: ctxj_core::import::FromFormat,
 }
 
 impl Ctx {
@@ -52,8 +52,8 @@ impl Ctx {
     }
 
     /// Like [`Ctx::load`], also returning the format and the import report.
-    pub fn load_full(&self, spec: &str) -> Result<ctxj::import::Loaded> {
-        let l = ctxj::import::load(spec, self.from, self.root.as_deref(), self.read)?;
+    pub fn load_full(&self, spec: &str) -> Result<ctxj_core::import::Loaded> {
+        let l = ctxj_core::import::load(spec, self.from, self.root.as_deref(), self.read)?;
         for w in &l.journal.warnings {
             eprintln!(
                 "warning: {}: {}",

@@ -6,15 +6,15 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use ctxj::journal::Journal;
 use ctxj::render::style::Paint;
-use ctxj::strategy::{self, recorded_view, strategy_view_with_progress, View};
+use ctxj_core::journal::Journal;
+use ctxj_core::strategy::{self, recorded_view, strategy_view_with_progress, View};
 
 use ctxj::render::rows::write_output;
 
 use super::args::{AtArgs, RowsArgs, SessionArgs, SummarizerArgs};
 use super::{At, Ctx, EXIT_FINDINGS, EXIT_OK};
-use ctxj::strategy::summarizer::Summarizer;
+use ctxj_core::strategy::summarizer::Summarizer;
 use std::sync::Arc;
 
 /// Diff two projections: strategies, revisions or turns.

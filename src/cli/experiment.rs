@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use ctxj::experiment::{self, Options};
 use ctxj::render::experiment::{rows, table};
 use ctxj::render::rows::{write_rows, OutputFormat};
+use ctxj_core::experiment::{self, Options};
 
 use super::args::RowsArgs;
 use super::{Ctx, EXIT_OK};
@@ -69,9 +69,9 @@ pub fn report(manifest: &str, replay: &[String], output: &std::path::Path, json:
     let parent = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     let parent =
         parent.canonicalize().with_context(|| format!("--output {}: its folder does not exist", output.display()))?;
-    ctxj::journal::session::guard_not_in_session(&parent, true)
+    ctxj_core::journal::session::guard_not_in_session(&parent, true)
         .with_context(|| format!("--output {}", output.display()))?;
-    ctxj::journal::session::write_guarded(output, html.as_bytes(), &[manifest])
+    ctxj_core::journal::session::write_guarded(output, html.as_bytes(), &[manifest])
         .with_context(|| format!("writing {}", output.display()))?;
     let mut out = super::stdout();
     if json {

@@ -7,8 +7,8 @@ use anyhow::Result;
 use clap::ValueEnum;
 
 use ctxj::render::export::{exporter, ExportFormat};
-use ctxj::strategy::{self, Strategy};
-use ctxj::text::escape_line;
+use ctxj_core::strategy::{self, Strategy};
+use ctxj_core::text::escape_line;
 
 use super::args::LogArgs;
 use super::{Ctx, EXIT_OK};
@@ -53,7 +53,7 @@ pub enum FormatArg {
 
 pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     let strategies: Vec<Strategy> = args.strategies.iter().map(|n| strategy::parse(n)).collect::<Result<_, _>>()?;
-    let sessions = ctxj::export::plan(&args.logs.files()?);
+    let sessions = ctxj_core::export::plan(&args.logs.files()?);
     let mut writer = exporter(match args.format {
         FormatArg::Ndjson => ExportFormat::Ndjson,
         FormatArg::Csv => ExportFormat::Csv,
@@ -61,7 +61,7 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     });
     let mut out = super::stdout();
     let mut notes = 0usize;
-    ctxj::export::export(&sessions, &strategies, &mut |s| {
+    ctxj_core::export::export(&sessions, &strategies, &mut |s| {
         if let Some(n) = &s.note {
             notes += 1;
             eprintln!("{}: not reconstructed ({}); its rows carry no estimate", escape_line(&s.source), escape_line(n));

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 
-use ctxj::import::write::write_session;
-use ctxj::text::escape_line;
+use ctxj_core::import::write::write_session;
+use ctxj_core::text::escape_line;
 
-use ctxj::import::write::Written;
 use ctxj::render::import::ImportDoc;
 use ctxj::render::rows::write_output;
+use ctxj_core::import::write::Written;
 
 use super::args::{ReadArgs, RowsArgs};
 use super::{Ctx, EXIT_OK};

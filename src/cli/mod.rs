@@ -28,7 +28,7 @@ pub mod usage;
 pub mod validate;
 
 pub use ctx::Ctx;
-pub use ctxj::projection::At;
+pub use ctxj_core::projection::At;
 pub use output::{is_broken_pipe, print_error, stdout};
 
 /// Exit code: success, no findings, no differences.
@@ -86,8 +86,8 @@ pub enum FromArg {
 }
 
 impl FromArg {
-    pub fn format(self) -> ctxj::import::FromFormat {
-        use ctxj::import::{Format, FromFormat};
+    pub fn format(self) -> ctxj_core::import::FromFormat {
+        use ctxj_core::import::{Format, FromFormat};
         match self {
             FromArg::Auto => FromFormat::Auto,
             FromArg::ClaudeCode => FromFormat::Fixed(Format::ClaudeCode),

@@ -52,7 +52,7 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// Prints an error chain as one message, control characters escaped.
 pub fn print_error(e: &anyhow::Error) {
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "error: {}", ctxj::text::escape_block(&format!("{e:#}")));
+    let _ = writeln!(err, "error: {}", ctxj_core::text::escape_block(&format!("{e:#}")));
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! `ctxj report`: write a self-contained HTML report of a session (charts, comparison table,
-//! decision timeline, turn browser). The data comes from `ctxj::report::build`, the page from
+//! decision timeline, turn browser). The data comes from `ctxj_core::report::build`, the page from
 //! `ctxj::render::html`; this file resolves the arguments and writes the file.
 
 use std::io::Write;
@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
-use ctxj::cache::{self, CacheModel};
 use ctxj::render::html::{write_page, Spill};
-use ctxj::report::{self, Options, TurnRange, DEFAULT_TEXT_CAP};
-use ctxj::strategy::{self, Strategy};
+use ctxj_core::cache::{self, CacheModel};
+use ctxj_core::report::{self, Options, TurnRange, DEFAULT_TEXT_CAP};
+use ctxj_core::strategy::{self, Strategy};
 
 use super::args::{EncodingArgs, OutputArgs, SessionArgs, SummarizerArgs};
 use super::{Ctx, EXIT_OK};
@@ -127,7 +127,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     SummarizerArgs::check(&sum)?;
     spill.finish().context("writing the turn browser to a temporary file")?;
     let mut bytes = 0;
-    ctxj::journal::session::write_guarded_with(&output, &[&session.journal_path], &mut |w| {
+    ctxj_core::journal::session::write_guarded_with(&output, &[&session.journal_path], &mut |w| {
         bytes = write_page(w, &data, &mut spill)?;
         Ok(())
     })
@@ -154,9 +154,9 @@ fn check_output(output: &Path, session_dir: &Path) -> Result<PathBuf> {
     let parent =
         parent.canonicalize().with_context(|| format!("--output {}: its folder does not exist", output.display()))?;
     let target = parent.join(name);
-    ctxj::journal::session::guard_not_in_session(&parent, true)
+    ctxj_core::journal::session::guard_not_in_session(&parent, true)
         .with_context(|| format!("--output {}", output.display()))?;
-    ctxj::journal::session::guard_write(&target, session_dir, ctxj::journal::session::Keep::Below)
+    ctxj_core::journal::session::guard_write(&target, session_dir, ctxj_core::journal::session::Keep::Below)
         .with_context(|| format!("--output {}", output.display()))
 }
 
@@ -178,7 +178,7 @@ pub(super) fn load_prices(path: Option<&Path>, ctx: &Ctx) -> Result<cache::Price
     let t = cache::load_table_checked(path, ctx.read.strict)?;
     if let Some(keys) = t.unknown_list() {
         let msg = format!("--prices {}: unknown key(s) ignored: {keys}", t.source);
-        eprintln!("warning: {}", ctxj::text::escape_line(&msg));
+        eprintln!("warning: {}", ctxj_core::text::escape_line(&msg));
     }
     Ok(t)
 }

@@ -8,8 +8,8 @@ use anyhow::Result;
 
 use ctxj::render::rows::write_output;
 use ctxj::render::sessions::{sessions_table, SessionsDoc};
-use ctxj::usage::summarize_folder_with_progress;
-use ctxj::usage::time::zone;
+use ctxj_core::usage::summarize_folder_with_progress;
+use ctxj_core::usage::time::zone;
 
 use super::args::{FormatArgs, RowsArgs};
 use super::usage::{paths_or_defaults, AgentArg};
@@ -47,7 +47,7 @@ pub struct Args {
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let folders = paths_or_defaults(&args.folders, args.agent)?;
     for f in &folders {
-        anyhow::ensure!(f.is_dir(), "{}: not a folder", ctxj::text::escape_line(&f.display().to_string()));
+        anyhow::ensure!(f.is_dir(), "{}: not a folder", ctxj_core::text::escape_line(&f.display().to_string()));
     }
     let tz = zone(args.timezone.as_deref())?;
     let bar = super::progress::Shared::new("reading session");

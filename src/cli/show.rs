@@ -5,12 +5,12 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use ctxj::journal::input::READ_CAP;
-use ctxj::journal::{Body, Journal, Session};
-use ctxj::projection::{projection_at, Block};
 use ctxj::render::projection::Extra;
 use ctxj::render::style::Paint;
-use ctxj::strategy::{self, strategy_view, Strategy};
+use ctxj_core::journal::input::READ_CAP;
+use ctxj_core::journal::{Body, Journal, Session};
+use ctxj_core::projection::{projection_at, Block};
+use ctxj_core::strategy::{self, strategy_view, Strategy};
 
 use super::args::{AtArgs, OutputArgs, SessionArgs, SummarizerArgs};
 use super::{At, Ctx, EXIT_OK};

@@ -7,7 +7,7 @@ use std::io::Write as _;
 use anyhow::{Context as _, Result};
 
 use ctxj::render::format::thousands;
-use ctxj::synth::{generate, SynthOptions};
+use ctxj_core::synth::{generate, SynthOptions};
 
 use super::{progress, Ctx, EXIT_OK};
 
@@ -51,7 +51,7 @@ pub struct Args {
 
 pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     if let Some(n) = args.sessions {
-        let stats = ctxj::synth::fleet(n, args.seed, &args.out)
+        let stats = ctxj_core::synth::fleet(n, args.seed, &args.out)
             .with_context(|| format!("synth into {}", args.out.display()))?;
         let mut out = super::stdout();
         serde_json::to_writer(&mut out, &stats)?;
@@ -76,7 +76,7 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
         writeln!(
             out,
             "{}: {} turns, {} records, {} bytes; {} results ({} of 5 MB, {} spilled), {} attachments, {} elides, {} clears, {} mirrors accepted, {} rejected, {} compactions, {} notices; hashed {} request bytes of {}",
-            ctxj::text::escape_line(&args.out.join("journal.jsonl").display().to_string()),
+            ctxj_core::text::escape_line(&args.out.join("journal.jsonl").display().to_string()),
             n(stats.turns as u64),
             n(stats.records),
             thousands(stats.journal_bytes),

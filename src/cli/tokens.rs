@@ -7,22 +7,22 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use ctxj::cache::{self, CacheModel};
-use ctxj::check::context::context_view;
-use ctxj::check::Harness;
-use ctxj::journal::Journal;
-use ctxj::projection::Replayer;
 use ctxj::render::style::Paint;
 use ctxj::render::tokens as render;
-use ctxj::strategy::{calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, Strategy};
-use ctxj::tokens::breakdown::{RequestTokens, TurnEstimate};
-use ctxj::tokens::{estimator_for, TiktokenEstimator};
+use ctxj_core::cache::{self, CacheModel};
+use ctxj_core::check::context::context_view;
+use ctxj_core::check::Harness;
+use ctxj_core::journal::Journal;
+use ctxj_core::projection::Replayer;
+use ctxj_core::strategy::{calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, Strategy};
+use ctxj_core::tokens::breakdown::{RequestTokens, TurnEstimate};
+use ctxj_core::tokens::{estimator_for, TiktokenEstimator};
 
 use ctxj::render::rows::write_output;
 
 use super::args::{AtArgs, EncodingArgs, RowsArgs, SessionArgs};
 use super::{At, Ctx, EXIT_OK};
-use ctxj::strategy::{parse as parse_strategy, recorded_view, strategy_view};
+use ctxj_core::strategy::{parse as parse_strategy, recorded_view, strategy_view};
 
 /// Token breakdown of a request, the budget in force, and estimate accuracy per turn.
 ///
@@ -108,7 +108,7 @@ fn request(
     strategy: Option<&Strategy>,
     at: Option<At>,
     est: &TiktokenEstimator,
-) -> Result<(RequestTokens, Vec<ctxj::projection::Block>)> {
+) -> Result<(RequestTokens, Vec<ctxj_core::projection::Block>)> {
     let view = match strategy {
         Some(s) => strategy_view(journal, s, at)?,
         None => recorded_view(journal, at)?,
@@ -162,8 +162,8 @@ fn per_turn_raw(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec
         return rec.iter().map(|t| TurnEstimate::new(t.turn, t.raw, t.prompt_tokens, &cal)).collect();
     }
     let mut rows = Vec::with_capacity(rec.len());
-    ctxj::strategy::replay(journal, s, est, |r| {
-        let raw = ctxj::tokens::request_tokens(est, r.blocks.iter());
+    ctxj_core::strategy::replay(journal, s, est, |r| {
+        let raw = ctxj_core::tokens::request_tokens(est, r.blocks.iter());
         let prompt = rec.get(r.turn - 1).and_then(|t| t.prompt_tokens);
         rows.push(TurnEstimate::new(r.turn, raw, prompt, &cal));
     });

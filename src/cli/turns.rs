@@ -6,13 +6,13 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use ctxj::cache;
 use ctxj::render::style::Paint;
-use ctxj::strategy;
+use ctxj_core::cache;
+use ctxj_core::strategy;
 
 use ctxj::render::rows::write_output;
 use ctxj::render::turns::{text, TurnsDoc};
-use ctxj::report::turns::Rows;
+use ctxj_core::report::turns::Rows;
 
 use super::args::{AtArgs, PricesArgs, RowsArgs, SessionArgs, SummarizerArgs};
 use super::{At, Ctx, EXIT_OK};
@@ -68,7 +68,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     }
     // One replay: the rows, the prompt sizes against the window and, on the recorded replay (the
     // journal's own requests), where the provider's cache broke.
-    let est = ctxj::tokens::estimator_for(&journal, None)?;
+    let est = ctxj_core::tokens::estimator_for(&journal, None)?;
     let pricing = cache::Pricing::for_session(&journal, None, None, table).with_window(args.prices.window);
     let mut rows = Rows::new(&journal);
     let marks = super::progress::with_progress(|p| {

@@ -9,9 +9,9 @@ use clap::ValueEnum;
 
 use ctxj::render::rows::write_output;
 use ctxj::render::usage::usage_table;
-use ctxj::text::escape_line;
-use ctxj::usage::time::{zone, Window};
-use ctxj::usage::{usage, By, Options};
+use ctxj_core::text::escape_line;
+use ctxj_core::usage::time::{zone, Window};
+use ctxj_core::usage::{usage, By, Options};
 
 use super::args::{LogArgs, RowsArgs};
 use super::{Ctx, EXIT_OK};
@@ -71,11 +71,11 @@ pub enum AgentArg {
 }
 
 impl AgentArg {
-    pub fn format(self) -> ctxj::import::Format {
+    pub fn format(self) -> ctxj_core::import::Format {
         match self {
-            AgentArg::ClaudeCode => ctxj::import::Format::ClaudeCode,
-            AgentArg::Codex => ctxj::import::Format::Codex,
-            AgentArg::Pi => ctxj::import::Format::Pi,
+            AgentArg::ClaudeCode => ctxj_core::import::Format::ClaudeCode,
+            AgentArg::Codex => ctxj_core::import::Format::Codex,
+            AgentArg::Pi => ctxj_core::import::Format::Pi,
         }
     }
 }
@@ -89,7 +89,7 @@ pub fn paths_or_defaults(paths: &[PathBuf], agent: Option<AgentArg>) -> Result<V
     if !paths.is_empty() {
         return Ok(paths.to_vec());
     }
-    let roots = ctxj::usage::existing_default_roots(agent.map(AgentArg::format));
+    let roots = ctxj_core::usage::existing_default_roots(agent.map(AgentArg::format));
     anyhow::ensure!(
         !roots.is_empty(),
         "no agent log folder found (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions or their \

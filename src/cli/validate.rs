@@ -5,10 +5,10 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use ctxj::check::{validate, Counts};
 use ctxj::render::check::{validate_doc, validate_text};
 use ctxj::render::rows::write_output;
 use ctxj::render::style::Paint;
+use ctxj_core::check::{validate, Counts};
 
 use super::args::{RowsArgs, SessionArgs};
 use super::{Ctx, EXIT_FINDINGS, EXIT_OK};

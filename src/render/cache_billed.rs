@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use crate::cache::{Billed, Comparison};
 use crate::render::format::{money_or_na as money, percent, thousands};
 use crate::render::style::Paint;
-use crate::text::escape_line;
+use ctxj_core::cache::{Billed, Comparison};
+use ctxj_core::text::escape_line;
 
 fn count(v: Option<u64>) -> String {
     v.map_or_else(|| "n/a".into(), thousands)
@@ -29,7 +29,7 @@ pub fn row(c: &Comparison) -> Option<Vec<String>> {
         count(b.cache_write),
         b.hit_rate.map_or_else(|| "n/a".into(), percent),
         money(b.cost),
-        super::cache::ratio(crate::cache::cost_ratio(b.cost, c.base_cost)),
+        super::cache::ratio(ctxj_core::cache::cost_ratio(b.cost, c.base_cost)),
         thousands(b.breaks.len() as u64),
     ])
 }
@@ -64,8 +64,8 @@ pub fn line(b: &Billed) -> String {
 
 /// One line when the simulations share something with the provider's record: the models the
 /// turns are priced at (when more than one), the recorded cache losses replayed, the lifetime.
-pub fn environment(e: &crate::cache::pricing::EnvironmentSummary) -> String {
-    use crate::cache::ProviderBreaks;
+pub fn environment(e: &ctxj_core::cache::pricing::EnvironmentSummary) -> String {
+    use ctxj_core::cache::ProviderBreaks;
     let mut parts = Vec::new();
     if e.models.len() > 1 {
         let names: Vec<String> = e.models.iter().map(|m| escape_line(m)).collect();
@@ -81,7 +81,7 @@ pub fn environment(e: &crate::cache::pricing::EnvironmentSummary) -> String {
     if let Some(s) = e.kept_idle_seconds {
         parts.push(format!(
             "cache lifetime {} (the provider's cache survived that idle gap)",
-            crate::cache::billed::duration(s as i64)
+            ctxj_core::cache::billed::duration(s as i64)
         ));
     }
     match parts.is_empty() {

@@ -3,11 +3,11 @@
 
 use std::fmt::Write as _;
 
-use crate::cache::window::{Limit, Limits};
-use crate::cache::Comparison;
 use crate::render::format::{count, thousands};
 use crate::render::style::Paint;
-use crate::text::escape_line;
+use ctxj_core::cache::window::{Limit, Limits};
+use ctxj_core::cache::Comparison;
+use ctxj_core::text::escape_line;
 
 /// `200,000-token context window of claude-opus-4-6 (built-in list)`.
 fn what(l: &Limit, kind: &str, limits: &Limits) -> String {

@@ -6,9 +6,9 @@ use serde::Serialize;
 use super::fit::{fit, Column, Layout};
 use super::format::thousands;
 use super::style::Paint;
-use crate::check::audit::{aspect, Aspect};
-use crate::check::{AuditReport, Counts, Decision, Finding, Severity};
-use crate::text::escape_line;
+use ctxj_core::check::audit::{aspect, Aspect};
+use ctxj_core::check::{AuditReport, Counts, Decision, Finding, Severity};
+use ctxj_core::text::escape_line;
 
 /// One finding (journal text as written: JSON escapes it).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

@@ -6,13 +6,13 @@ use std::time::{Duration, Instant};
 
 use similar::TextDiff;
 
-use crate::projection::Block;
 use crate::render::format::{signed_thousands, thousands};
 use crate::render::projection::{write_view, Plain};
 use crate::render::style::Paint;
-use crate::strategy::view::Entry;
-use crate::strategy::{View, ViewDiff};
-use crate::text::escape_line;
+use ctxj_core::projection::Block;
+use ctxj_core::strategy::view::Entry;
+use ctxj_core::strategy::{View, ViewDiff};
+use ctxj_core::text::escape_line;
 
 /// Rendered lines (both sides together) above which `diff` compares only the blocks that differ,
 /// unless `--full` is given.
@@ -92,7 +92,7 @@ fn unified(a: &str, b: &str, l: &View, r: &View) -> String {
 /// [`TEXT_DIFF_LINES`] rendered lines (each block counted at most [`BLOCK_DIFF_LINES`]); and how
 /// many differing blocks there are in all.
 fn differing(l: &View, r: &View) -> (Vec<usize>, Vec<usize>, usize, usize) {
-    let m = crate::projection::diff::match_blocks(&l.blocks, &r.blocks);
+    let m = ctxj_core::projection::diff::match_blocks(&l.blocks, &r.blocks);
     let mut items: Vec<(Option<usize>, Option<usize>)> =
         m.changed().into_iter().map(|(a, b)| (Some(a), Some(b))).collect();
     items.extend(m.removed.iter().map(|&a| (Some(a), None)));
@@ -123,7 +123,7 @@ fn differing(l: &View, r: &View) -> (Vec<usize>, Vec<usize>, usize, usize) {
 ///
 /// Bounded unless `full`: when the two requests hold more than [`TEXT_DIFF_LINES`] lines
 /// (counted per block, without rendering them), only the blocks that differ (matched by
-/// identity, [`crate::projection::diff::match_blocks`]) are diffed, each cut at
+/// identity, [`ctxj_core::projection::diff::match_blocks`]) are diffed, each cut at
 /// [`BLOCK_DIFF_LINES`] lines, in request order until [`TEXT_DIFF_LINES`] lines per side, and
 /// the note says so. The line diff always stops searching for a minimal diff after
 /// [`DIFF_DEADLINE`].

@@ -4,12 +4,12 @@
 
 use serde::Serialize;
 
-use crate::experiment::run::Metric;
-use crate::experiment::summary::{passes, times, ArmKind, ArmSummary, MetricSummary};
-use crate::experiment::Experiment;
 use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{percent, thousands, usd_fine};
-use crate::text::escape_line;
+use ctxj_core::experiment::run::Metric;
+use ctxj_core::experiment::summary::{passes, times, ArmKind, ArmSummary, MetricSummary};
+use ctxj_core::experiment::Experiment;
+use ctxj_core::text::escape_line;
 
 /// A value of `m` as shown.
 pub fn value(m: Metric, v: f64) -> String {

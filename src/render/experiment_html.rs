@@ -6,11 +6,11 @@
 
 use std::fmt::Write as _;
 
-use crate::experiment::run::{Metric, TurnPoint};
-use crate::experiment::summary::ArmKind;
-use crate::experiment::{ArmSummary, Experiment};
 use crate::render::experiment::{mean_sd, value, versus};
 use crate::render::html::escape;
+use ctxj_core::experiment::run::{Metric, TurnPoint};
+use ctxj_core::experiment::summary::ArmKind;
+use ctxj_core::experiment::{ArmSummary, Experiment};
 
 const COLOURS: [&str; 8] = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5"];
 const WIDTH: f64 = 720.0;

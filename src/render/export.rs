@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use super::rows::{write_rows, OutputFormat, RowsError};
-use crate::export::SessionRows;
+use ctxj_core::export::SessionRows;
 
 /// `ctxj export --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,8 +1,8 @@
 //! Number formatting for every table and summary: thousands separators, signs, money, percent.
 
-// Grouping and counting live at the bottom of the layering (`crate::text`) so that library
+// Grouping and counting live at the bottom of the layering (`ctxj_core::text`) so that library
 // messages (import notes, budget rules) format numbers the same way the renderers do.
-pub use crate::text::{count, thousands};
+pub use ctxj_core::text::{count, thousands};
 
 /// Signed thousands: "+1,200" / "−41,220" / "0".
 pub fn signed_thousands(n: i64) -> String {

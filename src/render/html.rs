@@ -11,9 +11,9 @@ use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 use crate::render::format::{money, percent, thousands};
-use crate::text::escape_block;
+use ctxj_core::text::escape_block;
 
-use crate::report::{
+use ctxj_core::report::{
     Availability, BlockView, Change, ComparisonRow, Decision, RecordedBreakView, ReportData, TurnFigures, TurnUsage,
     TurnView,
 };
@@ -1071,7 +1071,7 @@ fn turn_view(h: &mut String, name: &str, v: &TurnView) {
                 let _ = write!(
                     h,
                     "<p class=\"capped\">… cut: the first {} of {} characters are shown.</p>",
-                    thousands(crate::text::chars(text) as u64),
+                    thousands(ctxj_core::text::chars(text) as u64),
                     thousands(full as u64)
                 );
             }
@@ -1143,7 +1143,7 @@ impl Written {
     pub fn text(&self) -> String {
         format!(
             "wrote {} ({} bytes): {}, {}",
-            crate::text::escape_line(&self.output),
+            ctxj_core::text::escape_line(&self.output),
             thousands(self.bytes as u64),
             super::format::count(self.strategies.len(), "strategy", "strategies"),
             super::format::count(self.turns, "turn", "turns")

@@ -1,7 +1,7 @@
 //! The document of `ctxj import --format json` (`ctxj.import/1`).
 
-use crate::import::write::Written;
-use crate::import::ImportReport;
+use ctxj_core::import::write::Written;
+use ctxj_core::import::ImportReport;
 
 /// What was read and what was written.
 #[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]

@@ -6,12 +6,12 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::journal::{Body, Journal, Record};
-use crate::projection::{Block, Projection, Replayer};
 use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{signed_thousands, thousands};
 use crate::render::rows::{OutputFormat, RowsError};
-use crate::text::escape_line;
+use ctxj_core::journal::{Body, Journal, Record};
+use ctxj_core::projection::{Block, Projection, Replayer};
+use ctxj_core::text::escape_line;
 
 /// One row of the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -97,7 +97,7 @@ fn describe(rec: &Record, p: &Projection, delta: i64, turn: usize, before_len: u
         Body::Session(s) => format!("session {} · model {}", s.id, s.model.as_deref().unwrap_or("?")),
         Body::System(s) => format!(
             "system prompt set ({} chars{})",
-            thousands(crate::text::chars(&s.text) as u64),
+            thousands(ctxj_core::text::chars(&s.text) as u64),
             s.tools.as_ref().and_then(|t| t.as_array()).map_or(String::new(), |t| format!(", {} tools", t.len()))
         ),
         Body::Notice(n) => format!("notice {}{}", n.id, n.topic.as_ref().map_or(String::new(), |t| format!(" [{t}]"))),
@@ -272,7 +272,7 @@ mod tests {
         for sample in ["bugfix-todo", "long-elision", "compaction", "spill-attach"] {
             let path = root.join(sample).join("journal.jsonl");
             let bytes = std::fs::read(&path).expect("sample journal");
-            let j = crate::journal::parse_bytes(&path, &bytes, Default::default()).expect("valid sample");
+            let j = ctxj_core::journal::parse_bytes(&path, &bytes, Default::default()).expect("valid sample");
             let doc = LogDoc::new("s".into(), rows(&j));
             for format in [OutputFormat::Json, OutputFormat::Ndjson] {
                 let (mut whole, mut streamed) = (Vec::new(), Vec::new());

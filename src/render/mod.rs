@@ -1,6 +1,6 @@
 //! Rendering: number formatting, styles and tables, the projection view, and each command's
 //! results shaped into tables, text and JSON (the library's typed results in, strings out).
-//! Terminal-safe escaping lives below every layer, in [`crate::text`].
+//! Terminal-safe escaping lives below every layer, in [`ctxj_core::text`].
 
 pub mod cache;
 pub mod cache_billed;

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use super::export::Exporter;
 use super::rows::RowsError;
-use crate::export::{ExportRow, SessionRows};
+use ctxj_core::export::{ExportRow, SessionRows};
 
 /// OTLP span kinds.
 const KIND_INTERNAL: u8 = 1;
@@ -69,7 +69,7 @@ pub fn span_id(trace: &[u8; 16], turn: u64) -> [u8; 8] {
 
 /// Unix nanoseconds of an RFC 3339 time, as a string ("0" when unknown).
 fn nanos(ts: Option<&str>) -> String {
-    ts.and_then(crate::usage::time::instant).and_then(|t| t.timestamp_nanos_opt()).unwrap_or(0).max(0).to_string()
+    ts.and_then(ctxj_core::usage::time::instant).and_then(|t| t.timestamp_nanos_opt()).unwrap_or(0).max(0).to_string()
 }
 
 /// The `TracesData` of one session.

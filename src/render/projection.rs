@@ -1,10 +1,10 @@
 //! The human view of a projection: one header line per block (type, id, chars, a marker when
 //! elided, cleared, edited or summarized), then the content indented. All journal text is escaped.
 
-use crate::projection::{Block, Mark, Projection};
 use crate::render::format::thousands;
-use crate::strategy::View;
-use crate::text::{escape_block, escape_line};
+use ctxj_core::projection::{Block, Mark, Projection};
+use ctxj_core::strategy::View;
+use ctxj_core::text::{escape_block, escape_line};
 
 /// Styling hooks so the library stays free of terminal decisions.
 pub trait Style {
@@ -99,7 +99,7 @@ pub fn write_block(out: &mut String, n: usize, b: &Block, mark: Option<Mark>, sr
     }
     if let Block::Assistant { calls, .. } = b {
         for c in calls {
-            let args = crate::projection::block::canonical_value(&c.args);
+            let args = ctxj_core::projection::block::canonical_value(&c.args);
             out.push_str(&indent(&format!("→ call {} {} {}", c.id, c.tool, args)));
         }
     }

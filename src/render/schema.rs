@@ -19,15 +19,15 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("cache", schema_for::<super::cache::CacheDoc>()),
         ("diff", schema_for::<super::diff::DiffDoc>()),
         // `export` prints rows only (NDJSON/CSV), each carrying the schema key: its schema is a row's.
-        ("experiment", schema_for::<crate::experiment::Experiment>()),
-        ("export", schema_for::<crate::export::row::ExportRow>()),
+        ("experiment", schema_for::<ctxj_core::experiment::Experiment>()),
+        ("export", schema_for::<ctxj_core::export::row::ExportRow>()),
         ("import", schema_for::<super::import::ImportDoc>()),
         ("log", schema_for::<super::log::LogDoc>()),
         ("sessions", schema_for::<super::sessions::SessionsDoc>()),
         ("tokens", schema_for::<super::tokens::TokensDoc>()),
         ("tokens.per-turn", schema_for::<super::tokens::PerTurnDoc>()),
         ("turns", schema_for::<super::turns::TurnsDoc>()),
-        ("usage", schema_for::<crate::usage::UsageReport>()),
+        ("usage", schema_for::<ctxj_core::usage::UsageReport>()),
         ("validate", schema_for::<super::check::ValidateDoc>()),
     ]
 }

@@ -4,9 +4,9 @@ use chrono_tz::Tz;
 
 use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{percent_or_dash, thousands, usd_or_dash};
-use crate::text::escape_line;
-use crate::usage::time::instant;
-use crate::usage::SessionSummary;
+use ctxj_core::text::escape_line;
+use ctxj_core::usage::time::instant;
+use ctxj_core::usage::SessionSummary;
 
 /// `ctxj sessions --format json`: one entry per session found (the rows of `ndjson` and `csv`).
 #[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]

@@ -1,13 +1,13 @@
 //! The text of `ctxj show`: a header line, then the projection or a strategy's request.
 
-use crate::journal::Journal;
-use crate::projection::block::sha256_hex;
-use crate::projection::{At, Projection};
 use crate::render::format::thousands;
 use crate::render::projection::{write_projection, write_view, Extra};
 use crate::render::style::Paint;
-use crate::strategy::View;
-use crate::text::escape_line;
+use ctxj_core::journal::Journal;
+use ctxj_core::projection::block::sha256_hex;
+use ctxj_core::projection::{At, Projection};
+use ctxj_core::strategy::View;
+use ctxj_core::text::escape_line;
 
 fn session_id(journal: &Journal) -> &str {
     journal.session().map_or("?", |s| s.id.as_str())

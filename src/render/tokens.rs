@@ -6,9 +6,9 @@ use serde::Serialize;
 use super::fit::{fit, Column, Layout};
 use super::format::{percent, signed_thousands, thousands};
 use super::style::Paint;
-use crate::text::escape_line;
-use crate::tokens::breakdown::{RequestTokens, TurnEstimate};
-use crate::tokens::budget::{Config, Resolved, Setting};
+use ctxj_core::text::escape_line;
+use ctxj_core::tokens::breakdown::{RequestTokens, TurnEstimate};
+use ctxj_core::tokens::budget::{Config, Resolved, Setting};
 
 /// `n / total` as a one-decimal percentage ("–" when the total is 0).
 fn pct(n: u64, total: u64) -> String {
@@ -54,7 +54,7 @@ pub struct TokensDoc {
     pub headroom: Option<i64>,
     /// The `/context` view (window share, pressure, next cleanup, parts by size, hints).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub context: Option<crate::check::context::ContextView>,
+    pub context: Option<ctxj_core::check::context::ContextView>,
 }
 
 /// One part of the breakdown.
@@ -220,7 +220,7 @@ fn kilo(n: u64) -> String {
 
 /// The `/context` view: window share and pressure, the next automatic cleanup, the parts by
 /// size, the hints.
-pub fn context_text(v: &crate::check::context::ContextView, paint: &Paint, layout: Layout) -> String {
+pub fn context_text(v: &ctxj_core::check::context::ContextView, paint: &Paint, layout: Layout) -> String {
     let mut out = String::from("\ncontext (");
     out += &format!("{} profile): {} tokens", v.harness, thousands(v.used));
     if let (Some(w), Some(p)) = (v.window, v.percent) {
@@ -265,8 +265,8 @@ pub fn context_text(v: &crate::check::context::ContextView, paint: &Paint, layou
     out
 }
 
-fn hint(h: &crate::check::context::Hint) -> String {
-    use crate::check::context::Hint;
+fn hint(h: &ctxj_core::check::context::Hint) -> String {
+    use ctxj_core::check::context::Hint;
     match h {
         Hint::Dominates { tool, tokens, results, percent } => {
             format!("{tool} results dominate: {} tokens in {results} result(s), {percent:.1}% of the request", thousands(*tokens))

@@ -1,12 +1,12 @@
 //! The output of `ctxj turns`: a table of turns fitted to the terminal, or the `ctxj.turns/1`
 //! document.
 
-use crate::cache::marks::{Marks, TurnMark};
 use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{count, money_or_na, thousands};
 use crate::render::style::Paint;
-use crate::report::turns::{Change, TurnRow};
-use crate::text::escape_line;
+use ctxj_core::cache::marks::{Marks, TurnMark};
+use ctxj_core::report::turns::{Change, TurnRow};
+use ctxj_core::text::escape_line;
 
 /// One turn of `ctxj.turns/1`: the row and its marks (`prompt_tokens`, `over_window`,
 /// `recorded_break`) as one flat object.

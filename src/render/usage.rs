@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{percent_or_dash, thousands, usd};
-use crate::text::escape_line;
-use crate::usage::{Row, UsageReport};
+use ctxj_core::text::escape_line;
+use ctxj_core::usage::{Row, UsageReport};
 
 fn cost_cell(row: &Row) -> String {
     match (row.cost_usd, row.unpriced_calls) {

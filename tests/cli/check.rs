@@ -113,10 +113,10 @@ fn every_invalid_journal_produces_exactly_its_finding() {
 #[test]
 fn every_rule_has_an_invalid_journal() {
     let cases = cases();
-    for r in ctxj::check::RULES {
+    for r in ctxj_core::check::RULES {
         let command = match r.check {
-            ctxj::check::rules::Check::Validate => "validate",
-            ctxj::check::rules::Check::Audit => "audit",
+            ctxj_core::check::rules::Check::Validate => "validate",
+            ctxj_core::check::rules::Check::Audit => "audit",
         };
         assert!(
             cases.iter().any(|c| c.command == command && c.expect.iter().any(|(id, _)| id == r.id)),

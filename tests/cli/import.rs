@@ -135,14 +135,14 @@ fn raw_pi(path: &Path) -> Counts {
     c
 }
 
-fn imported_counts(im: &ctxj::import::Imported) -> Counts {
+fn imported_counts(im: &ctxj_core::import::Imported) -> Counts {
     let j = &im.journal;
     let mut c = Counts { turns: j.turns.len(), ..Counts::default() };
     for r in &j.records {
         match &r.body {
-            ctxj::journal::Body::Assistant(a) => c.calls += a.calls.len(),
-            ctxj::journal::Body::Result(_) => c.results += 1,
-            ctxj::journal::Body::Compact(_) => c.compactions += 1,
+            ctxj_core::journal::Body::Assistant(a) => c.calls += a.calls.len(),
+            ctxj_core::journal::Body::Result(_) => c.results += 1,
+            ctxj_core::journal::Body::Compact(_) => c.compactions += 1,
             _ => {}
         }
     }
@@ -162,13 +162,13 @@ fn every_shared_sample_imports_with_raw_counts() {
     let files = jsonl_under(&dir);
     assert!(files.len() >= 20, "expected the shared samples, found {}", files.len());
     for f in &files {
-        let fmt = ctxj::import::detect_file(f).unwrap_or_else(|| panic!("{}: format not detected", f.display()));
-        let im = ctxj::import::import_file(f, fmt, None).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let fmt = ctxj_core::import::detect_file(f).unwrap_or_else(|| panic!("{}: format not detected", f.display()));
+        let im = ctxj_core::import::import_file(f, fmt, None).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let raw = match fmt {
-            ctxj::import::Format::ClaudeCode => raw_claude(f),
-            ctxj::import::Format::Codex => raw_codex(f),
-            ctxj::import::Format::Pi => raw_pi(f),
-            ctxj::import::Format::Ctxj => panic!("{}: a sample detected as a ctxj journal", f.display()),
+            ctxj_core::import::Format::ClaudeCode => raw_claude(f),
+            ctxj_core::import::Format::Codex => raw_codex(f),
+            ctxj_core::import::Format::Pi => raw_pi(f),
+            ctxj_core::import::Format::Ctxj => panic!("{}: a sample detected as a ctxj journal", f.display()),
         };
         assert_eq!(imported_counts(&im), raw, "{}", f.display());
         assert!(raw.turns > 0, "{}: no turns", f.display());
@@ -184,7 +184,8 @@ fn every_shared_sample_imports_with_raw_counts() {
 fn known_figures_of_the_real_sessions() {
     let dir = shared_samples();
     let cc = dir.join("claude-code/projects/spotter");
-    let load = |p: PathBuf| ctxj::import::import_file(&p, ctxj::import::detect_file(&p).unwrap(), None).unwrap();
+    let load =
+        |p: PathBuf| ctxj_core::import::import_file(&p, ctxj_core::import::detect_file(&p).unwrap(), None).unwrap();
     // 254 assistant lines, 139 API calls, one compaction whose logicalParentUuid dangles.
     let a = load(cc.join("4d5611e5-241a-462a-8d15-5122611a9569.jsonl"));
     assert_eq!(a.journal.turns.len(), 139);
@@ -199,12 +200,12 @@ fn known_figures_of_the_real_sessions() {
         .records
         .iter()
         .filter_map(|r| match &r.body {
-            ctxj::journal::Body::Compact(c) => Some(c.clone()),
+            ctxj_core::journal::Body::Compact(c) => Some(c.clone()),
             _ => None,
         })
         .collect();
     assert_eq!(compacts.iter().map(|c| c.tokens_before).collect::<Vec<_>>(), vec![Some(175004.0), Some(185014.0)]);
-    let kept_line = |c: &ctxj::journal::CompactRec| {
+    let kept_line = |c: &ctxj_core::journal::CompactRec| {
         let rev = c.first_kept.unwrap();
         pi.journal.records.iter().find(|r| r.rev == rev).unwrap().line
     };
@@ -227,17 +228,17 @@ fn import_writes_a_session_whose_hashes_check() {
         let v: Value = serde_json::from_slice(&v.stdout).unwrap();
         assert_eq!(v["errors"], 0, "{}", f.display());
         let text = std::fs::read(dest.join("journal.jsonl")).unwrap();
-        let j = ctxj::journal::parse_bytes(&dest.join("journal.jsonl"), &text, Default::default())
+        let j = ctxj_core::journal::parse_bytes(&dest.join("journal.jsonl"), &text, Default::default())
             .unwrap_or_else(|e| panic!("{}: written journal unreadable: {e}", f.display()));
         let recorded = |k: usize| match &j.records[j.turns[k - 1]].body {
-            ctxj::journal::Body::Assistant(a) => a.prompt_sha256.clone().expect("every turn has prompt_sha256"),
+            ctxj_core::journal::Body::Assistant(a) => a.prompt_sha256.clone().expect("every turn has prompt_sha256"),
             _ => unreachable!(),
         };
         let turns = j.turns.len();
         assert!(turns > 0);
         if text.len() < 1 << 20 {
             // Every turn, recomputed from the written journal.
-            ctxj::projection::for_each_request(&j, |k, _, p| {
+            ctxj_core::projection::for_each_request(&j, |k, _, p| {
                 assert_eq!(recorded(k), p.sha256(), "{} turn {k}", f.display())
             });
         }
@@ -248,7 +249,7 @@ fn import_writes_a_session_whose_hashes_check() {
             let shown = ctxj().args(["show", "--at", "turn", &k.to_string(), "--json"]).arg(&dest).output().unwrap();
             assert!(shown.status.success());
             let bytes = &shown.stdout[..shown.stdout.len() - 1];
-            assert_eq!(ctxj::projection::block::sha256_hex(bytes), recorded(k), "{} turn {k}", f.display());
+            assert_eq!(ctxj_core::projection::block::sha256_hex(bytes), recorded(k), "{} turn {k}", f.display());
         }
     }
 }

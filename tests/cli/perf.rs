@@ -14,7 +14,7 @@ fn synth_writes_a_journal_whose_last_request_hash_matches_show() {
     let shown = ctxj().args(["show", "--at", "turn", "60", "--json"]).arg(&out).output().unwrap();
     assert!(shown.status.success());
     let body = &shown.stdout[..shown.stdout.len() - 1];
-    assert_eq!(ctxj::projection::block::sha256_hex(body), recorded);
+    assert_eq!(ctxj_core::projection::block::sha256_hex(body), recorded);
 }
 
 #[test]

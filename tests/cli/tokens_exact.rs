@@ -1,11 +1,11 @@
-//! The fast exact counter (`ctxj::tokens::fast`, issue 20) against tiktoken-rs's
+//! The fast exact counter (`ctxj_core::tokens::fast`, issue 20) against tiktoken-rs's
 //! `encode_ordinary` as the oracle: every string of real agent text (the bundled journals and
 //! transcripts, and the shared real transcripts), plus generated adversarial strings.
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use ctxj::tokens::{fast, Encoding};
+use ctxj_core::tokens::{fast, Encoding};
 use proptest::prelude::*;
 
 fn oracle(enc: Encoding, s: &str) -> u64 {
@@ -45,7 +45,7 @@ fn corpus(dir: &Path) -> Vec<String> {
         }
         for s in found {
             // The spec counts texts over 64 KiB piece by piece; pieces are what the counter sees.
-            for r in ctxj::tokens::estimator::pieces(&s) {
+            for r in ctxj_core::tokens::estimator::pieces(&s) {
                 if seen.insert(s[r.clone()].to_string()) {
                     out.push(s[r].to_string());
                 }
@@ -198,12 +198,12 @@ proptest! {
 /// pieces, on a million spaces and other huge runs (no stack overflow either way).
 #[test]
 fn huge_runs_count_as_tiktoken_piece_by_piece() {
-    use ctxj::tokens::{Estimator, TiktokenEstimator};
+    use ctxj_core::tokens::{Estimator, TiktokenEstimator};
     for s in
         [" ".repeat(1_000_000), "7".repeat(300_000), format!("x{}y", "\u{3000}".repeat(100_000)), "'s".repeat(200_000)]
     {
         for enc in Encoding::ALL {
-            let want: u64 = ctxj::tokens::estimator::pieces(&s).into_iter().map(|r| oracle(enc, &s[r])).sum();
+            let want: u64 = ctxj_core::tokens::estimator::pieces(&s).into_iter().map(|r| oracle(enc, &s[r])).sum();
             assert_eq!(TiktokenEstimator::new(enc).count(&s), want, "{enc}");
         }
     }

@@ -524,8 +524,8 @@ mod skip_tests {
     #[test]
     fn blocks_from_any_index_equal_a_skip() {
         for text in [
-            include_str!("../../sample-journals/compaction/journal.jsonl"),
-            include_str!("../../sample-journals/long-elision/journal.jsonl"),
+            include_str!("../../../../sample-journals/compaction/journal.jsonl"),
+            include_str!("../../../../sample-journals/long-elision/journal.jsonl"),
         ] {
             let j = crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
                 .expect("valid journal");

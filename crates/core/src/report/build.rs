@@ -412,7 +412,7 @@ mod tests {
     /// hands the same views to its sink instead of keeping them.
     #[test]
     fn one_replay_gives_the_views_of_a_separate_replay() {
-        let text = include_str!("../../sample-journals/long-elision/journal.jsonl");
+        let text = include_str!("../../../../sample-journals/long-elision/journal.jsonl");
         let j = crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
             .expect("valid journal");
         let strategies = [strategy::parse("recorded").unwrap(), strategy::parse("truncate-500").unwrap()];

@@ -163,7 +163,7 @@ mod tests {
     #[test]
     fn rows_from_the_marks_replay_are_the_rows() {
         for (name, strategy) in [("long-elision", "recorded"), ("compaction", "tiered"), ("bugfix-todo", "sliding-8")] {
-            let path = format!("{}/sample-journals/{name}/journal.jsonl", env!("CARGO_MANIFEST_DIR"));
+            let path = format!("{}/../../sample-journals/{name}/journal.jsonl", env!("CARGO_MANIFEST_DIR"));
             let bytes = std::fs::read(&path).expect("bundled sample");
             let j =
                 crate::journal::parse_bytes(std::path::Path::new(&path), &bytes, Default::default()).expect("valid");

@@ -107,7 +107,7 @@ pub(crate) mod testing {
     /// or `$CTXJ_SHARED_SAMPLES`; a test calling this carries `#[cfg_attr(not(ctxj_has_samples),
     /// ignore)]` and panics here when they are missing, as under `CI=true`).
     pub fn transcript_files() -> Vec<PathBuf> {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
         let shared = std::env::var_os("CTXJ_SHARED_SAMPLES")
             .map(PathBuf::from)
             .unwrap_or_else(|| root.join("..").join("shared").join("samples"));

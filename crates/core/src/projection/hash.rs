@@ -236,8 +236,8 @@ mod tests {
     fn every_turn_of_a_journal_with_decisions() {
         use crate::journal::{parse_bytes, Body, ReadOptions};
         use crate::projection::Replayer;
-        let j =
-            std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/valid/check-base/journal.jsonl")).unwrap();
+        let j = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/valid/check-base/journal.jsonl"))
+            .unwrap();
         let journal = parse_bytes(std::path::Path::new("j"), &j, ReadOptions::default()).unwrap();
         let mut r = Replayer::new(&journal);
         let mut h = RequestHasher::new();

@@ -636,7 +636,7 @@ mod tests {
 
     #[test]
     fn incremental_simulation_equals_from_scratch_on_the_samples() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-journals");
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("sample-journals");
         let mut breaks = 0;
         for sample in ["bugfix-todo", "long-elision", "compaction", "spill-attach"] {
             let path = root.join(sample).join("journal.jsonl");

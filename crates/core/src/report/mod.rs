@@ -1,5 +1,5 @@
 //! Report data: the HTML report's typed model of everything the page shows and the builder that
-//! fills it from a journal ([`crate::render::html`] turns it into one self-contained HTML
+//! fills it from a journal (`ctxj::render::html` turns it into one self-contained HTML
 //! string), and the rows of `ctxj turns` ([`turns`]).
 //!
 //! [`build`] replays strategies over a [`crate::journal::Journal`] into a [`ReportData`].

@@ -170,7 +170,7 @@ mod tests {
     use crate::projection::block::sha256_hex;
 
     fn journal(name: &str) -> Journal {
-        let path = format!("{}/sample-journals/{name}/journal.jsonl", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/../../sample-journals/{name}/journal.jsonl", env!("CARGO_MANIFEST_DIR"));
         let bytes = std::fs::read(&path).expect("bundled sample");
         crate::journal::parse_bytes(std::path::Path::new(&path), &bytes, Default::default()).expect("valid journal")
     }
