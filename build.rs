@@ -4,6 +4,8 @@
 //!
 //! Emits, each when its input is present or when `CI=true`:
 //! * `ctxj_has_samples`: `../shared/samples` (or `$CTXJ_SHARED_SAMPLES`), the real transcripts;
+//! * `ctxj_has_corpus`: `../shared/corpus` (or `$CTXJ_SHARED_CORPUS`), more real transcripts of
+//!   every agent with ccusage's own output in `corpus/ccusage/`;
 //! * `ctxj_has_python`: `python3` on `PATH` (the conformance reference implementation);
 //! * `ctxj_has_chromium`: `chromium`/`chromium-browser` on `PATH` or `$CTXJ_BROWSER`;
 //! * `ctxj_has_fleet`: the fleet venv (`.venv-fleet/bin/python` with `pyspark` installed, made by
@@ -17,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
-    for var in ["CI", "PATH", "CTXJ_SHARED_SAMPLES", "CTXJ_BROWSER"] {
+    for var in ["CI", "PATH", "CTXJ_SHARED_SAMPLES", "CTXJ_SHARED_CORPUS", "CTXJ_BROWSER"] {
         println!("cargo::rerun-if-env-changed={var}");
     }
     let ci = env::var("CI").is_ok_and(|v| v == "true" || v == "1");
@@ -29,6 +31,10 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("..").join("shared").join("samples"));
     emit("ctxj_has_samples", ci || watch(shared).is_dir());
+    let corpus = env::var_os("CTXJ_SHARED_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("..").join("shared").join("corpus"));
+    emit("ctxj_has_corpus", ci || watch(corpus).is_dir());
 
     let path_dirs: Vec<PathBuf> = env::var_os("PATH").map(|p| env::split_paths(&p).collect()).unwrap_or_default();
     let on_path = |names: &[&str]| -> Option<PathBuf> {

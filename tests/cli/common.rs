@@ -87,6 +87,22 @@ pub fn shared_samples() -> PathBuf {
     p
 }
 
+/// The second set of real transcripts, in each agent's home layout, with ccusage 20.0.24's output
+/// in `ccusage/`: `$CTXJ_SHARED_CORPUS`, else `../shared/corpus`. Tests using it carry
+/// `#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]`.
+pub fn shared_corpus() -> PathBuf {
+    let p = std::env::var_os("CTXJ_SHARED_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("..").join("shared").join("corpus"));
+    if !p.is_dir() {
+        missing(
+            &format!("{} (the shared corpus)", p.display()),
+            "set CTXJ_SHARED_CORPUS or check out shared/ beside the repo",
+        );
+    }
+    p
+}
+
 /// `python3`, checked to run. Tests using it carry
 /// `#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]`.
 pub fn python3() -> &'static str {
