@@ -7,6 +7,7 @@ mod audit;
 mod billed;
 mod bundled;
 mod check;
+mod codex_pairing;
 mod common;
 mod conformance;
 mod context;
