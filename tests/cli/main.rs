@@ -23,6 +23,7 @@ mod images;
 mod import;
 mod layering;
 mod memo;
+mod model_names;
 #[cfg(feature = "synth")]
 mod perf;
 mod prefix;
