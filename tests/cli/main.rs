@@ -7,6 +7,7 @@ mod audit;
 mod billed;
 mod bundled;
 mod check;
+mod codex_pairing;
 mod common;
 mod conformance;
 mod context;
@@ -22,6 +23,7 @@ mod images;
 mod import;
 mod layering;
 mod memo;
+mod model_names;
 #[cfg(feature = "synth")]
 mod perf;
 mod prefix;

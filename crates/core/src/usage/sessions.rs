@@ -75,20 +75,25 @@ pub fn summarize_journal(j: &crate::journal::Journal) -> SessionSummary {
         s.duration_s = Some((b - a).num_seconds());
     }
     s.turns = j.turns.len();
+    // The model in force: the session's, then each `model` record's (Codex and pi switch models
+    // with records, Claude Code names it on each assistant record).
+    let mut current = session_model.clone();
     for r in &j.records {
         match &r.body {
+            Body::Model(m) => current = Some(m.model.clone()),
             Body::Assistant(a) => {
+                let model = a.model.as_ref().or(current.as_ref());
                 if let Some(u) = &a.usage {
                     s.prompt_tokens = s.prompt_tokens.saturating_add(u.prompt_tokens.unwrap_or(0));
                     s.cached_tokens = s.cached_tokens.saturating_add(u.cached_tokens.unwrap_or(0));
-                    if let Some(c) = call_cost(a.model.as_deref().or(session_model.as_deref()), u) {
+                    if let Some(c) = call_cost(model.map(String::as_str), u) {
                         *s.cost_usd.get_or_insert(0.0) += c;
                     }
                 }
                 if s.model.is_none() {
-                    s.model = a.model.clone();
+                    s.model = model.cloned();
                 }
-                if let Some(m) = &a.model {
+                if let Some(m) = model {
                     if !s.models.contains(m) {
                         s.models.push(m.clone());
                     }
@@ -180,5 +185,31 @@ impl Drop for Tick<'_> {
     fn drop(&mut self) {
         let n = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         (self.2)(n, self.1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_model_a_session_used_is_listed_in_order_of_first_use() {
+        let text = [
+            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"gpt-5.3-codex"}"#,
+            r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u","text":"q"}"#,
+            r#"{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a","text":"x","usage":{"prompt_tokens":1000,"cached_tokens":0,"completion_tokens":3}}"#,
+            r#"{"rev":4,"ts":"2026-11-29T10:00:03Z","kind":"model","model":"gpt-5.4"}"#,
+            r#"{"rev":5,"ts":"2026-11-29T10:00:04Z","kind":"user","id":"u2","text":"q"}"#,
+            r#"{"rev":6,"ts":"2026-11-29T10:00:05Z","kind":"assistant","id":"a2","text":"y","usage":{"prompt_tokens":1000,"cached_tokens":0,"completion_tokens":3}}"#,
+            r#"{"rev":7,"ts":"2026-11-29T10:00:06Z","kind":"assistant","id":"a3","text":"z","model":"claude-opus-4-6"}"#,
+        ]
+        .join("\n");
+        let j = crate::journal::parse_bytes(Path::new("j.jsonl"), text.as_bytes(), Default::default()).unwrap();
+        let s = summarize_journal(&j);
+        assert_eq!(s.model.as_deref(), Some("gpt-5.3-codex"));
+        assert_eq!(s.models, ["gpt-5.3-codex", "gpt-5.4", "claude-opus-4-6"]);
+        // Each call is priced at the model in force.
+        let price = |m: &str| crate::cache::prices::builtin_price(m).unwrap().billed(1000, 0, 0, 0, 3);
+        assert!((s.cost_usd.unwrap() - price("gpt-5.3-codex") - price("gpt-5.4")).abs() < 1e-12);
     }
 }
