@@ -1,0 +1,87 @@
+//! Gemini CLI (`${GEMINI_DATA_DIR:-~/.gemini/tmp}`, every `*.json` and `*.jsonl` below it) counted
+//! the way ccusage 20.0.24 counts it: each `type: "gemini"` message with `tokens` (the JSONL of
+//! Gemini CLI ≥ 0.40, where a message id written again replaces the earlier record, and the
+//! legacy whole-file JSON's `messages[]`). Gemini's `input` includes the cached part: input =
+//! input − cached when `total` = input + output + thoughts + tool (ccusage's
+//! `normalize_session_input`), then + tool; cache read = cached; thoughts are extra, priced as
+//! output. The model is the record's, else the last one seen in the file.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::util::{folder, json_file, json_lines, n, s, walk};
+use super::Agent;
+use crate::usage::entry::{Parse, Read, SessionKey, Tokens, UsageEntry};
+
+/// The `*.json` / `*.jsonl` files under a root.
+pub fn files(root: &Path) -> Vec<PathBuf> {
+    walk(root, |p| p.extension().is_some_and(|e| e == "json" || e == "jsonl"))
+}
+
+/// The entries of one file.
+pub fn read_file(file: usize, path: &Path, _: Parse) -> Read {
+    let (session_id, messages): (Option<String>, Vec<Value>) = if path.extension().is_some_and(|e| e == "jsonl") {
+        let lines = json_lines(path);
+        let id = lines.first().and_then(|l| s(l, "sessionId"));
+        // The last record of each id wins; first appearance keeps the order.
+        let mut order: Vec<String> = Vec::new();
+        let mut by_id: std::collections::HashMap<String, Value> = std::collections::HashMap::new();
+        let mut anonymous = Vec::new();
+        for l in lines.into_iter().filter(|l| l.get("type").is_some()) {
+            match s(&l, "id") {
+                Some(id) => {
+                    if by_id.insert(id.clone(), l).is_none() {
+                        order.push(id);
+                    }
+                }
+                None => anonymous.push(l),
+            }
+        }
+        let mut msgs: Vec<Value> = order.into_iter().filter_map(|id| by_id.remove(&id)).collect();
+        msgs.extend(anonymous);
+        (id, msgs)
+    } else {
+        let Some(v) = json_file(path) else { return Read::default() };
+        let msgs = v.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+        (s(&v, "sessionId"), msgs)
+    };
+    let session = Arc::new(SessionKey {
+        agent: Agent::Gemini,
+        project: if folder(path, 1) == "chats" { folder(path, 2) } else { String::new() },
+        session: session_id
+            .unwrap_or_else(|| path.file_stem().map(|x| x.to_string_lossy().into_owned()).unwrap_or_default()),
+    });
+    let mut out = Read::default();
+    let mut last_model: Option<String> = None;
+    for m in &messages {
+        if let Some(model) = s(m, "model") {
+            last_model = Some(model);
+        }
+        let (Some("gemini"), Some(t)) =
+            (m.get("type").and_then(Value::as_str), m.get("tokens").filter(|t| t.is_object()))
+        else {
+            continue;
+        };
+        let (input, output, cached, thoughts, tool, total) =
+            (n(t, "input"), n(t, "output"), n(t, "cached"), n(t, "thoughts"), n(t, "tool"), n(t, "total"));
+        let input = if total == input + output + thoughts + tool { input.saturating_sub(cached) } else { input };
+        let tokens = Tokens { input: input + tool, output, cache_creation: 0, cache_read: cached };
+        if tokens.is_zero() && thoughts == 0 {
+            continue;
+        }
+        let ts = s(m, "timestamp").unwrap_or_default();
+        out.entries.push(UsageEntry::with_extra(
+            session.clone(),
+            file,
+            ts,
+            last_model.clone(),
+            tokens,
+            thoughts,
+            0,
+            None,
+        ));
+    }
+    out
+}

@@ -1,0 +1,67 @@
+//! Grok Build (`${GROK_HOME:-~/.grok}/sessions/<cwd>/<session>/updates.jsonl`), built from the
+//! later ccusage adapter's documentation (`rust/adapters/grok`; no sample and no ccusage 20.0.24
+//! output to check against): each `turn_completed` update's `usage` (one row per turn, the sum
+//! of its requests), per model from `modelUsage` when present; `inputTokens` includes
+//! `cachedReadTokens` (input = inputTokens − cachedRead − cacheCreation), reasoning is inside
+//! `outputTokens`; `costUsdTicks` / 1e10 is the recorded cost; `eventId|model` counted once.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::util::{folder, json_lines, n, s, time_of, walk};
+use super::Agent;
+use crate::usage::entry::{Parse, Read, SessionKey, Tokens, UsageEntry};
+
+/// `updates.jsonl` under a root.
+pub fn files(root: &Path) -> Vec<PathBuf> {
+    walk(root, |p| super::util::name(p) == "updates.jsonl")
+}
+
+fn tokens(u: &Value) -> Tokens {
+    let read = n(u, "cachedReadTokens");
+    let write = n(u, "cacheCreationTokens");
+    Tokens {
+        input: n(u, "inputTokens").saturating_sub(read + write),
+        output: n(u, "outputTokens"),
+        cache_creation: write,
+        cache_read: read,
+    }
+}
+
+/// The entries of one session's updates.
+pub fn read_file(file: usize, path: &Path, _: Parse) -> Read {
+    let mut out = Read::default();
+    let mut seen = HashSet::new();
+    for l in json_lines(path) {
+        let Some(params) = l.get("params") else { continue };
+        let Some(up) =
+            params.get("update").filter(|u| u.get("sessionUpdate").and_then(Value::as_str) == Some("turn_completed"))
+        else {
+            continue;
+        };
+        let Some(u) = up.get("usage").filter(|u| u.is_object()) else { continue };
+        let session = s(params, "sessionId").unwrap_or_else(|| folder(path, 1));
+        let sk = Arc::new(SessionKey { agent: Agent::Grok, project: folder(path, 2), session });
+        let event = params.get("_meta").and_then(|m| s(m, "eventId")).unwrap_or_default();
+        let ts = time_of(l.get("timestamp"));
+        let per_model: Vec<(Option<String>, &Value)> = match u.get("modelUsage").and_then(Value::as_object) {
+            Some(m) if !m.is_empty() => m.iter().map(|(k, v)| (Some(k.clone()), v)).collect(),
+            _ => vec![(s(u, "model"), u)],
+        };
+        let single = per_model.len() == 1;
+        for (model, mu) in per_model {
+            if !seen.insert(format!("{event}|{model:?}")) {
+                out.duplicates += 1;
+                continue;
+            }
+            let t = tokens(mu);
+            let ticks = if single { u.get("costUsdTicks") } else { mu.get("costUsdTicks") };
+            let recorded = ticks.and_then(Value::as_f64).map(|x| x / 1e10);
+            out.entries.push(UsageEntry::with_extra(sk.clone(), file, ts.clone(), model, t, 0, 0, recorded));
+        }
+    }
+    out
+}
