@@ -12,7 +12,7 @@ use ctxj_core::usage::summarize_folder_with_progress;
 use ctxj_core::usage::time::zone;
 
 use super::args::{FormatArgs, RowsArgs};
-use super::usage::{agent_files, agent_parser, paths_or_defaults};
+use super::usage::{agent_files, agent_parser, default_roots, paths_or_defaults};
 use super::{Ctx, EXIT_OK};
 
 /// List the sessions found (ctxj journals, Claude Code, Codex and pi transcripts, and the
@@ -51,7 +51,17 @@ pub struct Args {
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let usage_only = args.agent.is_some_and(|a| a.format().is_none());
-    let folders = if usage_only { Vec::new() } else { paths_or_defaults(&args.folders, args.agent)? };
+    // Transcript folders (read by import) and the usage-only agents' files (read by `usage`).
+    let (folders, mut usage_files) = if args.folders.is_empty() {
+        let roots = default_roots(args.agent, false)?;
+        let folders: Vec<PathBuf> = roots.into_iter().filter(|r| r.agent.format().is_some()).map(|r| r.path).collect();
+        (folders, ctxj_core::usage::discover(&[], args.agent))
+    } else if usage_only {
+        (Vec::new(), agent_files(&args.folders, args.agent)?)
+    } else {
+        (paths_or_defaults(&args.folders, args.agent)?, Default::default())
+    };
+    usage_files.retain(|a, _| a.format().is_none());
     for f in &folders {
         anyhow::ensure!(f.is_dir(), "{}: not a folder", ctxj_core::text::escape_line(&f.display().to_string()));
     }
@@ -63,16 +73,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     if let Some(a) = args.agent {
         rows.retain(|r| r.agent == a.name());
     }
-    // The usage-only agents: their default folders, or the path given with --agent.
-    if usage_only || args.folders.is_empty() {
-        let mut files = if usage_only {
-            agent_files(&args.folders, args.agent)?
-        } else {
-            ctxj_core::usage::discover(&[], args.agent)
-        };
-        files.retain(|a, _| a.format().is_none());
-        rows.extend(ctxj_core::usage::sessions::summarize_usage_only(&files));
-    }
+    rows.extend(ctxj_core::usage::sessions::summarize_usage_only(&usage_files));
     let doc = SessionsDoc::new(rows);
     let mut out = super::stdout();
     write_output(&mut out, args.output.format(), &doc, &doc.sessions, || {

@@ -120,7 +120,7 @@ fn check_paths(paths: &[PathBuf]) -> Result<()> {
 }
 
 /// The existing default folders of `agent` (or of every agent), named on stderr.
-fn default_roots(agent: Option<Agent>, transcripts_only: bool) -> Result<Vec<ctxj_core::usage::Root>> {
+pub fn default_roots(agent: Option<Agent>, transcripts_only: bool) -> Result<Vec<ctxj_core::usage::Root>> {
     let mut roots = ctxj_core::usage::existing_default_roots(agent);
     roots.retain(|r| !transcripts_only || r.agent.format().is_some());
     anyhow::ensure!(

@@ -192,8 +192,9 @@ impl Drop for Tick<'_> {
 pub const USAGE_ONLY: &str = "usage only";
 
 /// One summary per session of usage-only agents' log files (`files`, by agent), from the
-/// entries `ctxj usage` counts: their role is [`USAGE_ONLY`] and `note` says the log holds no
-/// per-request content ctxj can replay. Sessions sorted by agent, then start.
+/// entries `ctxj usage` counts: their role is [`USAGE_ONLY`], `spec` is `agent:project/session`
+/// (no read command opens it) and `note` says the log holds no per-request content ctxj can
+/// replay, and which file it was read from. Sessions sorted by agent, then start.
 pub fn summarize_usage_only(
     files: &std::collections::BTreeMap<super::Agent, Vec<std::path::PathBuf>>,
 ) -> Vec<SessionSummary> {
@@ -202,13 +203,15 @@ pub fn summarize_usage_only(
     let mut by: BTreeMap<super::entry::SessionKey, SessionSummary> = BTreeMap::new();
     for e in &read.entries {
         let s = by.entry((*e.session).clone()).or_insert_with(|| SessionSummary {
-            spec: list.get(e.file).map(|p| p.display().to_string()).unwrap_or_default(),
+            // No read command opens it: the agent and the session name it.
+            spec: format!("{}:{}", e.session.agent.name(), e.session.key()),
             agent: e.session.agent.name(),
             role: USAGE_ONLY.into(),
             id: e.session.session.clone(),
             note: Some(format!(
-                "{} logs hold usage counters, not the requests: no replay (show, cache, audit)",
-                e.session.agent.spec().label
+                "{} logs hold usage counters, not the requests: no replay (show, cache, audit); read from {}",
+                e.session.agent.spec().label,
+                list.get(e.file).map(|p| p.display().to_string()).unwrap_or_default()
             )),
             ..Default::default()
         });
