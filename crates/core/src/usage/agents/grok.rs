@@ -65,3 +65,28 @@ pub fn read_file(file: usize, path: &Path, _: Parse) -> Read {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A SYNTHETIC `updates.jsonl` written from the documented shape (later ccusage's
+    /// `rust/adapters/grok/README.md`): a turn with two models, one repeated event, one update
+    /// that is not a turn end.
+    #[test]
+    fn turns_per_model_with_cache_carved_out_and_ticks_as_cost() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sessions/%2Fhome%2Fu/s1/updates.jsonl");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let turn = r#"{"timestamp":"2026-05-01T10:00:00Z","params":{"sessionId":"s1","update":{"sessionUpdate":"turn_completed","usage":{"modelUsage":{"grok-4-build":{"inputTokens":100,"outputTokens":20,"cachedReadTokens":60,"cacheCreationTokens":10,"costUsdTicks":5000000}, "grok-3-mini":{"inputTokens":7,"outputTokens":1}}}},"_meta":{"eventId":"e1"}}}"#;
+        let other = r#"{"timestamp":"2026-05-01T10:00:01Z","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"},"_meta":{"eventId":"e2"}}}"#;
+        std::fs::write(&p, [turn, turn, other].join("\n")).unwrap();
+        assert_eq!(files(d.path()), [p.clone()]);
+        let r = read_file(0, &p, Parse::Fast);
+        assert_eq!((r.entries.len(), r.duplicates), (2, 2));
+        let g = r.entries.iter().find(|e| e.model.as_deref() == Some("grok-4-build")).unwrap();
+        assert_eq!(g.tokens, Tokens { input: 30, output: 20, cache_creation: 10, cache_read: 60 });
+        assert_eq!(g.cost, Some(5e-4));
+        assert_eq!(g.session.key(), "%2Fhome%2Fu/s1");
+    }
+}

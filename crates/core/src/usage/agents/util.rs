@@ -188,6 +188,22 @@ mod tests {
     }
 
     #[test]
+    fn a_database_without_wal_is_read_immutable_and_gets_no_shm() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("x.db");
+        rusqlite::Connection::open(&p).unwrap().execute_batch("CREATE TABLE t(a); INSERT INTO t VALUES (2);").unwrap();
+        let (c, tmp) = open_db(&p).unwrap();
+        assert!(tmp.is_none());
+        let n: i64 = c.query_row("SELECT a FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 2);
+        assert!(c.execute("INSERT INTO t VALUES (3)", []).is_err(), "read-only");
+        drop(c);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+        // Not a regular file: refused.
+        assert!(open_db(d.path()).is_none());
+    }
+
+    #[test]
     fn a_wal_database_is_read_from_a_copy_and_nothing_is_written_beside_it() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("x.db");
