@@ -81,7 +81,7 @@ mod tests {
         let turn = r#"{"timestamp":"2026-05-01T10:00:00Z","params":{"sessionId":"s1","update":{"sessionUpdate":"turn_completed","usage":{"modelUsage":{"grok-4-build":{"inputTokens":100,"outputTokens":20,"cachedReadTokens":60,"cacheCreationTokens":10,"costUsdTicks":5000000}, "grok-3-mini":{"inputTokens":7,"outputTokens":1}}}},"_meta":{"eventId":"e1"}}}"#;
         let other = r#"{"timestamp":"2026-05-01T10:00:01Z","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"},"_meta":{"eventId":"e2"}}}"#;
         std::fs::write(&p, [turn, turn, other].join("\n")).unwrap();
-        assert_eq!(files(d.path()), [p.clone()]);
+        assert_eq!(files(d.path()), vec![p.clone()]);
         let r = read_file(0, &p, Parse::Fast);
         assert_eq!((r.entries.len(), r.duplicates), (2, 2));
         let g = r.entries.iter().find(|e| e.model.as_deref() == Some("grok-4-build")).unwrap();
