@@ -45,7 +45,7 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
             if tokens.is_zero() {
                 continue;
             }
-            let dup = (tokens.cache_read + tokens.cache_creation).min(tokens.input);
+            let dup = tokens.cache_read.saturating_add(tokens.cache_creation).min(tokens.input);
             let ts = m.get("ts").and_then(Value::as_i64).map(from_ms).unwrap_or_default();
             let recorded = f(x, "cost").filter(|c| *c > 0.0);
             out.entries.push(UsageEntry::with_extra(sk.clone(), first + i, ts, Some(model), tokens, 0, dup, recorded));

@@ -67,7 +67,7 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
                 let prev = before.insert(model.clone(), now).unwrap_or_default();
                 let d: Vec<u64> = now.iter().zip(prev).map(|(a, b)| a.saturating_sub(b)).collect();
                 let tokens = Tokens {
-                    input: d[0].saturating_sub(d[2] + d[3]),
+                    input: d[0].saturating_sub(d[2].saturating_add(d[3])),
                     output: d[1],
                     cache_read: d[2],
                     cache_creation: d[3],
@@ -108,9 +108,9 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
         let model = s(a, "gen_ai.response.model").or_else(|| s(a, "gen_ai.request.model")).map(|m| model_name(&m));
         let ts = match l.get("endTime").and_then(Value::as_array) {
             Some(t) if !t.is_empty() => {
-                let secs = num(t.first()) as i64;
-                let nanos = num(t.get(1)) as i64;
-                super::util::from_ms(secs * 1000 + nanos / 1_000_000)
+                let secs = i64::try_from(num(t.first())).unwrap_or(i64::MAX);
+                let nanos = i64::try_from(num(t.get(1))).unwrap_or(0);
+                super::util::from_ms(secs.saturating_mul(1000).saturating_add(nanos / 1_000_000))
             }
             _ => String::new(),
         };

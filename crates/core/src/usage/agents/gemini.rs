@@ -66,8 +66,9 @@ pub fn read_file(file: usize, path: &Path, _: Parse) -> Read {
         };
         let (input, output, cached, thoughts, tool, total) =
             (n(t, "input"), n(t, "output"), n(t, "cached"), n(t, "thoughts"), n(t, "tool"), n(t, "total"));
-        let input = if total == input + output + thoughts + tool { input.saturating_sub(cached) } else { input };
-        let tokens = Tokens { input: input + tool, output, cache_creation: 0, cache_read: cached };
+        let parts = input.saturating_add(output).saturating_add(thoughts).saturating_add(tool);
+        let input = if total == parts { input.saturating_sub(cached) } else { input };
+        let tokens = Tokens { input: input.saturating_add(tool), output, cache_creation: 0, cache_read: cached };
         if tokens.is_zero() && thoughts == 0 {
             continue;
         }

@@ -67,7 +67,7 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
             } else {
                 (u(t[3]).unwrap_or(0), u(t[4]).unwrap_or(0), u(t[5]).unwrap_or(0))
             };
-            let extra = total.saturating_sub(input + output);
+            let extra = total.saturating_sub(input.saturating_add(output));
             let tokens = Tokens { input, output, ..Tokens::default() };
             if tokens.is_zero() && extra == 0 {
                 continue;

@@ -24,7 +24,7 @@ fn tokens(u: &Value) -> Tokens {
     let read = n(u, "cachedReadTokens");
     let write = n(u, "cacheCreationTokens");
     Tokens {
-        input: n(u, "inputTokens").saturating_sub(read + write),
+        input: n(u, "inputTokens").saturating_sub(read.saturating_add(write)),
         output: n(u, "outputTokens"),
         cache_creation: write,
         cache_read: read,
