@@ -86,3 +86,33 @@ pub fn read_file(file: usize, path: &Path, _: Parse) -> Read {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A SYNTHETIC JSONL session: a message id written twice (the last wins), the input minus
+    /// the cached part when the total adds up, tool tokens added, thoughts as extra; and counts
+    /// at u64::MAX saturate instead of overflowing.
+    #[test]
+    fn last_record_per_id_cache_carved_out_and_huge_counts_saturate() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("proj/chats/session-x.jsonl");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let m = u64::MAX;
+        let text = [
+            r#"{"sessionId":"s","projectHash":"h","startTime":"2026-01-01T00:00:00Z","kind":"main"}"#.to_string(),
+            r#"{"id":"a","timestamp":"2026-01-01T00:00:01Z","type":"gemini","model":"gemini-2.5-flash","tokens":{"input":1,"output":1,"total":2}}"#.into(),
+            r#"{"id":"a","timestamp":"2026-01-01T00:00:01Z","type":"gemini","model":"gemini-2.5-flash","tokens":{"input":100,"output":10,"cached":40,"thoughts":5,"tool":3,"total":118}}"#.into(),
+            format!(r#"{{"id":"b","timestamp":"2026-01-01T00:00:02Z","type":"gemini","tokens":{{"input":{m},"output":{m},"cached":{m},"thoughts":{m},"tool":{m},"total":{m}}}}}"#),
+        ]
+        .join("\n");
+        std::fs::write(&p, text).unwrap();
+        let r = read_file(0, &p, Parse::Fast);
+        assert_eq!(r.entries.len(), 2);
+        let a = &r.entries[0];
+        assert_eq!(a.tokens, Tokens { input: 63, output: 10, cache_creation: 0, cache_read: 40 });
+        assert_eq!((a.extra, a.session.key()), (5, "proj/s".to_string()));
+        assert_eq!(r.entries[1].model.as_deref(), Some("gemini-2.5-flash"), "the last model seen");
+    }
+}
