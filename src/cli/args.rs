@@ -199,16 +199,25 @@ impl SummarizerArgs {
 pub struct LogArgs {
     /// Transcripts or folders holding them (searched recursively); default: the agents' folders.
     pub paths: Vec<PathBuf>,
-    /// Only this agent's logs.
-    #[arg(long, value_enum)]
-    pub agent: Option<super::usage::AgentArg>,
+    /// Only this agent's logs (with a path: read the path as this agent's data folder).
+    #[arg(long, value_parser = super::usage::agent_parser(), value_name = "AGENT")]
+    pub agent: Option<ctxj_core::usage::Agent>,
 }
 
 impl LogArgs {
-    /// The transcripts to read, by agent (the default folders named on stderr); an error when
-    /// there is none.
+    /// The transcripts to read, by format (the default folders named on stderr); an error when
+    /// there is none, or when `--agent` names an agent whose log holds no requests to import.
     pub fn files(&self) -> Result<std::collections::BTreeMap<ctxj_core::import::Format, Vec<PathBuf>>> {
-        let agent = self.agent.map(super::usage::AgentArg::format);
+        if let Some(a) = self.agent.filter(|a| a.format().is_none()) {
+            anyhow::bail!(
+                "{} logs hold usage counters, not the requests ctxj imports; `ctxj usage --agent {}` and \
+                 `ctxj sessions --agent {}` read them",
+                a.spec().label,
+                a.name(),
+                a.name()
+            );
+        }
+        let agent = self.agent.and_then(ctxj_core::usage::Agent::format);
         let paths = super::usage::paths_or_defaults(&self.paths, self.agent)?;
         let files = ctxj_core::usage::transcripts(&paths, agent);
         anyhow::ensure!(!files.is_empty(), "no Claude Code, Codex or pi transcript found in the given paths");

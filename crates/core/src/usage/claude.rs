@@ -27,7 +27,6 @@ use serde_json::{Map, Number, Value};
 use super::entry::{builtin_cost, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::claude_code::{model_of, response_key, CcUsage};
 use crate::import::s;
-use crate::import::Format;
 use crate::journal::reader::parse_json;
 use crate::journal::typed::{self, object_or_null, Seen};
 
@@ -312,7 +311,7 @@ fn assemble(files: &[PathBuf], read: Vec<(Vec<Entry>, Vec<String>)>, first_file:
         .iter()
         .map(|f| {
             let (project, session) = session_of(f);
-            Arc::new(SessionKey { agent: Format::ClaudeCode, project, session })
+            Arc::new(SessionKey { agent: super::Agent::ClaudeCode, project, session })
         })
         .collect();
     let entries = kept
@@ -332,6 +331,8 @@ fn assemble(files: &[PathBuf], read: Vec<(Vec<Entry>, Vec<String>)>, first_file:
                 model: e.model,
                 tokens,
                 uncounted_by_ccusage: e.spaced,
+                extra: 0,
+                double_counted: 0,
             }
         })
         .collect();
@@ -440,6 +441,7 @@ mod tests {
             tz: chrono_tz::Tz::UTC,
             window: Default::default(),
             breakdown: false,
+            week_start: chrono::Weekday::Sun,
         }
     }
 

@@ -14,7 +14,6 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::entry::{count as n, present, read_lines, str_at, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
-use crate::import::Format;
 use crate::journal::typed::object_or_null;
 
 /// The session of a rollout: the folder under `sessions/` and the file stem (ccusage's id is
@@ -26,7 +25,7 @@ pub fn session_of(path: &Path) -> SessionKey {
         Some(i) if comps.len() > i + 2 => comps[i + 1..comps.len() - 1].join("/"),
         _ => String::new(),
     };
-    SessionKey { agent: Format::Codex, project, session: stem }
+    SessionKey { agent: super::Agent::Codex, project, session: stem }
 }
 
 /// The entries and compactions of one rollout.

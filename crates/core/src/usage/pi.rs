@@ -12,7 +12,6 @@ use serde::Deserialize;
 use serde_json::{Number, Value};
 
 use super::entry::{count as n, read_lines, str_at, whole, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
-use crate::import::Format;
 use crate::journal::typed::object_or_null;
 
 /// The session of a pi file: its folder (the project) and the file name after the first `_`
@@ -21,7 +20,7 @@ pub fn session_of(path: &Path) -> SessionKey {
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let session = stem.split_once('_').map_or(stem.clone(), |(_, id)| id.to_string());
     let project = path.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    SessionKey { agent: Format::Pi, project, session }
+    SessionKey { agent: super::Agent::Pi, project, session }
 }
 
 /// The entries and compactions of one pi session file.
