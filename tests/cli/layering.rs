@@ -36,7 +36,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("export", &["usage", "import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
     // The live engine: `usage`'s readers folded incrementally, priced and timed through `cache`.
-    ("live", &["usage", "import", "cache", "journal", "text"]),
+    ("live", &["usage", "import", "cache", "projection", "journal", "text"]),
 ];
 
 /// Whether module `from` may refer to module `to`; `None` when `from` is not in [`LAYERS`].

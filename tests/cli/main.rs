@@ -21,6 +21,7 @@ mod hostile;
 mod images;
 mod import;
 mod layering;
+mod live;
 mod memo;
 #[cfg(feature = "synth")]
 mod perf;

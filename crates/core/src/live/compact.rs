@@ -75,7 +75,7 @@ pub fn scan(lines: &[u8]) -> Vec<Observed> {
 }
 
 /// Where the point comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// This user's automatic compactions with the same model (the smallest `preTokens`).
@@ -85,7 +85,7 @@ pub enum Source {
 }
 
 /// The context size at which the harness compacts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Point {
     pub tokens: u64,
     pub source: Source,
@@ -114,6 +114,21 @@ impl Overrides {
             pct: int("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE").filter(|p| (1..=100).contains(p)),
             disabled: on("DISABLE_AUTO_COMPACT") || on("DISABLE_COMPACT"),
         }
+    }
+}
+
+impl Overrides {
+    /// The user's: the process environment and `settings.json` of Claude Code's configuration
+    /// folder (`$CLAUDE_CONFIG_DIR`, else `~/.claude`).
+    pub fn from_user() -> Overrides {
+        let home = std::env::var_os("CLAUDE_CONFIG_DIR")
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+            .or_else(|| dirs::home_dir().map(|h| h.join(".claude")));
+        let settings = home
+            .and_then(|h| crate::journal::input::read_regular(&h.join("settings.json")).ok())
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+        Overrides::read(&|k| std::env::var(k).ok(), settings.as_ref())
     }
 }
 

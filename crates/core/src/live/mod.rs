@@ -12,8 +12,12 @@
 //! [`fold_for`].
 
 pub mod compact;
+pub mod events;
+pub mod find;
+pub mod input;
 pub mod session;
 pub mod snapshot;
+pub mod store;
 pub mod tail;
 
 use std::path::PathBuf;
@@ -22,8 +26,17 @@ use crate::import::Format;
 use crate::usage::entry::{Parse, Read};
 use crate::usage::{claude, codex, pi};
 
+pub use input::StatusInput;
 pub use session::{LiveError, LiveSession};
-pub use snapshot::Snapshot;
+pub use snapshot::{Inputs, Snapshot};
+
+/// Now, Unix ms; or `at` (RFC 3339) when given, `None` when it is not a time.
+pub fn now_ms(at: Option<&str>) -> Option<i64> {
+    match at {
+        Some(t) => crate::cache::model::parse_ts(t),
+        None => Some(chrono::Utc::now().timestamp_millis()),
+    }
+}
 
 /// One agent's `usage` read, fed appended complete lines.
 pub trait Fold: Send {

@@ -15,7 +15,7 @@ use crate::usage::entry::UsageEntry;
 pub const GROWTH_ALPHA: f64 = 0.2;
 
 /// The cache as the last call left it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct CacheState {
     /// The lifetime of what the last call wrote: 3,600 when all its writes were one-hour ones.
     pub ttl_seconds: i64,
@@ -30,7 +30,7 @@ pub struct CacheState {
 }
 
 /// A session's live figures.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Snapshot {
     pub agent: String,
     /// The followed file.
@@ -86,16 +86,30 @@ pub fn growth(prompts: &[u64]) -> Option<f64> {
     avg
 }
 
+/// What a snapshot needs besides the session.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// Now, Unix ms.
+    pub now_ms: i64,
+    /// The user's compaction settings.
+    pub overrides: Overrides,
+    /// Compactions seen in this user's other sessions (this session's are added).
+    pub observed: Vec<Observed>,
+    /// The current context as the harness reports it (Claude Code's status-line input), which
+    /// wins over the transcript's last call.
+    pub context: Option<u64>,
+}
+
 impl Snapshot {
-    /// The figures of `s` at `now_ms` (Unix ms) under the user's compaction `overrides`, with
-    /// `observed` compactions of this user's other sessions (this session's are added).
-    pub fn of(s: &LiveSession, now_ms: i64, overrides: &Overrides, observed: &[Observed]) -> Snapshot {
+    /// The figures of `s` under `inp`.
+    pub fn of(s: &LiveSession, inp: &Inputs) -> Snapshot {
+        let (now_ms, overrides, observed) = (inp.now_ms, &inp.overrides, &inp.observed[..]);
         let read = s.read();
         let main = s.main_file();
         let own: Vec<&UsageEntry> = read.entries.iter().filter(|e| e.file == main).collect();
         let last = own.last().copied();
         let model = last.and_then(|e| e.model.clone());
-        let context = last.map(|e| e.tokens.prompt());
+        let context = inp.context.or_else(|| last.map(|e| e.tokens.prompt()));
         let window = model.as_deref().and_then(crate::cache::window::context_window);
         let mut seen: Vec<Observed> = observed.to_vec();
         seen.extend_from_slice(s.observed());
@@ -167,5 +181,16 @@ impl Snapshot {
             last_call_at: last.map(|e| e.ts.clone()),
             last_compaction: s.observed().last().cloned(),
         }
+    }
+
+    /// The cache figures again at `now_ms` (a saved snapshot rendered later).
+    pub fn at(mut self, now_ms: i64) -> Snapshot {
+        if let Some(c) = &mut self.cache {
+            if let Some(exp) = parse_ts(&c.expires_at) {
+                c.seconds_left = (exp - now_ms).div_euclid(1000);
+                c.warm = c.seconds_left > 0;
+            }
+        }
+        self
     }
 }
