@@ -20,12 +20,14 @@ pub mod progress;
 pub mod report;
 pub mod sessions;
 pub mod show;
+pub mod statusline;
 #[cfg(feature = "synth")]
 pub mod synth;
 pub mod tokens;
 pub mod turns;
 pub mod usage;
 pub mod validate;
+pub mod watch;
 
 pub use ctx::Ctx;
 pub use ctxj_core::projection::At;
@@ -122,6 +124,8 @@ pub enum Command {
     Export(export::Args),
     Report(report::Args),
     Experiment(experiment::Args),
+    Statusline(statusline::Args),
+    Watch(watch::Args),
     Completions(completions::Args),
     #[cfg(feature = "synth")]
     #[command(hide = true)]
@@ -168,6 +172,7 @@ impl Command {
             Command::Sessions(a) => a.output.machine(),
             Command::Usage(a) => a.output.machine(),
             Command::Experiment(a) => a.output.machine(),
+            Command::Statusline(_) | Command::Watch(_) => true,
             _ => false,
         }
     }
@@ -195,6 +200,8 @@ pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
         Command::Export(a) => export::run(a, ctx),
         Command::Report(a) => report::run(a, ctx),
         Command::Experiment(a) => experiment::run(a, ctx),
+        Command::Statusline(a) => statusline::run(a, ctx),
+        Command::Watch(a) => watch::run(a, ctx),
         Command::Completions(a) => completions::run(a, ctx),
         #[cfg(feature = "synth")]
         Command::Synth(a) => synth::run(a, ctx),

@@ -14,6 +14,8 @@ pub mod fit;
 pub mod format;
 pub mod html;
 pub mod import;
+pub mod live;
+pub mod live_watch;
 pub mod log;
 pub mod otlp;
 pub mod projection;

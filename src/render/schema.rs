@@ -29,6 +29,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("turns", schema_for::<super::turns::TurnsDoc>()),
         ("usage", schema_for::<ctxj_core::usage::UsageReport>()),
         ("validate", schema_for::<super::check::ValidateDoc>()),
+        ("statusline", schema_for::<super::live::StatusDoc>()),
+        ("watch", schema_for::<super::live_watch::WatchDoc>()),
     ]
 }
 

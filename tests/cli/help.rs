@@ -25,6 +25,8 @@ fn subcommands() -> Vec<&'static str> {
         "export",
         "report",
         "experiment",
+        "statusline",
+        "watch",
         "completions",
     ];
     if cfg!(feature = "synth") {

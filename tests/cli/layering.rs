@@ -35,6 +35,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["experiment", "usage", "import", "check", "cache", "strategy", "tokens", "projection", "journal", "text"],
     ),
     ("export", &["usage", "import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
+    // The live engine: `usage`'s readers folded incrementally, priced and timed through `cache`.
+    ("live", &["usage", "import", "cache", "projection", "journal", "text"]),
 ];
 
 /// Whether module `from` may refer to module `to`; `None` when `from` is not in [`LAYERS`].

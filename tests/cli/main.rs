@@ -22,6 +22,7 @@ mod hostile;
 mod images;
 mod import;
 mod layering;
+mod live;
 mod memo;
 mod model_names;
 #[cfg(feature = "synth")]

@@ -26,6 +26,7 @@ pub mod experiment;
 pub mod export;
 pub mod import;
 pub mod journal;
+pub mod live;
 pub mod projection;
 pub mod report;
 pub mod strategy;

@@ -232,6 +232,15 @@ struct Candidate {
     gap_ms: Option<i64>,
 }
 
+/// The tokens a call failed to read back of the `expected` the previous call left in the cache,
+/// when that is a break (beyond [`TOLERANCE`]). The one rule: `cache` and the live engine
+/// (`crate::live`) both ask it.
+pub fn shortfall(expected: u64, read: u64) -> Option<u64> {
+    let short = expected.saturating_sub(read);
+    let tol = TOLERANCE_TOKENS.max((expected as f64 * TOLERANCE_SHARE) as u64);
+    (short > tol).then_some(short)
+}
+
 /// Turns whose cache read falls short of what the previous priced turn left, beyond
 /// [`TOLERANCE`]; and the longest idle gap (ms) after which a call still read what the previous
 /// one left.
@@ -248,10 +257,9 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Ve
         }
         if let Some((p, expected)) = prev {
             let short = expected.saturating_sub(read);
-            let tol = TOLERANCE_TOKENS.max((expected as f64 * TOLERANCE_SHARE) as u64);
             let at = |k: usize| walked.get(k).and_then(|w| w.1.at);
             let gap_ms = at(p).zip(at(i)).map(|(a, b)| b.saturating_sub(a).max(0));
-            if short > tol {
+            if shortfall(expected, read).is_some() {
                 out.push(Candidate { at: i, expected, read, rewritten: short, gap_ms });
             } else if expected > TOLERANCE_TOKENS {
                 kept = kept.max(gap_ms);

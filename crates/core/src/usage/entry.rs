@@ -26,7 +26,7 @@ impl Parse {
 }
 
 /// Token counts, split the way the providers bill them (`input` is the uncached part).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Tokens {
     pub input: u64,
     pub output: u64,
