@@ -23,6 +23,7 @@ pub mod show;
 #[cfg(feature = "synth")]
 pub mod synth;
 pub mod tokens;
+pub mod tune;
 pub mod turns;
 pub mod usage;
 pub mod validate;
@@ -122,6 +123,7 @@ pub enum Command {
     Export(export::Args),
     Report(report::Args),
     Experiment(experiment::Args),
+    Tune(tune::Args),
     Completions(completions::Args),
     #[cfg(feature = "synth")]
     #[command(hide = true)]
@@ -168,6 +170,7 @@ impl Command {
             Command::Sessions(a) => a.output.machine(),
             Command::Usage(a) => a.output.machine(),
             Command::Experiment(a) => a.output.machine(),
+            Command::Tune(a) => a.output.machine(),
             _ => false,
         }
     }
@@ -195,6 +198,7 @@ pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
         Command::Export(a) => export::run(a, ctx),
         Command::Report(a) => report::run(a, ctx),
         Command::Experiment(a) => experiment::run(a, ctx),
+        Command::Tune(a) => tune::run(a, ctx),
         Command::Completions(a) => completions::run(a, ctx),
         #[cfg(feature = "synth")]
         Command::Synth(a) => synth::run(a, ctx),

@@ -25,6 +25,7 @@ fn subcommands() -> Vec<&'static str> {
         "export",
         "report",
         "experiment",
+        "tune",
         "completions",
     ];
     if cfg!(feature = "synth") {

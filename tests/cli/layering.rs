@@ -35,6 +35,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["experiment", "usage", "import", "check", "cache", "strategy", "tokens", "projection", "journal", "text"],
     ),
     ("export", &["usage", "import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
+    // `ctxj tune`: strategies replayed through `cache`, sessions' formats named by `import`.
+    ("tune", &["import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
 ];
 
 /// Whether module `from` may refer to module `to`; `None` when `from` is not in [`LAYERS`].

@@ -33,6 +33,7 @@ mod strategy;
 mod summarizer;
 mod tokens;
 mod tokens_exact;
+mod tune;
 mod usage_agents;
 mod usage_fast;
 
