@@ -186,7 +186,7 @@ fn recommendation(out: &mut String, t: &Tune, r: &Recommendation, paint: &Paint)
     if r.sessions > 0 {
         let _ = writeln!(
             out,
-            "  savings vs default per session: p10 {} · p50 {} · p90 {}; dominates the default on {} of {} sessions{}",
+            "  savings vs default per session: p10 {} · p50 {} · p90 {}; no worse than the default on cost and retention in {} of {} sessions{}",
             pct_signed(r.savings_p10),
             pct_signed(r.savings_p50),
             pct_signed(r.savings_p90),
