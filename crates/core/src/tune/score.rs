@@ -195,3 +195,86 @@ pub fn score(cx: &SessionCx<'_>, strat: &Strategy) -> Score {
         last_conversation,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::cache::CacheModel;
+    use crate::strategy::testkit::*;
+    use crate::tokens::CharEstimator;
+
+    const PATHS: &[&str] = &["src/a.rs", "src/b.rs", "lib/c.py", "README.md"];
+    const TOOLS: &[&str] = &["Read", "Edit", "Bash"];
+
+    /// A session of `steps` (tool, path, result size): one call per turn.
+    fn made(steps: &[(usize, usize, usize)]) -> Journal {
+        let mut b = vec![session(), system("sys"), user("u0", "go")];
+        for (i, &(t, p, n)) in steps.iter().enumerate() {
+            let id = format!("c{i}");
+            let args = match TOOLS[t] {
+                "Bash" => format!(r#"{{"command":"cat {}"}}"#, PATHS[p]),
+                _ => format!(r#"{{"file_path":"{}"}}"#, PATHS[p]),
+            };
+            b.push(assistant(&format!("a{i}"), "", vec![call(&id, TOOLS[t], &args)]));
+            b.push(result(&id, TOOLS[t], &"x".repeat(n)));
+        }
+        b.push(assistant("end", "done", vec![]));
+        journal(b)
+    }
+
+    fn run(j: &Journal, name: &str) -> Score {
+        let est = CharEstimator;
+        let demands = super::super::demand::demands(j, &est);
+        let limits = crate::cache::Limits::default();
+        let cx = SessionCx {
+            journal: j,
+            est: &est,
+            opts: Options::plain(CacheModel::Anthropic, None),
+            limits: &limits,
+            demands: &demands,
+            window: 10_000,
+            price: None,
+        };
+        score(&cx, &crate::strategy::parse(name).unwrap())
+    }
+
+    #[test]
+    fn an_edit_after_three_reads_needs_the_first_read() {
+        // Read a, b, c; edit a: the edit needs the read of turn 1, elided with keep 1.
+        let j = made(&[(0, 0, 1_500), (0, 1, 1_500), (0, 2, 1_500), (1, 0, 10)]);
+        let s = run(&j, "elide-200-1-keep-1");
+        assert_eq!(s.dropped.len(), 1, "{:?}", s.dropped);
+        assert_eq!((s.dropped[0].turn, s.dropped[0].source_call.as_str(), s.dropped[0].source_turn), (4, "c0", 1));
+        assert_eq!(s.kept, 0);
+        assert_eq!(run(&j, "baseline").retention(), 1.0);
+        // The edit's file was read and edited: the trail is lost with the read.
+        assert_eq!((s.trail_kept, s.trail_files), (0, 1));
+    }
+
+    proptest! {
+        /// Unmanaged replays keep every demanded token; no replay keeps more than was demanded,
+        /// and each dropped event is a demanded source missing at its turn.
+        #[test]
+        fn retention_bounds(steps in prop::collection::vec((0..3usize, 0..4usize, 0..2_000usize), 1..25)) {
+            let j = made(&steps);
+            let base = run(&j, "baseline");
+            prop_assert_eq!(base.kept, base.demanded);
+            prop_assert!(base.dropped.is_empty());
+            prop_assert_eq!(base.trail_kept, base.trail_files);
+            for name in ["elide-200-1-keep-1", "elide-2-1-keep-3", "sliding-4", "compact-at-300t-repeat", "truncate-10"] {
+                let s = run(&j, name);
+                prop_assert_eq!(s.demanded, base.demanded);
+                prop_assert!(s.kept <= s.demanded, "{}: {} > {}", name, s.kept, s.demanded);
+                prop_assert!((0.0..=1.0).contains(&s.retention()));
+                let lost: u64 = s.dropped.iter().map(|d| d.tokens).sum();
+                prop_assert!(lost <= s.demanded - s.kept, "{}: dropped {} > missed {}", name, lost, s.demanded - s.kept);
+                prop_assert_eq!(s.kept == s.demanded, s.dropped.is_empty(), "{}", name);
+                for d in &s.dropped {
+                    prop_assert!(d.source_turn < d.turn);
+                }
+            }
+        }
+    }
+}
