@@ -70,7 +70,14 @@ pub enum Rule {
     Clear { trigger: u64, keep: usize },
     /// ctxj's own budget rule: `elide-B-T-keep-K`.
     Elide { budget: u64, target: u64, keep: usize },
+    /// Every tool result cut to its head and tail (`mid-truncate-N`, N bytes): Codex's
+    /// `tool_output_token_limit`.
+    MidTruncate { bytes: usize },
 }
+
+/// Bytes per token of Codex's output-limit arithmetic (`APPROX_BYTES_PER_TOKEN = 4`,
+/// `codex-rs/utils/string/src/truncate.rs`; `../shared/formats/pi-codex-opencode.md`).
+pub const CODEX_BYTES_PER_TOKEN: usize = 4;
 
 /// A compaction threshold in context tokens, resolved against a session's window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +138,7 @@ impl Rule {
             }
             Rule::Clear { trigger, keep } => format!("elide-{}-1-keep-{keep}", trigger.max(2)),
             Rule::Elide { budget, target, keep } => format!("elide-{budget}-{}-keep-{keep}", target.min(budget - 1)),
+            Rule::MidTruncate { bytes } => format!("mid-truncate-{bytes}"),
         }
     }
 }
@@ -323,6 +331,15 @@ pub fn grid(harness: Harness, window: u64) -> Vec<Config> {
                     Rule::CompactAt(Threshold::Tokens(t)),
                 );
                 v.push(if p == 40 { named(c, "about half the default trigger") } else { c });
+            }
+            // Below the gpt-5 default of 10,000 tokens (which the recorded outputs already had).
+            for t in [2_000, 5_000] {
+                v.push(cfg(
+                    format!("codex-tool-output-{}", k(t)),
+                    format!("tool_output_token_limit = {t}"),
+                    format!("tool_output_token_limit = {t}"),
+                    Rule::MidTruncate { bytes: t * CODEX_BYTES_PER_TOKEN },
+                ));
             }
             v.push(reference(
                 "masking-10",
