@@ -24,6 +24,7 @@ pub mod statusline;
 #[cfg(feature = "synth")]
 pub mod synth;
 pub mod tokens;
+pub mod tune;
 pub mod turns;
 pub mod usage;
 pub mod validate;
@@ -126,6 +127,7 @@ pub enum Command {
     Experiment(experiment::Args),
     Statusline(statusline::Args),
     Watch(watch::Args),
+    Tune(tune::Args),
     Completions(completions::Args),
     #[cfg(feature = "synth")]
     #[command(hide = true)]
@@ -173,6 +175,7 @@ impl Command {
             Command::Usage(a) => a.output.machine(),
             Command::Experiment(a) => a.output.machine(),
             Command::Statusline(_) | Command::Watch(_) => true,
+            Command::Tune(a) => a.output.machine(),
             _ => false,
         }
     }
@@ -202,6 +205,7 @@ pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
         Command::Experiment(a) => experiment::run(a, ctx),
         Command::Statusline(a) => statusline::run(a, ctx),
         Command::Watch(a) => watch::run(a, ctx),
+        Command::Tune(a) => tune::run(a, ctx),
         Command::Completions(a) => completions::run(a, ctx),
         #[cfg(feature = "synth")]
         Command::Synth(a) => synth::run(a, ctx),

@@ -25,5 +25,6 @@ pub mod sessions;
 pub mod show;
 pub mod style;
 pub mod tokens;
+pub mod tune;
 pub mod turns;
 pub mod usage;

@@ -27,6 +27,7 @@ fn subcommands() -> Vec<&'static str> {
         "experiment",
         "statusline",
         "watch",
+        "tune",
         "completions",
     ];
     if cfg!(feature = "synth") {

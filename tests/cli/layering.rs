@@ -37,6 +37,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("export", &["usage", "import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
     // The live engine: `usage`'s readers folded incrementally, priced and timed through `cache`.
     ("live", &["usage", "import", "cache", "projection", "journal", "text"]),
+    // `ctxj tune`: strategies replayed through `cache`, sessions' formats named by `import`.
+    ("tune", &["import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
 ];
 
 /// Whether module `from` may refer to module `to`; `None` when `from` is not in [`LAYERS`].

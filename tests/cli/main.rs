@@ -36,6 +36,7 @@ mod strategy;
 mod summarizer;
 mod tokens;
 mod tokens_exact;
+mod tune;
 mod usage_agents;
 mod usage_fast;
 

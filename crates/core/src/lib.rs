@@ -34,4 +34,5 @@ pub mod strategy;
 pub mod synth;
 pub mod text;
 pub mod tokens;
+pub mod tune;
 pub mod usage;
