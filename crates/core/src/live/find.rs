@@ -54,18 +54,20 @@ pub fn live_in(dir: &Path, now: SystemTime, within: Duration, all: bool) -> Vec<
     found.into_iter().map(|(p, _)| p).collect()
 }
 
-/// The folders to look in for the project at `cwd`: per default root, the project's own folder
-/// (Claude Code, pi) or the root (Codex; or every agent's root with `all`).
+/// The folders to look in for the project at `cwd`: per default root of an agent whose logs hold
+/// the requests (Claude Code, Codex, pi; usage-only agents have nothing to follow), the project's
+/// own folder (Claude Code, pi) or the root (Codex; or every agent's root with `all`).
 pub fn project_folders(roots: &[Root], cwd: &Path, all: bool) -> Vec<(PathBuf, Format)> {
     roots
         .iter()
-        .map(|r| {
-            let dir = match (r.agent, all) {
+        .filter_map(|r| {
+            let agent = r.agent.format()?;
+            let dir = match (agent, all) {
                 (Format::ClaudeCode, false) => r.path.join(claude_project(cwd)),
                 (Format::Pi, false) => r.path.join(pi_project(cwd)),
                 _ => r.path.clone(),
             };
-            (dir, r.agent)
+            Some((dir, agent))
         })
         .filter(|(d, _)| d.is_dir())
         .collect()

@@ -338,7 +338,7 @@ pub fn grid(harness: Harness, window: u64) -> Vec<Config> {
                     format!("codex-tool-output-{}", k(t)),
                     format!("tool_output_token_limit = {t}"),
                     format!("tool_output_token_limit = {t}"),
-                    Rule::MidTruncate { bytes: t * CODEX_BYTES_PER_TOKEN },
+                    Rule::MidTruncate { bytes: t as usize * CODEX_BYTES_PER_TOKEN },
                 ));
             }
             v.push(reference(
