@@ -15,8 +15,7 @@ use super::args::{FormatArgs, RowsArgs};
 use super::usage::{agent_files, agent_parser, default_roots, paths_or_defaults};
 use super::{Ctx, EXIT_OK};
 
-/// List the sessions found (ctxj journals, Claude Code, Codex and pi transcripts, and the
-/// sessions of every other agent `ctxj usage` reads).
+/// List the sessions found: ctxj journals and the logs of every agent `ctxj usage` reads.
 ///
 /// With no path, reads every agent log folder that exists (the folders of `ctxj usage`) and
 /// names them on stderr. Sessions of agents whose logs hold usage counters but not the requests

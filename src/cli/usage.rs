@@ -37,7 +37,7 @@ use super::{Ctx, EXIT_OK};
 ///   ctxj usage sample-journals/transcripts
 ///   ctxj usage sample-journals/transcripts --by day --since 2026-03-01 --timezone Europe/Paris
 ///   ctxj usage sample-journals/transcripts --agent codex --by month --breakdown
-///   ctxj usage ~/.local/share/opencode --agent opencode --by day
+///   ctxj usage ~/.gemini/tmp --agent gemini --by day
 ///   ctxj usage --by week --start-of-week monday
 ///   ctxj usage sample-journals/transcripts/claude-code --by model --format csv
 #[derive(Debug, clap::Args)]
