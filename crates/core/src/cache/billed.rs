@@ -228,6 +228,10 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Ve
     let mut out = Vec::new();
     let mut kept: Option<i64> = None;
     let mut prev: Option<(usize, u64)> = None;
+    // A provider that reports neither a read nor a write anywhere in the session (a local model
+    // served by Ollama) shows no cache at all: nothing is expected of it.
+    let caches = turns.iter().any(|t| t.cache_read.unwrap_or(0) > 0 || t.cache_write.unwrap_or(0) > 0);
+    let mut writes_seen = !caches;
     for (i, t) in turns.iter().enumerate() {
         let (Some(prompt), Some(read)) = (t.prompt, t.cache_read) else { continue };
         if prompt == 0 {
@@ -246,9 +250,29 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Ve
                 kept = kept.max(gap_ms);
             }
         }
-        prev = Some((i, t.cache_write.map_or(prompt, |w| read.saturating_add(w))));
+        prev = Some((i, left_in_cache(t, prompt, read, &mut writes_seen)));
     }
     (out, kept)
+}
+
+/// What a call left in the provider's cache for the next one to read. A provider that reports
+/// writes (Anthropic: `cache_creation_input_tokens`) left what the call read and wrote. One that
+/// has reported no write in the session so far (OpenAI, GLM … through pi/OpenClaw report
+/// `cacheWrite: 0`; Codex no field at all) caches every prompt automatically: the call left its
+/// whole prompt — unless that prompt is below the model's minimum cacheable prompt, which is not
+/// cached (then nothing was left). `writes_seen` starts true for a provider that shows no cache.
+fn left_in_cache(t: &BilledTurn, prompt: u64, read: u64, writes_seen: &mut bool) -> u64 {
+    let write = t.cache_write.unwrap_or(0);
+    *writes_seen |= write > 0;
+    if *writes_seen {
+        return read.saturating_add(write);
+    }
+    let min = t.model.as_deref().and_then(super::window::cache_minimum).unwrap_or(super::model::MIN_TOKENS);
+    if prompt < min {
+        read
+    } else {
+        prompt
+    }
 }
 
 /// Per turn with a candidate break: the first block of the previous recorded request not

@@ -92,6 +92,9 @@ pub struct Environment {
     /// Per turn: the provider's cache read (plus the break tolerance), where an environment break
     /// is replayed.
     pub read_cap: Vec<Option<u64>>,
+    /// Per turn: the provider's own cache read there, where an environment break is replayed
+    /// (the replay keeps, within `read_cap`, what it held when this is not 0).
+    pub provider_read: Vec<Option<u64>>,
     /// The turns whose environment break is replayed.
     pub replayed: Vec<usize>,
     /// The cache lifetime the provider showed (ms): the longest idle gap its cache survived.
@@ -147,6 +150,10 @@ impl Environment {
     pub fn read_cap(&self, turn: usize) -> Option<u64> {
         self.read_cap.get(turn.wrapping_sub(1)).copied().flatten()
     }
+    /// The provider's cache read at `turn`, when a loss is replayed there.
+    pub fn provider_read(&self, turn: usize) -> Option<u64> {
+        self.provider_read.get(turn.wrapping_sub(1)).copied().flatten()
+    }
 }
 
 impl Pricing {
@@ -188,6 +195,7 @@ impl Pricing {
             models: vec![None; n],
             prices: vec![None; n],
             read_cap: vec![None; n],
+            provider_read: vec![None; n],
             replayed: Vec::new(),
             kept_ms: None,
         };
@@ -206,6 +214,7 @@ impl Pricing {
                 let tol = super::billed::TOLERANCE_TOKENS
                     .max((b.expected_read as f64 * super::billed::TOLERANCE_SHARE) as u64);
                 env.read_cap[b.turn - 1] = Some(b.cache_read.saturating_add(tol));
+                env.provider_read[b.turn - 1] = Some(b.cache_read);
                 env.replayed.push(b.turn);
             }
         }
@@ -226,7 +235,12 @@ impl Pricing {
 
     /// The simulation options: the cache model and the price, if any.
     pub fn options(&self) -> Options {
-        Options { cache: self.cache, price: self.priced.as_ref().map(|(_, p)| *p), env: None }
+        Options {
+            cache: self.cache,
+            price: self.priced.as_ref().map(|(_, p)| *p),
+            env: None,
+            cache_min: self.limits.cache_min.map(|l| l.tokens),
+        }
     }
 }
 

@@ -29,12 +29,15 @@ pub struct Options {
     ///
     /// [`Pricing::options_with`]: super::Pricing::options_with
     pub env: Option<std::sync::Arc<super::pricing::Environment>>,
+    /// The session model's minimum cacheable prompt, for turns whose own model has none
+    /// (`None`: [`super::model::MIN_TOKENS`]).
+    pub cache_min: Option<u64>,
 }
 
 impl Options {
     /// Options without an environment: one price and one cache for the whole run.
     pub fn plain(cache: CacheModel, price: Option<Price>) -> Options {
-        Options { cache, price, env: None }
+        Options { cache, price, env: None, cache_min: None }
     }
 
     /// Whether costs are computed: the session or some turn has a price.
@@ -420,7 +423,7 @@ pub fn simulate_observed(
         tail.origins.extend_from_slice(&r.origins[keep..]);
         memo.prune(&tail.blocks);
         let req = &tail.req;
-        let o: Outcome = caches.step(r.turn, req);
+        let o: Outcome = caches.step(r.turn, req, keep_req + same);
         let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {
             Some((_, Some(c), p, cc)) => (c, true, p, cc),
             Some((b, None, p, cc)) => (est.block(&b), false, p, cc),
