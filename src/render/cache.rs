@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{money_or_na as money, percent, thousands};
 use crate::render::style::Paint;
-use ctxj_core::cache::replay::CacheBreak;
+use ctxj_core::cache::figures::CacheBreak;
 use ctxj_core::cache::{Billed, CacheModel, Comparison, Limits, Price, Simulation, Summary, TurnFigures};
 use ctxj_core::journal::Journal;
 use ctxj_core::text::escape_line;
@@ -38,7 +38,7 @@ pub struct CacheDoc {
     pub recorded: Billed,
     /// What every simulated strategy shares with the provider's record: each turn's model, the
     /// recorded cache losses replayed (`--provider-breaks`), the lifetime the provider showed.
-    pub environment: ctxj_core::cache::pricing::EnvironmentSummary,
+    pub environment: ctxj_core::cache::EnvironmentSummary,
     /// The context window and cache minimum the requests were checked against.
     pub limits: Limits,
     pub prices: PricesDoc,

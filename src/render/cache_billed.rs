@@ -64,7 +64,7 @@ pub fn line(b: &Billed) -> String {
 
 /// One line when the simulations share something with the provider's record: the models the
 /// turns are priced at (when more than one), the recorded cache losses replayed, the lifetime.
-pub fn environment(e: &ctxj_core::cache::pricing::EnvironmentSummary) -> String {
+pub fn environment(e: &ctxj_core::cache::EnvironmentSummary) -> String {
     use ctxj_core::cache::ProviderBreaks;
     let mut parts = Vec::new();
     if e.models.len() > 1 {

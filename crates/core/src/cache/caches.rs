@@ -1,15 +1,15 @@
 //! The provider side of one replay ([`super::replay::simulate`]): one prompt cache per model (a
 //! switch finds the new model's cache cold, switching back finds the old one as its lifetime left
 //! it), each turn's price, the cache lifetimes the session shows, and the recorded cache losses
-//! replayed ([`super::pricing::Environment`]).
+//! replayed ([`super::environment::Environment`]).
 
 use std::collections::HashMap;
 
 use super::billed::{writes_one_hour, writes_some_one_hour, TTL_1H};
+use super::environment::Environment;
 use super::model::{Outcome, Request, Simulator, MIN_TOKENS, TTL_MS};
+use super::options::Options;
 use super::prices::Price;
-use super::pricing::Environment;
-use super::replay::Options;
 use super::window::cache_minimum;
 use crate::journal::Journal;
 

@@ -321,7 +321,7 @@ impl Simulator {
     }
 
     /// The provider lost what its cache held of `req` past its first `tokens` tokens (a recorded
-    /// cache loss replayed, `cache::pricing::Environment`): entries along `req`'s prefix are cut
+    /// cache loss replayed, `cache::environment::Environment`): entries along `req`'s prefix are cut
     /// back to its longest whole-block prefix within `tokens`; entries elsewhere stay (`ideal`,
     /// which keeps sent prefixes rather than entries, keeps only that cut prefix).
     pub fn forget_beyond(&mut self, req: &Request, tokens: u64) {
@@ -349,7 +349,7 @@ impl Simulator {
     }
 
     /// Serves `req` at a turn where the provider lost part of its cache and read only `read`
-    /// tokens (a recorded cache loss replayed, `cache::pricing::Environment`). What lies past the
+    /// tokens (a recorded cache loss replayed, `cache::environment::Environment`). What lies past the
     /// read is lost ([`Simulator::forget_beyond`]); the part it did read is not: the request
     /// reads at least its longest whole-block prefix within `read` that this cache held — of
     /// `held`, the blocks it shares with the previous request (the provider's own read shows an
