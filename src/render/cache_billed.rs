@@ -81,7 +81,7 @@ pub fn environment(e: &ctxj_core::cache::EnvironmentSummary) -> String {
     if let Some(s) = e.kept_idle_seconds {
         parts.push(format!(
             "cache lifetime {} (the provider's cache survived that idle gap)",
-            ctxj_core::cache::billed::duration(s as i64)
+            super::cache_words::duration(s as i64)
         ));
     }
     match parts.is_empty() {
@@ -111,7 +111,7 @@ pub fn breaks(b: &Billed, n: usize, paint: &Paint) -> String {
             thousands(x.expected_read),
             thousands(x.rewritten_tokens),
             money(x.cost),
-            escape_line(&x.detail)
+            escape_line(&super::cache_words::evidence(&x.evidence))
         );
     }
     if b.breaks.len() > n {

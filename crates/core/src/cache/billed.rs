@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::explain::{explain, BlockRef};
+use super::explain::Divergence;
 use super::model::parse_ts;
 use super::prices::{Price, PriceTable};
 use crate::journal::record::CtxSettings;
@@ -60,7 +60,7 @@ impl BreakCause {
 }
 
 /// A turn whose recorded cache read falls short of what the previous turn read and wrote.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RecordedBreak {
     pub turn: usize,
     pub cause: BreakCause,
@@ -83,8 +83,30 @@ pub struct RecordedBreak {
     /// it belongs to the provider's environment, and simulations replay it at the same turn
     /// (`--provider-breaks replay`).
     pub environment: bool,
-    /// One line: the evidence.
-    pub detail: String,
+    /// The evidence (`render` words it: `cache --json`'s `detail`).
+    pub evidence: Evidence,
+}
+
+/// The evidence of a recorded break, as typed values; the `ctxj` crate's `render` writes the
+/// sentence.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Evidence {
+    /// A compaction record lies between the two calls.
+    Compaction,
+    /// The previous call's model and this one's (`None`: not recorded).
+    ModelSwitch { from: Option<String>, to: Option<String> },
+    /// The idle gap before the call exceeded the cache lifetime in force (both in seconds).
+    Idle { idle: i64, lifetime: i64 },
+    /// A `system` record (system prompt / tools) lies between the calls.
+    SystemRecord,
+    /// Not even the system prompt and tools were read from the cache.
+    NothingRead,
+    /// The reconstructed request does not start with the previous one.
+    PrefixChange(Divergence),
+    /// The request was an append and nothing recorded explains the loss; the seconds since the
+    /// previous call, when known.
+    Unexplained { gap: Option<i64> },
 }
 
 /// One turn as billed.
@@ -104,8 +126,9 @@ pub struct BilledTurn {
     pub brk: Option<BreakCause>,
 }
 
-/// The session as billed (`cache --json`: the top-level `recorded` object).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+/// The session as billed (`cache --json` writes it as its top-level `recorded` object, with each
+/// break's evidence worded).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct Billed {
     /// Σ per-turn cost of the priced turns; `None` when no turn is priced.
     pub cost: Option<f64>,
@@ -275,9 +298,9 @@ fn left_in_cache(t: &BilledTurn, prompt: u64, read: u64, writes_seen: &mut bool)
     }
 }
 
-/// Per turn with a candidate break: the first block of the previous recorded request not
-/// repeated, and the one-line reason (the diff engine's, as `cache` explains simulated breaks).
-fn prefix_changes(journal: &Journal, est: &dyn Estimator, wanted: &[usize]) -> HashMap<usize, (usize, String)> {
+/// Per turn with a candidate break: where the reconstructed request stops repeating the previous
+/// recorded one (the diff engine's, as `cache` explains simulated breaks).
+fn prefix_changes(journal: &Journal, est: &dyn Estimator, wanted: &[usize]) -> HashMap<usize, Divergence> {
     let mut out = HashMap::new();
     let Some(&last) = wanted.iter().max() else { return out };
     let recorded = strategy::parse("recorded").expect("recorded is a strategy");
@@ -287,9 +310,7 @@ fn prefix_changes(journal: &Journal, est: &dyn Estimator, wanted: &[usize]) -> H
         let keep = r.unchanged.min(blocks.len());
         if wanted.contains(&r.turn) {
             if let Some(b) = diff::first_break(&blocks, r.blocks, keep) {
-                let was = BlockRef::of(&blocks[b.at], origins.get(b.at));
-                let why = explain(&was, b.cause, blocks.len(), r.blocks, r.origins, b.at);
-                out.insert(r.turn, (b.at + 1, format!("block {} ({was}): {why}", b.at + 1)));
+                out.insert(r.turn, Divergence::at(&blocks, &origins, r.blocks, r.origins, b.at, b.cause));
             }
         }
         blocks.truncate(keep);
@@ -324,35 +345,33 @@ fn cause_of(
     c: &Candidate,
     turns: &[BilledTurn],
     walked: &[(Option<String>, Between)],
-    prefix: &HashMap<usize, (usize, String)>,
-) -> (BreakCause, Option<usize>, String) {
+    prefix: &HashMap<usize, Divergence>,
+) -> (BreakCause, Evidence) {
     let t = &turns[c.at];
     let prev = turns[..c.at].iter().rev().find(|p| p.prompt.is_some_and(|x| x > 0) && p.cache_read.is_some());
     let between = walked.get(c.at).map(|w| &w.1).cloned().unwrap_or_default();
     let ttl = lifetime(turns, c.at);
     let tol = TOLERANCE_TOKENS.max((c.expected as f64 * TOLERANCE_SHARE) as u64);
     let gap = c.gap_ms.map(|g| g / 1000);
-    let m = |x: Option<&String>| x.map_or("?".to_string(), |s| crate::text::escape_line(s));
     if between.compaction {
-        return (BreakCause::Compaction, None, "a compaction record lies between the two calls".into());
+        return (BreakCause::Compaction, Evidence::Compaction);
     }
     if let Some(p) = prev.filter(|p| p.model.is_some() && t.model.is_some() && p.model != t.model) {
-        return (BreakCause::ModelSwitch, None, format!("model {} → {}", m(p.model.as_ref()), m(t.model.as_ref())));
+        return (BreakCause::ModelSwitch, Evidence::ModelSwitch { from: p.model.clone(), to: t.model.clone() });
     }
     if let Some(g) = gap.filter(|&g| g > ttl) {
-        return (BreakCause::Ttl, None, format!("idle {} > the {} cache lifetime", duration(g), duration(ttl)));
+        return (BreakCause::Ttl, Evidence::Idle { idle: g, lifetime: ttl });
     }
     if between.system {
-        return (BreakCause::SystemOrTools, None, "a system record (system prompt / tools) lies between".into());
+        return (BreakCause::SystemOrTools, Evidence::SystemRecord);
     }
     if c.read <= tol {
-        return (BreakCause::SystemOrTools, None, "not even the system prompt and tools were read from cache".into());
+        return (BreakCause::SystemOrTools, Evidence::NothingRead);
     }
-    if let Some((block, why)) = prefix.get(&t.turn) {
-        return (BreakCause::PrefixChange, Some(*block), why.clone());
+    if let Some(d) = prefix.get(&t.turn) {
+        return (BreakCause::PrefixChange, Evidence::PrefixChange(d.clone()));
     }
-    let after = gap.map_or(String::new(), |g| format!(" {} after the previous call", duration(g)));
-    (BreakCause::Provider, None, format!("the request was an append{after}; nothing recorded explains it"))
+    (BreakCause::Provider, Evidence::Unexplained { gap })
 }
 
 /// Whether the session writes one-hour cache entries: some call reports cache writes, and every
@@ -385,16 +404,6 @@ pub fn writes_some_one_hour(journal: &Journal) -> bool {
     })
 }
 
-/// `5 s`, `7 min 3 s`, `1 h 2 min`.
-pub fn duration(secs: i64) -> String {
-    match secs {
-        s if s < 60 => format!("{s} s"),
-        s if s < 3600 && s % 60 == 0 => format!("{} min", s / 60),
-        s if s < 3600 => format!("{} min {} s", s / 60, s % 60),
-        s => format!("{} h {} min", s / 3600, (s % 3600) / 60),
-    }
-}
-
 /// The session as billed. `fallback_model` prices turns whose model the journal does not say
 /// (`--model`); `table` is the one price table of the command.
 pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallback_model: Option<&str>) -> Billed {
@@ -405,7 +414,7 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
     let prefix = prefix_changes(journal, est, &wanted);
     let mut breaks = Vec::new();
     for c in &cands {
-        let (cause, block, detail) = cause_of(c, &per_turn, &walked, &prefix);
+        let (cause, evidence) = cause_of(c, &per_turn, &walked, &prefix);
         // A floor loss is the environment's only when the request itself did not change there.
         let changed = walked.get(c.at).is_some_and(|w| w.1.system) || prefix.contains_key(&per_turn[c.at].turn);
         let environment =
@@ -430,9 +439,12 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
             expected_read: c.expected,
             cache_read: c.read,
             gap_seconds: c.gap_ms.map(|g| g as f64 / 1000.0),
-            block,
-            detail,
+            block: match &evidence {
+                Evidence::PrefixChange(d) => Some(d.block),
+                _ => None,
+            },
             environment,
+            evidence,
         });
     }
     let mut b = totals(per_turn, breaks);

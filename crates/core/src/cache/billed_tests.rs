@@ -120,11 +120,3 @@ fn usage_without_writes_leaves_them_unknown() {
     assert_eq!(b.input, Some(5000));
     assert_eq!(b.cost, Some((5000.0 * 1.25 + 3.0 * 10.0) / 1e6));
 }
-
-#[test]
-fn durations_read_naturally() {
-    assert_eq!(duration(5), "5 s");
-    assert_eq!(duration(423), "7 min 3 s");
-    assert_eq!(duration(300), "5 min");
-    assert_eq!(duration(3720), "1 h 2 min");
-}

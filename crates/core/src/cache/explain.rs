@@ -1,6 +1,7 @@
-//! Why a request does not start with the whole previous one: the block named ([`BlockRef`]) and
-//! the one-line explanation both `cache`'s simulated breaks and the recorded `prefix_change`
-//! cause give ([`explain`], from the diff engine's [`Cause`]).
+//! Why a request does not start with the whole previous one, as typed values: the block named
+//! ([`BlockRef`]) and what the diff engine found there ([`Divergence`], from its [`Cause`]).
+//! Both `cache`'s simulated breaks and the recorded `prefix_change` cause carry one; the sentence
+//! is written by the `ctxj` crate's `render` (the library words nothing meant for a terminal).
 
 use crate::projection::diff::Cause;
 use crate::projection::Block;
@@ -36,36 +37,37 @@ impl std::fmt::Display for BlockRef {
     }
 }
 
-/// Explains why the current request does not start with the whole previous one, at block `i`
-/// (`was`: the previous request's block there; `prev_len`: its length).
-pub(crate) fn explain(
-    was: &BlockRef,
-    cause: Cause,
-    prev_len: usize,
-    cur: &[Block],
-    cur_origins: &[Origin],
-    i: usize,
-) -> String {
-    // The origin says something only when the strategy changed the block and its type does not
-    // already say it ("summary (summary)").
-    let tagged = |b: &BlockRef| {
-        if b.origin == "verbatim" || b.origin == b.kind {
-            b.to_string()
-        } else if b.id.is_none() && b.origin.starts_with(b.kind) {
-            b.origin.clone()
-        } else {
-            format!("{b} ({})", b.origin)
+/// Where a request stops repeating the previous one, and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Divergence {
+    /// The first block of the previous request not repeated in place, from 1.
+    pub block: usize,
+    /// That block in the previous request.
+    pub was: BlockRef,
+    /// The block now at that position (`None`: the request ends before it).
+    pub now: Option<BlockRef>,
+    /// What happened to `was`.
+    pub cause: Cause,
+    /// Blocks of the previous request after `was` (gone with it when the request ends).
+    pub after: usize,
+}
+
+impl Divergence {
+    /// The divergence at block `i` (from 0) between `prev` (with its origins) and `cur`.
+    pub(crate) fn at(
+        prev: &[Block],
+        prev_origins: &[Origin],
+        cur: &[Block],
+        cur_origins: &[Origin],
+        i: usize,
+        cause: Cause,
+    ) -> Divergence {
+        Divergence {
+            block: i + 1,
+            was: BlockRef::of(&prev[i], prev_origins.get(i)),
+            now: cur.get(i).map(|b| BlockRef::of(b, cur_origins.get(i))),
+            cause,
+            after: prev.len() - i - 1,
         }
-    };
-    let now = || BlockRef::of(&cur[i], cur_origins.get(i));
-    match cause {
-        Cause::Ended => format!(
-            "request ends before block {}: {was} and the {} block(s) after it are gone",
-            i + 1,
-            prev_len - i - 1
-        ),
-        Cause::Rewritten => format!("{}: content changed", tagged(&now())),
-        Cause::Moved => format!("{was} moved; {} stands here now", tagged(&now())),
-        Cause::Dropped => format!("{was} dropped; {} stands here now", tagged(&now())),
     }
 }

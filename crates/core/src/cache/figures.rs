@@ -1,23 +1,17 @@
 //! The figures of one replay, as `cache --json` writes them: per turn ([`TurnFigures`]), its
-//! explained breaks ([`CacheBreak`]) and the strategy's summary row ([`Summary`], [`summarize`]).
+//! breaks ([`CacheBreak`]) and the strategy's summary row ([`Summary`], [`summarize`]).
 
-use super::explain::BlockRef;
+use super::explain::Divergence;
 use super::model::CacheModel;
 use super::window::Limits;
 
-/// A cache break (spec §4) explained.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+/// A cache break (spec §4): the turn, and where and why its request stops repeating the previous
+/// one (`render` words it: `cache --json`'s `reason`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CacheBreak {
     pub turn: usize,
-    /// First block of the previous request that this one does not repeat in place, numbered
-    /// from 1 as in `ctxj show`.
-    pub block: usize,
-    /// That block in the previous request.
-    pub was: BlockRef,
-    /// The block now at that position, if any.
-    pub now: Option<BlockRef>,
-    /// One line: what changed.
-    pub reason: String,
+    #[serde(flatten)]
+    pub at: Divergence,
 }
 
 /// Figures of one turn.
@@ -97,7 +91,7 @@ pub struct Summary {
 }
 
 /// A strategy's simulation.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Simulation {
     pub summary: Summary,
     pub turns: Vec<TurnFigures>,

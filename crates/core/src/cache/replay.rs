@@ -7,7 +7,7 @@
 //! every strategy; output tokens are the recorded `completion_tokens`, else the estimate of the
 //! turn's assistant block (a strategy changes the input, not what the model wrote).
 
-use super::explain::{explain, BlockRef};
+use super::explain::Divergence;
 use super::memo::BlockMemo;
 use super::model::{parse_ts, Key, Outcome, Request};
 use crate::journal::{Body, Journal};
@@ -131,14 +131,9 @@ pub fn simulate_observed(
         let is_break = !turns.is_empty() && keep + same < prev_len;
         if is_break {
             let b = keep + same;
-            let was = BlockRef::of(&tail.blocks[b], tail.origins.get(b));
-            breaks.push(CacheBreak {
-                turn: r.turn,
-                block: b + 1,
-                now: r.blocks.get(b).map(|x| BlockRef::of(x, r.origins.get(b))),
-                reason: explain(&was, diff::cause(&tail.blocks[b], r.blocks, b), prev_len, r.blocks, r.origins, b),
-                was,
-            });
+            let cause = diff::cause(&tail.blocks[b], r.blocks, b);
+            let at = Divergence::at(&tail.blocks, &tail.origins, r.blocks, r.origins, b, cause);
+            breaks.push(CacheBreak { turn: r.turn, at });
         }
         tail.blocks.truncate(keep);
         tail.blocks.extend_from_slice(&r.blocks[keep..]);
@@ -216,7 +211,7 @@ pub(crate) fn incremental(
     cache: super::model::CacheModel,
 ) -> Vec<(u64, u64, u64, Option<usize>)> {
     let sim = simulate(journal, strat, est, Options::plain(cache, None), |_, _| {});
-    let at: std::collections::HashMap<usize, usize> = sim.breaks.iter().map(|b| (b.turn, b.block)).collect();
+    let at: std::collections::HashMap<usize, usize> = sim.breaks.iter().map(|b| (b.turn, b.at.block)).collect();
     sim.turns.iter().map(|t| (t.prompt, t.cached, t.write, at.get(&t.turn).copied())).collect()
 }
 
@@ -260,9 +255,10 @@ mod tests {
         assert!(t[2].is_break);
         assert_eq!(sim.breaks.len(), 1);
         let b = &sim.breaks[0];
-        assert_eq!((b.turn, b.block), (3, 4), "block 4, counted from 1");
-        assert_eq!(b.was.to_string(), "result c1");
-        assert_eq!(b.reason, "result c1 (elided @ rev 7): content changed");
+        assert_eq!((b.turn, b.at.block), (3, 4), "block 4, counted from 1");
+        assert_eq!(b.at.was.to_string(), "result c1");
+        assert_eq!((b.at.cause, b.at.after), (diff::Cause::Rewritten, 0));
+        assert_eq!(b.at.now.as_ref().map(|n| n.origin.as_str()), Some("elided @ rev 7"));
         // Output: recorded 7 for turn 1, else the assistant block's estimate.
         assert!(t[0].output_recorded && t[0].output == 7);
         assert!(
