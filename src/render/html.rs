@@ -675,7 +675,7 @@ fn break_marks(h: &mut String, c: &Chart, f: &Frame) {
             b.cause,
             thousands(b.rewritten_tokens),
             b.cost.map_or(String::new(), |c| format!(", {} extra", money(c))),
-            b.detail
+            crate::render::cache_words::evidence(&b.evidence)
         );
         let _ = writeln!(
             h,
@@ -836,7 +836,12 @@ fn comparison(h: &mut String, d: &ReportData) {
                 .breaks
                 .iter()
                 .map(|b| {
-                    format!("<a href=\"#turn-{0}\">turn {0}</a>, block {1}: {2}", b.turn, b.block, escape(&b.reason))
+                    format!(
+                        "<a href=\"#turn-{0}\">turn {0}</a>, block {1}: {2}",
+                        b.turn,
+                        b.at.block,
+                        escape(&crate::render::cache_words::divergence(&b.at))
+                    )
                 })
                 .collect();
             let _ = writeln!(
@@ -989,7 +994,7 @@ fn recorded_break(h: &mut String, b: &RecordedBreakView) {
         escape(&b.cause),
         thousands(b.rewritten_tokens),
         b.cost.map_or(String::new(), |c| format!(", {} extra", money(c))),
-        escape(&b.detail)
+        escape(&crate::render::cache_words::evidence(&b.evidence))
     );
 }
 
