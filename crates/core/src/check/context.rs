@@ -63,14 +63,17 @@ pub fn context_view(
     est: &dyn Estimator,
     harness: Harness,
 ) -> ContextView {
-    let p: Profile = harness.profile();
+    let p: Profile = Harness::profile_of(journal, Some(harness));
     let s = in_force(&r.settings);
-    let window = p.window(&s);
+    // the model's window from the table `cache` uses (a 1M-window model is not "165 % of 200k")
+    let table = crate::cache::PriceTable::builtin();
+    let of_model = r.model.as_deref().and_then(|m| crate::cache::Limits::for_session(journal, Some(m), &table).window);
+    let window = p.window(&s, of_model.map(|l| l.tokens));
     let used = r.calibrated;
     let percent = window.filter(|w| *w > 0).map(|w| used as f64 * 100.0 / w as f64);
     let passed = window.map_or(0, |w| p.tiers.iter().filter(|t| used >= pct(w, **t)).count());
     let level = ["normal", "warning", "danger", "critical"][passed.min(3)];
-    let until = p.auto_point(&s).map(|at| Until {
+    let until = p.auto_point(&s, window).map(|at| Until {
         what: if harness == Harness::Ctxj { "elision" } else { "auto-compact" },
         at,
         left: at.saturating_sub(used),

@@ -95,6 +95,8 @@ pub const RULES: &[Rule] = &[
     r("elide-grew", Warning, Audit, "an elision never makes the request larger", "journal-v1 §6; issue 17"),
     r("compact-secret", Error, Audit, "a recorded compaction summary holds no secret (the replay template's redaction pattern)", "seed 002 ([REDACTED]); strategies.md §2"),
     r("compact-too-few", Warning, Audit, "a compaction summarizes at least 5 blocks (fewer: nothing should happen)", "seed 003; strategies.md §2"),
+    r("compact-fallback-chain", Error, Audit, "a fallback summary (`fallback`) is appended to the earlier summary (`mode: chain`) (veles)", "seed 002 (запасное резюме)"),
+    r("compact-chained", Error, Audit, "a compaction replaces the earlier brief (`mode: rotate`), never chains it (command-code)", "seed 003 (старые сводки никогда не питают новые)"),
     r("compact-cut-boundary", Error, Audit, "a harness that cuts only at user messages (veles) keeps from a user block", "seed 002"),
     // audit: omissions (what did not happen at a request)
     r("elide-missing", Error, Audit, "a request above `context_budget` with elision candidates is preceded by an elision", "journal-v1 §6; seed 000; issue 17"),
@@ -102,7 +104,8 @@ pub const RULES: &[Rule] = &[
     r("invite-missing", Warning, Audit, "a request still above `context_target` after elision (or with nothing left to elide) has a `manage_context` invitation", "journal-v1 §2 `notice`, §6; seed 000"),
     r("invite-needless", Warning, Audit, "a `manage_context` notice is sent only while the estimate is above `context_target`", "journal-v1 §2 `notice`; seed 000"),
     r("mirror-uncommitted", Error, Audit, "a mirror record follows a `ctx` commit call (editing the file applies nothing)", "seed 000; journal-v1 §2 `mirror`"),
-    r("budget-over-window", Error, Audit, "`context_budget` fits in `ctx_window − context_reserve`", "journal-v1 §6; issue 17"),
+    r("budget-over-window", Error, Audit, "`context_budget` fits in `ctx_window − context_reserve` (profiles with a budget: ctxj with a declared `ctx`)", "journal-v1 §6; issue 17"),
+    r("compact-missing", Warning, Audit, "a request past the profile's auto-compaction point (claude-code: window − 33k, 45k before 2.0; command-code: 90%; veles: 50%) is preceded by a compaction, unless paused or stopped", "seeds 002, 003; Claude Code 2.x; issue 30"),
 ];
 
 /// The rule with this id. Panics on an unknown id: rule ids are compile-time constants and a
