@@ -112,6 +112,8 @@ pub const DECISION_RULES: &[&str] = &[
     "mirror-service-call",
     "clear-selection",
     "clear-message",
+    "clear-call",
+    "mirror-uncommitted",
 ];
 
 fn find(id: &'static str, rec: &Record, message: impl Into<String>) -> Finding {
@@ -374,7 +376,6 @@ impl<'j> Auditor<'j> {
                 self.budget_over_window(rec, &mut fs);
             }
             Body::Elide(_) | Body::Clear(_) | Body::Mirror(_) | Body::Compact(_) => {
-                self.mirror_uncommitted(rec, &mut fs);
                 self.decision(index, rec, settings, &mut fs);
             }
             _ => {
@@ -455,6 +456,7 @@ impl<'j> Auditor<'j> {
             after,
             multiplier: self.cal.multiplier(self.turn + 1),
             profile: self.profile,
+            declared: self.declares_budget(),
         };
         let (kind, what, recorded_before, recorded_after) = judge.judge(&mut self.memory, fs);
         self.pending.compacted |= kind == "compact";
@@ -566,6 +568,9 @@ struct Judge<'a> {
     /// The calibration multiplier in force (before the next turn).
     multiplier: f64,
     profile: Profile,
+    /// The journal declares its settings (`ctx` on a session or model record): an `elide`
+    /// record's own `budget` cannot lower them (issue 30).
+    declared: bool,
 }
 
 impl Judge<'_> {
@@ -715,7 +720,10 @@ impl Judge<'_> {
         let rec = self.rec;
         let (named, invited, last_edit) = (&m.named, m.invited, m.last_edit);
         self.touches(&e.calls, named, true, fs);
-        let budget = e.budget.unwrap_or(self.settings.budget);
+        // The budget in force is the journal's declared one: a record that names a lower budget
+        // would certify its own early elision. Only without declared settings does the record's
+        // own `budget` (journal-v1 §2 `elide`: "the settings in force") stand in.
+        let budget = if self.declared { self.settings.budget } else { e.budget.unwrap_or(self.settings.budget) };
         let target = e.target.unwrap_or(self.settings.target);
         let keep = e.keep_results.unwrap_or(self.settings.keep_results) as usize;
         let auto = e.by.as_deref().is_none_or(|b| b == "auto");
@@ -725,7 +733,12 @@ impl Judge<'_> {
             fs.push(find(
                 "elide-trigger",
                 rec,
-                format!("auto-elision at an estimate of {before:.0} tokens, not above the budget of {budget}"),
+                match e.budget.filter(|b| *b != budget) {
+                    Some(own) => format!(
+                        "auto-elision at an estimate of {before:.0} tokens, not above the budget of {budget} in force (the record names its own budget of {own})"
+                    ),
+                    None => format!("auto-elision at an estimate of {before:.0} tokens, not above the budget of {budget}"),
+                },
             ));
         }
         self.drift(

@@ -1,5 +1,5 @@
 //! Omissions: the decision that should have happened at a request and did not (`elide-missing`,
-//! `elide-stopped-early`, `invite-missing`, `invite-needless`, `mirror-uncommitted`,
+//! `elide-stopped-early`, `invite-missing`, `invite-needless`,
 //! `budget-over-window`, `compact-missing`), and the decision-level checks that need the profile
 //! (`elide-grew`).
 //!
@@ -7,8 +7,6 @@
 //! promised no budget (an imported Codex or pi transcript) omitted nothing.
 
 use std::collections::HashSet;
-
-use serde_json::Value;
 
 use crate::check::elision::{self, Candidate, Open};
 use crate::journal::{AssistantRec, Body, Journal, Record};
@@ -23,8 +21,6 @@ use crate::check::Finding;
 pub(super) struct Pending {
     /// The target of an elision recorded since the previous turn.
     pub elided: Option<u64>,
-    /// `ctx` commit calls since the last mirror record.
-    pub commits: usize,
     /// The settings `budget-over-window` last judged (reported once per change).
     pub judged: Option<InForce>,
     /// The previous request was over the budget with no elision (reported already).
@@ -54,15 +50,6 @@ pub(super) fn candidates(
     cands
 }
 
-/// Whether a call is `ctx commit` (an empty object, or no action, is a commit too: seed 000).
-fn is_commit(tool: &str, args: &Value) -> bool {
-    tool == "ctx"
-        && match args.get("action") {
-            None => args.as_object().is_some_and(|o| o.is_empty()) || args.is_null(),
-            Some(a) => a.as_str() == Some("commit"),
-        }
-}
-
 impl Auditor<'_> {
     /// Whether the journal declares budget settings (session or model `ctx`).
     pub(super) fn declares_budget(&self) -> bool {
@@ -88,7 +75,7 @@ impl Auditor<'_> {
         (n, self.calibrated(raw).saturating_sub(self.calibrated(raw.saturating_sub(freed))))
     }
 
-    /// At a request: elision missing, invitation missing; commits counted for the next mirror.
+    /// At a request: elision missing, invitation missing.
     pub(super) fn turn_omissions(
         &mut self,
         rec: &Record,
@@ -97,7 +84,6 @@ impl Auditor<'_> {
         s: InForce,
         fs: &mut Vec<Finding>,
     ) {
-        self.pending.commits += a.calls.iter().filter(|c| is_commit(&c.tool, &c.args)).count();
         let elided = self.pending.elided.take();
         if !self.budget_rules {
             return;
@@ -150,7 +136,8 @@ impl Auditor<'_> {
         fs: &mut Vec<Finding>,
     ) {
         let compacted = std::mem::take(&mut self.pending.compacted);
-        let usage = a.usage.as_ref().and_then(|u| Some(u.prompt_tokens? + u.completion_tokens.unwrap_or(0)));
+        let usage =
+            a.usage.as_ref().and_then(|u| Some(u.prompt_tokens?.saturating_add(u.completion_tokens.unwrap_or(0))));
         let last = std::mem::replace(&mut self.pending.last_usage, usage);
         let Some(point) = self.profile.compaction_point(window) else { return };
         // Claude Code decides on the usage its last response reported (plus a rough estimate of
@@ -230,20 +217,6 @@ impl Auditor<'_> {
         }
     }
 
-    /// At a mirror record: no `ctx commit` call since the previous mirror record.
-    pub(super) fn mirror_uncommitted(&mut self, rec: &Record, fs: &mut Vec<Finding>) {
-        if let Body::Mirror(m) = &rec.body {
-            if self.pending.commits == 0 {
-                fs.push(find(
-                    "mirror-uncommitted",
-                    rec,
-                    format!("mirror r{} has no `ctx` commit call since the previous mirror record: editing LIVE_CONTEXT.json applies nothing without it", m.mirror_rev),
-                ));
-            }
-            self.pending.commits = 0;
-        }
-    }
-
     /// After an elide record: it grew the request, or it stopped above the target while
     /// candidates remained.
     pub(super) fn after_elide(&mut self, rec: &Record, before: u64, after_raw: u64, s: InForce, fs: &mut Vec<Finding>) {
@@ -272,19 +245,5 @@ impl Auditor<'_> {
                 cands.len(), cands[0].id
             )));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn commit_calls() {
-        assert!(is_commit("ctx", &serde_json::json!({"action": "commit"})));
-        assert!(is_commit("ctx", &serde_json::json!({})));
-        assert!(!is_commit("ctx", &serde_json::json!({"action": "status"})));
-        assert!(!is_commit("ctx", &serde_json::json!({"action": "clear", "call_ids": ["c1"]})));
-        assert!(!is_commit("edit", &serde_json::json!({"action": "commit"})));
     }
 }
