@@ -130,6 +130,10 @@ pub struct Billed {
     /// when it is longer than the model's).
     pub kept_idle_seconds: Option<f64>,
     pub breaks: Vec<RecordedBreak>,
+    /// Summarizer requests recorded on `compact` records (their optional `usage`), and what the
+    /// priced ones cost; that cost is part of `cost` (a compaction pays for its own call).
+    pub summarizer_calls: usize,
+    pub summarizer_cost: Option<f64>,
     #[serde(skip)]
     pub per_turn: Vec<BilledTurn>,
 }
@@ -413,7 +417,36 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
     }
     let mut b = totals(per_turn, breaks);
     b.kept_idle_seconds = kept.map(|g| g as f64 / 1000.0);
+    let (calls, cost) = summarizer(journal, table, fallback_model);
+    b.summarizer_calls = calls;
+    b.summarizer_cost = cost;
+    if let Some(c) = cost {
+        b.cost = Some(b.cost.unwrap_or(0.0) + c);
+    }
     b
+}
+
+/// The summarizer requests of `compact` records that carry `usage`: how many, and the cost of
+/// the priced ones at the price of the model in force there (`None` when none is priced).
+fn summarizer(journal: &Journal, table: &PriceTable, fallback: Option<&str>) -> (usize, Option<f64>) {
+    let mut model: Option<String> = None;
+    let mut ctx = CtxSettings::default();
+    let (mut calls, mut cost) = (0, None::<f64>);
+    for rec in &journal.records {
+        rec.body.update_settings(&mut model, &mut ctx);
+        let Body::Compact(c) = &rec.body else { continue };
+        let Some(u) = &c.usage else { continue };
+        calls += 1;
+        let price = model.as_deref().or(fallback).and_then(|m| table.lookup(m)).map(|(_, p)| p);
+        if let (Some(p), Some(prompt)) = (price, u.prompt_tokens) {
+            let write = u.cache_write_tokens.unwrap_or(0);
+            let w1h = u.cache_write_1h_tokens.unwrap_or(0).min(write);
+            let read = u.cached_tokens.unwrap_or(0);
+            let input = prompt.saturating_sub(read.saturating_add(write));
+            *cost.get_or_insert(0.0) += p.billed(input, write - w1h, w1h, read, u.completion_tokens.unwrap_or(0));
+        }
+    }
+    (calls, cost)
 }
 
 /// Sums the turns that carry usage.
@@ -460,6 +493,8 @@ fn totals(per_turn: Vec<BilledTurn>, breaks: Vec<RecordedBreak>) -> Billed {
         tolerance: TOLERANCE,
         kept_idle_seconds: None,
         breaks,
+        summarizer_calls: 0,
+        summarizer_cost: None,
         per_turn,
     }
 }
@@ -477,6 +512,11 @@ mod tests {
 
     /// A journal: per call (seconds, model, prompt, read, write).
     fn calls(c: &[(u32, &str, u64, u64, u64)]) -> Journal {
+        journal(&call_lines(c))
+    }
+
+    /// The lines of [`calls`]'s journal.
+    fn call_lines(c: &[(u32, &str, u64, u64, u64)]) -> Vec<String> {
         let mut l =
             vec![r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"claude-opus-4-6"}"#
                 .to_string()];
@@ -489,7 +529,7 @@ mod tests {
                 ts(s + 1)
             ));
         }
-        journal(&l)
+        l
     }
 
     #[test]
@@ -511,6 +551,21 @@ mod tests {
         assert_eq!(b.input, Some(0));
         assert_eq!(b.hit_rate, Some(40_000.0 / 112_000.0));
         assert!(b.unknown.is_empty());
+    }
+
+    #[test]
+    fn regression_a_compaction_pays_for_its_summarizer_call() {
+        let mut l =
+            call_lines(&[(0, "claude-opus-4-6", 30_000, 0, 30_000), (10, "claude-opus-4-6", 31_000, 30_000, 1_000)]);
+        let without = billed(&journal(&l), &CharEstimator, &PriceTable::builtin(), None);
+        l.push(r#"{"rev":6,"ts":"2026-11-29T10:00:20Z","kind":"compact","trigger":"auto","summary":"s","first_kept":5,"usage":{"prompt_tokens":20000,"cached_tokens":0,"completion_tokens":1000}}"#.into());
+        let with = billed(&journal(&l), &CharEstimator, &PriceTable::builtin(), None);
+        assert_eq!((without.summarizer_calls, with.summarizer_calls), (0, 1));
+        // claude-opus-4-6 (session model): $5/M input, $25/M output.
+        let call = (20_000.0 * 5.0 + 1_000.0 * 25.0) / 1e6;
+        assert!((with.summarizer_cost.unwrap() - call).abs() < 1e-12, "{:?}", with.summarizer_cost);
+        assert!((with.cost.unwrap() - without.cost.unwrap() - call).abs() < 1e-12);
+        assert_eq!(with.turns, without.turns, "the summarizer call is no turn");
     }
 
     #[test]
