@@ -160,6 +160,10 @@ pub struct Billed {
     /// when it is longer than the model's).
     pub kept_idle_seconds: Option<f64>,
     pub breaks: Vec<RecordedBreak>,
+    /// Summarizer requests recorded on `compact` records (their optional `usage`), and what the
+    /// priced ones cost; that cost is part of `cost` (a compaction pays for its own call).
+    pub summarizer_calls: usize,
+    pub summarizer_cost: Option<f64>,
     #[serde(skip)]
     pub per_turn: Vec<BilledTurn>,
 }
@@ -468,7 +472,36 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
     }
     let mut b = totals(per_turn, breaks);
     b.kept_idle_seconds = kept.map(|g| g as f64 / 1000.0);
+    let (calls, cost) = summarizer(journal, table, fallback_model);
+    b.summarizer_calls = calls;
+    b.summarizer_cost = cost;
+    if let Some(c) = cost {
+        b.cost = Some(b.cost.unwrap_or(0.0) + c);
+    }
     b
+}
+
+/// The summarizer requests of `compact` records that carry `usage`: how many, and the cost of
+/// the priced ones at the price of the model in force there (`None` when none is priced).
+fn summarizer(journal: &Journal, table: &PriceTable, fallback: Option<&str>) -> (usize, Option<f64>) {
+    let mut model: Option<String> = None;
+    let mut ctx = CtxSettings::default();
+    let (mut calls, mut cost) = (0, None::<f64>);
+    for rec in &journal.records {
+        rec.body.update_settings(&mut model, &mut ctx);
+        let Body::Compact(c) = &rec.body else { continue };
+        let Some(u) = &c.usage else { continue };
+        calls += 1;
+        let price = model.as_deref().or(fallback).and_then(|m| table.lookup(m)).map(|(_, p)| p);
+        if let (Some(p), Some(prompt)) = (price, u.prompt_tokens) {
+            let write = u.cache_write_tokens.unwrap_or(0);
+            let w1h = u.cache_write_1h_tokens.unwrap_or(0).min(write);
+            let read = u.cached_tokens.unwrap_or(0);
+            let input = prompt.saturating_sub(read.saturating_add(write));
+            *cost.get_or_insert(0.0) += p.billed(input, write - w1h, w1h, read, u.completion_tokens.unwrap_or(0));
+        }
+    }
+    (calls, cost)
 }
 
 /// Sums the turns that carry usage.
@@ -516,6 +549,8 @@ fn totals(per_turn: Vec<BilledTurn>, breaks: Vec<RecordedBreak>) -> Billed {
         tolerance: TOLERANCE,
         kept_idle_seconds: None,
         breaks,
+        summarizer_calls: 0,
+        summarizer_cost: None,
         per_turn,
     }
 }

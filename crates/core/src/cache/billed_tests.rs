@@ -12,6 +12,11 @@ fn journal(lines: &[String]) -> Journal {
 
 /// A journal: per call (seconds, model, prompt, read, write).
 fn calls(c: &[(u32, &str, u64, u64, u64)]) -> Journal {
+    journal(&call_lines(c))
+}
+
+/// The lines of [`calls`]'s journal.
+fn call_lines(c: &[(u32, &str, u64, u64, u64)]) -> Vec<String> {
     let mut l = vec![
         r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"claude-opus-4-6"}"#.to_string()
     ];
@@ -24,7 +29,7 @@ fn calls(c: &[(u32, &str, u64, u64, u64)]) -> Journal {
             ts(s + 1)
         ));
     }
-    journal(&l)
+    l
 }
 
 #[test]
@@ -46,6 +51,21 @@ fn an_unexplained_shortfall_is_a_provider_break_priced_at_write_minus_read() {
     assert_eq!(b.input, Some(0));
     assert_eq!(b.hit_rate, Some(40_000.0 / 112_000.0));
     assert!(b.unknown.is_empty());
+}
+
+#[test]
+fn regression_a_compaction_pays_for_its_summarizer_call() {
+    let mut l =
+        call_lines(&[(0, "claude-opus-4-6", 30_000, 0, 30_000), (10, "claude-opus-4-6", 31_000, 30_000, 1_000)]);
+    let without = billed(&journal(&l), &CharEstimator, &PriceTable::builtin(), None);
+    l.push(r#"{"rev":6,"ts":"2026-11-29T10:00:20Z","kind":"compact","trigger":"auto","summary":"s","first_kept":5,"usage":{"prompt_tokens":20000,"cached_tokens":0,"completion_tokens":1000}}"#.into());
+    let with = billed(&journal(&l), &CharEstimator, &PriceTable::builtin(), None);
+    assert_eq!((without.summarizer_calls, with.summarizer_calls), (0, 1));
+    // claude-opus-4-6 (session model): $5/M input, $25/M output.
+    let call = (20_000.0 * 5.0 + 1_000.0 * 25.0) / 1e6;
+    assert!((with.summarizer_cost.unwrap() - call).abs() < 1e-12, "{:?}", with.summarizer_cost);
+    assert!((with.cost.unwrap() - without.cost.unwrap() - call).abs() < 1e-12);
+    assert_eq!(with.turns, without.turns, "the summarizer call is no turn");
 }
 
 #[test]

@@ -443,6 +443,7 @@ fn compact(
         mode: None,
         fallback: None,
         tokens_before: f(before),
+        usage: None,
         tokens_after: f(after),
     }
 }
