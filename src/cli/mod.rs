@@ -83,6 +83,10 @@ pub enum FromArg {
     Codex,
     Pi,
     Ctxj,
+    /// Gemini CLI chats (`session-*.json` or `.jsonl`).
+    Gemini,
+    /// Qwen Code chats (`projects/<p>/chats/<id>.jsonl`).
+    Qwen,
 }
 
 impl FromArg {
@@ -94,6 +98,8 @@ impl FromArg {
             FromArg::Codex => FromFormat::Fixed(Format::Codex),
             FromArg::Pi => FromFormat::Fixed(Format::Pi),
             FromArg::Ctxj => FromFormat::Fixed(Format::Ctxj),
+            FromArg::Gemini => FromFormat::Fixed(Format::GeminiCli),
+            FromArg::Qwen => FromFormat::Fixed(Format::QwenCode),
         }
     }
 }

@@ -8,6 +8,10 @@
 //! * pi: `type: "session"` with `cwd` and no `kind`/`payload`, or `type: "message"` whose `message`
 //!   has a `role`, or the other pi entry types (`model_change`, `thinking_level_change`,
 //!   `compaction`, `branch_summary`, …);
+//! * Gemini CLI: a metadata line with `projectHash` and `sessionId`, `$set`/`$rewindTo` lines,
+//!   message lines `{id, type: user|gemini|info|…, content}`; the legacy whole-file JSON by its
+//!   top-level `projectHash`, `sessionId` and `messages`;
+//! * Qwen Code: Claude Code's envelope with `message.parts`, `usageMetadata` or `systemPayload`;
 //! * Claude Code: `type` ∈ {user, assistant, system, summary, progress, file-history-snapshot,
 //!   queue-operation, …} with Claude Code envelope fields (`uuid`, `parentUuid`, `sessionId`,
 //!   `leafUuid`, `messageId`), or a `user`/`assistant` line whose `message` has a `role`.
@@ -35,9 +39,16 @@ pub fn detect_file(path: &Path) -> Option<Format> {
     detect_bytes(&buf, &name)
 }
 
+/// The formats detection can name, in vote order (a vote indexes this list).
+const ALL: [Format; 6] =
+    [Format::ClaudeCode, Format::Codex, Format::Pi, Format::Ctxj, Format::GeminiCli, Format::QwenCode];
+
 /// Detects the format of transcript bytes (`name` is the file name, used to break ties).
 pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
-    let mut score = [0usize; 4]; // ClaudeCode, Codex, Pi, Ctxj
+    if super::gemini::is_whole_json(bytes) {
+        return whole_json(bytes);
+    }
+    let mut score = [0usize; ALL.len()];
     let mut seen = 0;
     for line in crate::journal::typed::lines(bytes) {
         if seen >= VOTES {
@@ -50,36 +61,57 @@ pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
         let Some(v) = probe::vote_of(line) else { continue };
         seen += 1;
         if let Some(f) = v {
-            score[f as usize] += 1;
+            score[ALL.iter().position(|a| *a == f).expect("listed")] += 1;
         }
         // Stop once the lines left cannot change the winner.
         let mut sorted = score;
         sorted.sort_unstable();
-        if sorted[3] > sorted[2] + (VOTES - seen) {
+        if sorted[ALL.len() - 1] > sorted[ALL.len() - 2] + (VOTES - seen) {
             break;
         }
     }
-    let best = (0..4).max_by_key(|&i| (score[i], tie_break(i, name)))?;
+    let best = (0..ALL.len()).max_by_key(|&i| (score[i], tie_break(i, name)))?;
     if score[best] == 0 {
         return None;
     }
-    Some([Format::ClaudeCode, Format::Codex, Format::Pi, Format::Ctxj][best])
+    Some(ALL[best])
+}
+
+/// A whole-file JSON document (only its head may be at hand): Gemini CLI's legacy chat
+/// (`sessionId`, `projectHash` and `messages` at the top).
+fn whole_json(bytes: &[u8]) -> Option<Format> {
+    let head = &bytes[..bytes.len().min(64 * 1024)];
+    let has = |k: &[u8]| memchr::memmem::find(head, k).is_some();
+    (has(b"\"projectHash\"") && has(b"\"sessionId\"") && has(b"\"messages\"")).then_some(Format::GeminiCli)
 }
 
 fn tie_break(i: usize, name: &str) -> usize {
-    match i {
-        1 if name.starts_with("rollout-") => 1,
-        3 if name == "journal.jsonl" => 1,
+    match ALL[i] {
+        Format::Codex if name.starts_with("rollout-") => 1,
+        Format::Ctxj if name == "journal.jsonl" => 1,
         _ => 0,
     }
 }
 
 pub(super) fn vote(o: &Map<String, Value>) -> Option<Format> {
+    let t = o.get("type").and_then(Value::as_str);
+    let has = |k: &str| o.contains_key(k);
+    // Gemini CLI JSONL: the metadata line (whose `kind` is `main`/`subagent`), `$set`/`$rewindTo`
+    // updates, and message records (`id`, `type`, `content`, no envelope).
+    if (has("projectHash") && has("sessionId")) || has("$set") || has("$rewindTo") {
+        return Some(Format::GeminiCli);
+    }
     if matches!(o.get("kind"), Some(Value::String(_))) {
         return Some(Format::Ctxj);
     }
-    let t = o.get("type").and_then(Value::as_str);
-    let has = |k: &str| o.contains_key(k);
+    if has("id")
+        && has("content")
+        && !has("message")
+        && !has("uuid")
+        && matches!(t, Some("user" | "gemini" | "info" | "error" | "warning"))
+    {
+        return Some(Format::GeminiCli);
+    }
     if matches!(t, Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"))
         && o.get("payload").is_some_and(Value::is_object)
     {
@@ -115,6 +147,12 @@ pub(super) fn vote(o: &Map<String, Value>) -> Option<Format> {
             return Some(Format::Pi)
         }
         _ => {}
+    }
+    // Qwen Code: Claude Code's envelope around Gemini API `Content` (`message.parts`), with
+    // Gemini-style `usageMetadata`, `systemPayload` or its own `tool_result` type.
+    let parts = o.get("message").and_then(|m| m.get("parts")).is_some();
+    if cc_envelope && (parts || has("usageMetadata") || has("systemPayload") || t == Some("tool_result")) {
+        return Some(Format::QwenCode);
     }
     if cc_envelope {
         return Some(Format::ClaudeCode);

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{claude_code, codex, detect_file, pi, scan, Format, FromFormat, ImportError, ImportReport};
+use super::{claude_code, codex, detect_file, gemini, pi, qwen, scan, Format, FromFormat, ImportError, ImportReport};
 use crate::journal::{Journal, ReadOptions, Session, SessionError, Text};
 
 /// A transcript imported into memory.
@@ -165,6 +165,8 @@ pub fn import_bytes(path: &Path, bytes: &[u8], fmt: Format, part: Option<&str>) 
         Format::ClaudeCode => claude_code::read(path, bytes, part),
         Format::Codex => codex::read(path, bytes),
         Format::Pi => pi::read(path, bytes),
+        Format::GeminiCli => gemini::read(path, bytes),
+        Format::QwenCode => qwen::read(path, bytes),
         Format::Ctxj => {
             let journal = crate::journal::parse_bytes(path, bytes, ReadOptions::default())?;
             Ok(Imported {

@@ -21,10 +21,13 @@ pub mod claude_code;
 pub mod codex;
 mod content;
 pub mod detect;
+pub mod gemini;
 mod image;
 mod lines;
 mod load;
+mod parts;
 pub mod pi;
+pub mod qwen;
 mod report;
 pub mod scan;
 pub mod write;
@@ -49,6 +52,8 @@ pub enum Format {
     Codex,
     Pi,
     Ctxj,
+    GeminiCli,
+    QwenCode,
 }
 
 impl Format {
@@ -59,6 +64,8 @@ impl Format {
             Format::Codex => "codex",
             Format::Pi => "pi",
             Format::Ctxj => "ctxj",
+            Format::GeminiCli => "gemini",
+            Format::QwenCode => "qwen",
         }
     }
 
@@ -69,6 +76,8 @@ impl Format {
             Format::Codex => "a Codex transcript",
             Format::Pi => "a pi transcript",
             Format::Ctxj => "a ctxj journal",
+            Format::GeminiCli => "a Gemini CLI session",
+            Format::QwenCode => "a Qwen Code session",
         }
     }
 }
@@ -116,9 +125,9 @@ pub enum ImportError {
 mod props {
     use super::*;
     use crate::journal::{Body, ReadOptions};
+    use proptest::prelude::{prop_assert, prop_assert_eq, prop_oneof, proptest, Just, ProptestConfig, Strategy};
     use std::collections::HashSet;
     use std::path::Path;
-    use proptest::prelude::{prop_assert, prop_assert_eq, prop_oneof, proptest, Just, ProptestConfig, Strategy};
 
     /// Line fragments in the shape of all three formats, with ids drawn from a small pool so
     /// that links, duplicates, forks and dangling references all occur.
@@ -162,6 +171,11 @@ mod props {
                 .prop_map(|(t, pt)| format!(
                     r#"{{"type":"{t}","payload":{{"type":"{pt}","role":"user","call_id":"C","content":[{{"type":"input_text","text":"x"}}],"info":{{"total_token_usage":{{"input_tokens":1}},"last_token_usage":{{"input_tokens":1}}}},"replacement_history":[{{"type":"message","role":"user","content":[]}}]}}}}"#
                 )),
+            (proptest::sample::select(vec!["user", "gemini", "info", "assistant", "tool_result", "system"]), id.clone(), id.clone()).prop_map(|(t, i, p)| format!(
+                r#"{{"id":"{i}","uuid":"{i}","parentUuid":"{p}","type":"{t}","subtype":"chat_compression","content":[{{"text":"x"}}],"tokens":{{"input":3,"cached":1}},"toolCalls":[{{"id":"T1","name":"ls","result":[{{"functionResponse":{{"id":"T1","response":{{"output":"o"}}}}}}]}}],"message":{{"parts":[{{"functionCall":{{"id":"T1","name":"ls"}}}},{{"functionResponse":{{"name":"ls","response":{{"error":"e"}}}}}}]}},"usageMetadata":{{"promptTokenCount":2}},"systemPayload":{{"compressedHistory":[{{"parts":[{{"text":"s"}}]}}]}}}}"#
+            )),
+            id.clone().prop_map(|i| format!(r#"{{"$rewindTo":"{i}"}}"#)),
+            Just(r#"{"$set":{"messages":[{"type":"user","content":"c"}]}}"#.to_string()),
             Just(r#"{"type": null}"#.to_string()),
             Just("[1,2]".to_string()),
             Just("not json".to_string()),
@@ -175,7 +189,7 @@ mod props {
         fn readers_never_panic_and_build_well_formed_journals(lines in proptest::collection::vec(line(), 0..25)) {
             let bytes = lines.join("\n");
             let _ = detect_bytes(bytes.as_bytes(), "x.jsonl");
-            for fmt in [Format::ClaudeCode, Format::Codex, Format::Pi] {
+            for fmt in [Format::ClaudeCode, Format::Codex, Format::Pi, Format::GeminiCli, Format::QwenCode] {
                 let Ok(im) = import_bytes(Path::new("x.jsonl"), bytes.as_bytes(), fmt, None) else { continue };
                 let j = &im.journal;
                 let mut calls = HashSet::new();

@@ -63,7 +63,8 @@ pub fn read(files: &BTreeMap<Format, Vec<PathBuf>>) -> (entry::Read, Vec<PathBuf
                 }
                 r
             }
-            Format::Ctxj => continue,
+            // Content importers without a usage reader here (issue 29: h29u's readers).
+            Format::Ctxj | Format::GeminiCli | Format::QwenCode => continue,
         };
         all.entries.extend(read.entries);
         all.compactions.extend(read.compactions);
