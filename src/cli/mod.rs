@@ -87,6 +87,8 @@ pub enum FromArg {
     Gemini,
     /// Qwen Code chats (`projects/<p>/chats/<id>.jsonl`).
     Qwen,
+    /// Kimi Code wire logs (`sessions/<ws>/<id>/agents/<agent>/wire.jsonl`).
+    Kimi,
 }
 
 impl FromArg {
@@ -100,6 +102,7 @@ impl FromArg {
             FromArg::Ctxj => FromFormat::Fixed(Format::Ctxj),
             FromArg::Gemini => FromFormat::Fixed(Format::GeminiCli),
             FromArg::Qwen => FromFormat::Fixed(Format::QwenCode),
+            FromArg::Kimi => FromFormat::Fixed(Format::KimiCode),
         }
     }
 }

@@ -12,6 +12,8 @@
 //!   message lines `{id, type: user|gemini|info|…, content}`; the legacy whole-file JSON by its
 //!   top-level `projectHash`, `sessionId` and `messages`;
 //! * Qwen Code: Claude Code's envelope with `message.parts`, `usageMetadata` or `systemPayload`;
+//! * Kimi Code: a wire record type (`config.update`, `llm.request`, `context.append_message`, …)
+//!   with a `time`;
 //! * Claude Code: `type` ∈ {user, assistant, system, summary, progress, file-history-snapshot,
 //!   queue-operation, …} with Claude Code envelope fields (`uuid`, `parentUuid`, `sessionId`,
 //!   `leafUuid`, `messageId`), or a `user`/`assistant` line whose `message` has a `role`.
@@ -40,8 +42,15 @@ pub fn detect_file(path: &Path) -> Option<Format> {
 }
 
 /// The formats detection can name, in vote order (a vote indexes this list).
-const ALL: [Format; 6] =
-    [Format::ClaudeCode, Format::Codex, Format::Pi, Format::Ctxj, Format::GeminiCli, Format::QwenCode];
+const ALL: [Format; 7] = [
+    Format::ClaudeCode,
+    Format::Codex,
+    Format::Pi,
+    Format::Ctxj,
+    Format::GeminiCli,
+    Format::QwenCode,
+    Format::KimiCode,
+];
 
 /// Detects the format of transcript bytes (`name` is the file name, used to break ties).
 pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
@@ -100,6 +109,11 @@ pub(super) fn vote(o: &Map<String, Value>) -> Option<Format> {
     // updates, and message records (`id`, `type`, `content`, no envelope).
     if (has("projectHash") && has("sessionId")) || has("$set") || has("$rewindTo") {
         return Some(Format::GeminiCli);
+    }
+    // Kimi Code wire records (`config.update`, `llm.request`, `context.*`, …). Its `llm.request`
+    // has a string `kind` (loop|compaction) too, so this comes before the journal's test.
+    if t.is_some_and(|t| super::kimi::RECORD_TYPES.contains(&t)) && has("time") {
+        return Some(Format::KimiCode);
     }
     if matches!(o.get("kind"), Some(Value::String(_))) {
         return Some(Format::Ctxj);

@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{claude_code, codex, detect_file, gemini, pi, qwen, scan, Format, FromFormat, ImportError, ImportReport};
+use super::{
+    claude_code, codex, detect_file, gemini, kimi, pi, qwen, scan, Format, FromFormat, ImportError, ImportReport,
+};
 use crate::journal::{Journal, ReadOptions, Session, SessionError, Text};
 
 /// A transcript imported into memory.
@@ -167,6 +169,7 @@ pub fn import_bytes(path: &Path, bytes: &[u8], fmt: Format, part: Option<&str>) 
         Format::Pi => pi::read(path, bytes),
         Format::GeminiCli => gemini::read(path, bytes),
         Format::QwenCode => qwen::read(path, bytes),
+        Format::KimiCode => kimi::read(path, bytes),
         Format::Ctxj => {
             let journal = crate::journal::parse_bytes(path, bytes, ReadOptions::default())?;
             Ok(Imported {

@@ -23,6 +23,7 @@ mod content;
 pub mod detect;
 pub mod gemini;
 mod image;
+pub mod kimi;
 mod lines;
 mod load;
 mod parts;
@@ -54,6 +55,7 @@ pub enum Format {
     Ctxj,
     GeminiCli,
     QwenCode,
+    KimiCode,
 }
 
 impl Format {
@@ -66,6 +68,7 @@ impl Format {
             Format::Ctxj => "ctxj",
             Format::GeminiCli => "gemini",
             Format::QwenCode => "qwen",
+            Format::KimiCode => "kimi",
         }
     }
 
@@ -78,6 +81,7 @@ impl Format {
             Format::Ctxj => "a ctxj journal",
             Format::GeminiCli => "a Gemini CLI session",
             Format::QwenCode => "a Qwen Code session",
+            Format::KimiCode => "a Kimi Code wire log",
         }
     }
 }
@@ -189,7 +193,7 @@ mod props {
         fn readers_never_panic_and_build_well_formed_journals(lines in proptest::collection::vec(line(), 0..25)) {
             let bytes = lines.join("\n");
             let _ = detect_bytes(bytes.as_bytes(), "x.jsonl");
-            for fmt in [Format::ClaudeCode, Format::Codex, Format::Pi, Format::GeminiCli, Format::QwenCode] {
+            for fmt in [Format::ClaudeCode, Format::Codex, Format::Pi, Format::GeminiCli, Format::QwenCode, Format::KimiCode] {
                 let Ok(im) = import_bytes(Path::new("x.jsonl"), bytes.as_bytes(), fmt, None) else { continue };
                 let j = &im.journal;
                 let mut calls = HashSet::new();

@@ -80,6 +80,8 @@ struct Probe<'a> {
     usage_metadata: Seen,
     #[serde(default, rename = "systemPayload")]
     system_payload: Seen,
+    #[serde(default)]
+    time: Seen,
 }
 
 /// `None` when the line is not a JSON object (it does not vote); else its vote.
@@ -143,6 +145,7 @@ impl Probe<'_> {
             ("$rewindTo", self.rewind_to),
             ("usageMetadata", self.usage_metadata),
             ("systemPayload", self.system_payload),
+            ("time", self.time),
         ];
         for (k, seen) in present {
             if seen.0 {
