@@ -89,6 +89,8 @@ pub enum FromArg {
     Qwen,
     /// Kimi Code wire logs (`sessions/<ws>/<id>/agents/<agent>/wire.jsonl`).
     Kimi,
+    /// Cline (`<id>.messages.json`, legacy `api_conversation_history.json`).
+    Cline,
 }
 
 impl FromArg {
@@ -103,6 +105,7 @@ impl FromArg {
             FromArg::Gemini => FromFormat::Fixed(Format::GeminiCli),
             FromArg::Qwen => FromFormat::Fixed(Format::QwenCode),
             FromArg::Kimi => FromFormat::Fixed(Format::KimiCode),
+            FromArg::Cline => FromFormat::Fixed(Format::Cline),
         }
     }
 }

@@ -25,7 +25,10 @@ use serde_json::{Map, Value};
 
 use super::Format;
 
+mod describe;
 mod probe;
+
+pub use describe::{describe, describe_bytes, Described};
 
 /// How many bytes of a file detection looks at.
 const HEAD: usize = 256 * 1024;
@@ -42,7 +45,7 @@ pub fn detect_file(path: &Path) -> Option<Format> {
 }
 
 /// The formats detection can name, in vote order (a vote indexes this list).
-const ALL: [Format; 7] = [
+const ALL: [Format; 8] = [
     Format::ClaudeCode,
     Format::Codex,
     Format::Pi,
@@ -50,11 +53,12 @@ const ALL: [Format; 7] = [
     Format::GeminiCli,
     Format::QwenCode,
     Format::KimiCode,
+    Format::Cline,
 ];
 
 /// Detects the format of transcript bytes (`name` is the file name, used to break ties).
 pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
-    if super::gemini::is_whole_json(bytes) {
+    if super::gemini::is_whole_json(bytes) || starts_array(bytes) {
         return whole_json(bytes);
     }
     let mut score = [0usize; ALL.len()];
@@ -86,12 +90,28 @@ pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
     Some(ALL[best])
 }
 
+/// Whether the first non-blank byte opens a JSON array.
+fn starts_array(bytes: &[u8]) -> bool {
+    bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
+}
+
 /// A whole-file JSON document (only its head may be at hand): Gemini CLI's legacy chat
-/// (`sessionId`, `projectHash` and `messages` at the top).
+/// (`sessionId`, `projectHash` and `messages` at the top); Cline's SDK `messages.json`
+/// (`sessionId`, `messages`, `system_prompt`) or legacy `api_conversation_history.json` (an array
+/// of `{role, content}` messages with Anthropic blocks).
 fn whole_json(bytes: &[u8]) -> Option<Format> {
     let head = &bytes[..bytes.len().min(64 * 1024)];
     let has = |k: &[u8]| memchr::memmem::find(head, k).is_some();
-    (has(b"\"projectHash\"") && has(b"\"sessionId\"") && has(b"\"messages\"")).then_some(Format::GeminiCli)
+    if starts_array(bytes) {
+        let first: Vec<u8> = head.iter().copied().filter(|b| !b.is_ascii_whitespace()).take(9).collect();
+        return (first.starts_with(b"[{\"role\"") && (has(b"\"type\":\"text\"") || has(b"\"type\": \"text\"")))
+            .then_some(Format::Cline);
+    }
+    if has(b"\"projectHash\"") && has(b"\"sessionId\"") && has(b"\"messages\"") {
+        return Some(Format::GeminiCli);
+    }
+    (has(b"\"sessionId\"") && has(b"\"messages\"") && (has(b"\"system_prompt\"") || has(b"\"agent\"")))
+        .then_some(Format::Cline)
 }
 
 fn tie_break(i: usize, name: &str) -> usize {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    claude_code, codex, detect_file, gemini, kimi, pi, qwen, scan, Format, FromFormat, ImportError, ImportReport,
+    claude_code, cline, codex, detect_file, gemini, kimi, pi, qwen, scan, Format, FromFormat, ImportError, ImportReport,
 };
 use crate::journal::{Journal, ReadOptions, Session, SessionError, Text};
 
@@ -82,8 +82,21 @@ pub fn load(spec: &str, from: FromFormat, root: Option<&Path>, opts: ReadOptions
             check_forced(&path, f)?;
             f
         }
-        // Not recognisably foreign: read as a journal, whose errors name the first bad line.
-        FromFormat::Auto => detect_file(&path).unwrap_or(Format::Ctxj),
+        FromFormat::Auto => match detect_file(&path) {
+            Some(f) => f,
+            // A file an agent wrote that ctxj does not import, or JSON that is no transcript:
+            // say what it is rather than a journal error on a valid file.
+            None => match super::detect::describe(&path) {
+                Some(super::detect::Described::Known { what, hint }) => {
+                    return Err(ImportError::NotImported { path: spec.to_string(), what, hint })
+                }
+                Some(super::detect::Described::Unknown { looked_like }) => {
+                    return Err(ImportError::Unknown { path: spec.to_string(), looked_like })
+                }
+                // Maybe a journal: its errors name the first bad line.
+                None => Format::Ctxj,
+            },
+        },
     };
     if fmt == Format::Ctxj {
         let session = Session::resolve(&path.to_string_lossy(), None)?;
@@ -170,6 +183,7 @@ pub fn import_bytes(path: &Path, bytes: &[u8], fmt: Format, part: Option<&str>) 
         Format::GeminiCli => gemini::read(path, bytes),
         Format::QwenCode => qwen::read(path, bytes),
         Format::KimiCode => kimi::read(path, bytes),
+        Format::Cline => cline::read(path, bytes),
         Format::Ctxj => {
             let journal = crate::journal::parse_bytes(path, bytes, ReadOptions::default())?;
             Ok(Imported {

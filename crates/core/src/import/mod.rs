@@ -18,6 +18,7 @@
 //! `type` is skipped and counted. Only a file with no usable line at all is an error, reported
 //! with its path, line and offset.
 pub mod claude_code;
+pub mod cline;
 pub mod codex;
 mod content;
 pub mod detect;
@@ -56,6 +57,7 @@ pub enum Format {
     GeminiCli,
     QwenCode,
     KimiCode,
+    Cline,
 }
 
 impl Format {
@@ -69,6 +71,7 @@ impl Format {
             Format::GeminiCli => "gemini",
             Format::QwenCode => "qwen",
             Format::KimiCode => "kimi",
+            Format::Cline => "cline",
         }
     }
 
@@ -82,6 +85,7 @@ impl Format {
             Format::GeminiCli => "a Gemini CLI session",
             Format::QwenCode => "a Qwen Code session",
             Format::KimiCode => "a Kimi Code wire log",
+            Format::Cline => "a Cline conversation",
         }
     }
 }
@@ -109,8 +113,10 @@ pub enum ImportError {
     Journal(#[from] JournalError),
     #[error("{path}: {err}")]
     Io { path: String, err: std::io::Error },
-    #[error("{path}: cannot tell the format (not a ctxj journal, Claude Code, Codex or pi transcript); force one with --from")]
-    Unknown { path: String },
+    #[error("{path}: {looked_like}: not a transcript ctxj knows (ctxj reads ctxj journals and the logs of Claude Code, Codex, pi, OpenClaw, Gemini CLI, Qwen Code, Kimi Code and Cline); force a format with --from")]
+    Unknown { path: String, looked_like: String },
+    #[error("{path}: {what}; {hint}")]
+    NotImported { path: String, what: String, hint: String },
     #[error("{path}: {n} sessions found in this folder; name one of them (see `ctxj sessions {path}`)")]
     Ambiguous { path: String, n: usize },
     #[error("{path}: no session found in this folder")]
@@ -193,7 +199,7 @@ mod props {
         fn readers_never_panic_and_build_well_formed_journals(lines in proptest::collection::vec(line(), 0..25)) {
             let bytes = lines.join("\n");
             let _ = detect_bytes(bytes.as_bytes(), "x.jsonl");
-            for fmt in [Format::ClaudeCode, Format::Codex, Format::Pi, Format::GeminiCli, Format::QwenCode, Format::KimiCode] {
+            for fmt in [Format::ClaudeCode, Format::Codex, Format::Pi, Format::GeminiCli, Format::QwenCode, Format::KimiCode, Format::Cline] {
                 let Ok(im) = import_bytes(Path::new("x.jsonl"), bytes.as_bytes(), fmt, None) else { continue };
                 let j = &im.journal;
                 let mut calls = HashSet::new();

@@ -71,7 +71,7 @@ impl Estimator for CharEstimator {
 }
 
 /// The harness names the importers write into the `session` record.
-pub const IMPORTED: [&str; 6] = ["claude-code", "codex", "pi", "gemini-cli", "qwen-code", "kimi-code"];
+pub const IMPORTED: [&str; 7] = ["claude-code", "codex", "pi", "gemini-cli", "qwen-code", "kimi-code", "cline"];
 
 /// The one estimator chooser of every command: encoding from `flag` (`--encoding`), else the
 /// session's `encoding`, else `o200k_base` (spec §3). An unknown name, flag or session hint, is
