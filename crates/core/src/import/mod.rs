@@ -1,4 +1,5 @@
-//! Import of foreign transcripts (Claude Code, Codex, pi) into journal-v1 records in memory.
+//! Import of foreign transcripts (Claude Code, Codex, pi and OpenClaw, Gemini CLI, Qwen Code,
+//! Kimi Code, Cline) into journal-v1 records in memory.
 //!
 //! Every reader turns one transcript file into a [`Journal`] built with
 //! [`Journal::from_records`] plus an [`ImportReport`] that says what the format did not record
@@ -7,7 +8,10 @@
 //!
 //! * [`detect`] recognises a format by the content of the first lines (file names only break
 //!   ties);
-//! * [`claude_code`], [`codex`], [`pi`] are the readers;
+//! * [`claude_code`], [`codex`], [`pi`] (also OpenClaw), [`gemini`], [`qwen`], [`kimi`], [`cline`]
+//!   are the readers (`parts` holds the Gemini API `Content` walk Gemini CLI and Qwen Code share);
+//!   [`harness`] lists the compaction rules their sources document; [`detect::describe`] says
+//!   what a file no reader claims is;
 //! * [`load`] is what the CLI's `Ctx::load` calls: a ctxj session, a transcript file, or a folder
 //!   holding exactly one session;
 //! * [`scan`] finds every session under a folder (for folder arguments and `ctxj sessions`);
@@ -17,12 +21,14 @@
 //! Readers never panic on odd lines: a line that is not JSON, not an object, or has no usable
 //! `type` is skipped and counted. Only a file with no usable line at all is an error, reported
 //! with its path, line and offset.
+
 pub mod claude_code;
 pub mod cline;
 pub mod codex;
 mod content;
 pub mod detect;
 pub mod gemini;
+pub mod harness;
 mod image;
 pub mod kimi;
 mod lines;
