@@ -20,6 +20,7 @@ mod help;
 mod hostile;
 mod images;
 mod import;
+mod import_agents;
 mod layering;
 mod memo;
 #[cfg(feature = "synth")]
