@@ -91,6 +91,8 @@ pub enum FromArg {
     Kimi,
     /// Cline (`<id>.messages.json`, legacy `api_conversation_history.json`).
     Cline,
+    /// OpenCode and Kilo CLI stores (`opencode.db`, `kilo.db`; `store.db#<session id>`).
+    Opencode,
 }
 
 impl FromArg {
@@ -106,6 +108,7 @@ impl FromArg {
             FromArg::Qwen => FromFormat::Fixed(Format::QwenCode),
             FromArg::Kimi => FromFormat::Fixed(Format::KimiCode),
             FromArg::Cline => FromFormat::Fixed(Format::Cline),
+            FromArg::Opencode => FromFormat::Fixed(Format::OpenCode),
         }
     }
 }

@@ -177,8 +177,6 @@ fn agent_files_ctxj_does_not_import_are_named_not_json_errors() {
     let cases = [
         ("cline/data/sessions/1784094124598_rruoq/1784094124598_rruoq.json", "Cline session manifest"),
         ("cline/data/tasks/agentlogs-crud/task_metadata.json", "Cline task's metadata"),
-        ("opencode/opencode.db", "OpenCode or Kilo store"),
-        ("kilo/kilo.db", "OpenCode or Kilo store"),
         ("kimi/sessions/kimi-code-fixture/large-100msgs/context.jsonl", "Kimi CLI context log"),
         ("kimi/sessions/kimi-code-fixture/large-100msgs/wire.jsonl", "Kimi CLI wire log"),
         ("amp/threads/T-thread-a.json", "Amp thread"),

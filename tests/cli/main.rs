@@ -21,6 +21,7 @@ mod hostile;
 mod images;
 mod import;
 mod import_agents;
+mod import_opencode;
 mod layering;
 mod memo;
 #[cfg(feature = "synth")]

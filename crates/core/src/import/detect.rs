@@ -12,6 +12,7 @@
 //!   message lines `{id, type: user|gemini|info|…, content}`; the legacy whole-file JSON by its
 //!   top-level `projectHash`, `sessionId` and `messages`;
 //! * Qwen Code: Claude Code's envelope with `message.parts`, `usageMetadata` or `systemPayload`;
+//! * OpenCode / Kilo: an SQLite file whose schema creates `session`, `message` and `part`;
 //! * Kimi Code: a wire record type (`config.update`, `llm.request`, `context.append_message`, …)
 //!   with a `time`;
 //! * Claude Code: `type` ∈ {user, assistant, system, summary, progress, file-history-snapshot,
@@ -28,6 +29,7 @@ use super::Format;
 mod describe;
 mod probe;
 
+pub(crate) use describe::sqlite_tables;
 pub use describe::{describe, describe_bytes, Described};
 
 /// How many bytes of a file detection looks at.
@@ -45,7 +47,7 @@ pub fn detect_file(path: &Path) -> Option<Format> {
 }
 
 /// The formats detection can name, in vote order (a vote indexes this list).
-const ALL: [Format; 8] = [
+const ALL: [Format; 9] = [
     Format::ClaudeCode,
     Format::Codex,
     Format::Pi,
@@ -54,10 +56,14 @@ const ALL: [Format; 8] = [
     Format::QwenCode,
     Format::KimiCode,
     Format::Cline,
+    Format::OpenCode,
 ];
 
 /// Detects the format of transcript bytes (`name` is the file name, used to break ties).
 pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
+    if super::opencode::is_store(bytes) {
+        return Some(Format::OpenCode);
+    }
     if super::gemini::is_whole_json(bytes) || starts_array(bytes) {
         return whole_json(bytes);
     }

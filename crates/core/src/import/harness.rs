@@ -66,6 +66,25 @@ pub const AGENT_COMPACTION: &[AgentCompaction] = &[
         keep_tokens: None,
         source: "not read; the SDK's compaction.json records messagesRemoved and usageBefore",
     },
+    AgentCompaction {
+        harness: "opencode",
+        threshold: None,
+        reserve_tokens: Some(20_000),
+        keep_fraction: None,
+        keep_tokens: None,
+        source: "anomalyco/opencode v1.2.10 packages/opencode/src/session/compaction.ts isOverflow: \
+                 usable = input limit − min(COMPACTION_BUFFER 20000, max output) (config compaction.reserved); \
+                 no tail kept in v1.2.10 (later versions keep recent turns, tail_start_id); prune clears \
+                 completed tool outputs beyond PRUNE_PROTECT 40000 tokens when over PRUNE_MINIMUM 20000",
+    },
+    AgentCompaction {
+        harness: "kilo",
+        threshold: None,
+        reserve_tokens: Some(20_000),
+        keep_fraction: None,
+        keep_tokens: None,
+        source: "Kilo CLI is an OpenCode fork with its schema; OpenCode's rules assumed, not read in Kilo's source",
+    },
 ];
 
 /// The row of `harness`, if any.
@@ -79,7 +98,7 @@ mod tests {
 
     #[test]
     fn every_new_harness_has_one_row_and_fractions_are_fractions() {
-        for h in ["gemini-cli", "qwen-code", "kimi-code", "cline", "pi"] {
+        for h in ["gemini-cli", "qwen-code", "kimi-code", "cline", "pi", "opencode", "kilo"] {
             assert_eq!(AGENT_COMPACTION.iter().filter(|a| a.harness == h).count(), 1, "{h}");
             assert!(crate::tokens::IMPORTED.contains(&h), "{h} is not an importer's harness");
         }

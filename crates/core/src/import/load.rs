@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    claude_code, cline, codex, detect_file, gemini, kimi, pi, qwen, scan, Format, FromFormat, ImportError, ImportReport,
+    claude_code, cline, codex, detect_file, gemini, kimi, opencode, pi, qwen, scan, Format, FromFormat, ImportError,
+    ImportReport,
 };
 use crate::journal::{Journal, ReadOptions, Session, SessionError, Text};
 
@@ -150,6 +151,10 @@ fn load_file(path: &Path, part: Option<&str>, fmt: Format) -> Result<Loaded, Imp
 /// Imports one transcript file of a known foreign format. `part` names a side session inside a
 /// Claude Code file (an inline sidechain).
 pub fn import_file(path: &Path, fmt: Format, part: Option<&str>) -> Result<Imported, ImportError> {
+    if fmt == Format::OpenCode {
+        // An SQLite store is queried where it lies (read-only), not read into memory.
+        return opencode::read(path, part);
+    }
     let bytes = crate::journal::input::read_regular(path)
         .map_err(|err| ImportError::Io { path: path.display().to_string(), err })?;
     let imported = import_bytes(path, &bytes, fmt, part)?;
@@ -184,6 +189,8 @@ pub fn import_bytes(path: &Path, bytes: &[u8], fmt: Format, part: Option<&str>) 
         Format::QwenCode => qwen::read(path, bytes),
         Format::KimiCode => kimi::read(path, bytes),
         Format::Cline => cline::read(path, bytes),
+        // SQLite needs the file itself: the store at `path` is opened read-only.
+        Format::OpenCode => opencode::read(path, part),
         Format::Ctxj => {
             let journal = crate::journal::parse_bytes(path, bytes, ReadOptions::default())?;
             Ok(Imported {

@@ -1,5 +1,5 @@
 //! Import of foreign transcripts (Claude Code, Codex, pi and OpenClaw, Gemini CLI, Qwen Code,
-//! Kimi Code, Cline) into journal-v1 records in memory.
+//! Kimi Code, Cline, OpenCode and Kilo) into journal-v1 records in memory.
 //!
 //! Every reader turns one transcript file into a [`Journal`] built with
 //! [`Journal::from_records`] plus an [`ImportReport`] that says what the format did not record
@@ -9,7 +9,7 @@
 //! * [`detect`] recognises a format by the content of the first lines (file names only break
 //!   ties);
 //! * [`claude_code`], [`codex`], [`pi`] (also OpenClaw), [`gemini`], [`qwen`], [`kimi`], [`cline`]
-//!   are the readers (`parts` holds the Gemini API `Content` walk Gemini CLI and Qwen Code share);
+//!   and [`opencode`] (an SQLite store, one session of it per import) are the readers (`parts` holds the Gemini API `Content` walk Gemini CLI and Qwen Code share);
 //!   [`harness`] lists the compaction rules their sources document; [`detect::describe`] says
 //!   what a file no reader claims is;
 //! * [`load`] is what the CLI's `Ctx::load` calls: a ctxj session, a transcript file, or a folder
@@ -33,6 +33,7 @@ mod image;
 pub mod kimi;
 mod lines;
 mod load;
+pub mod opencode;
 mod parts;
 pub mod pi;
 pub mod qwen;
@@ -64,6 +65,8 @@ pub enum Format {
     QwenCode,
     KimiCode,
     Cline,
+    /// An OpenCode or Kilo CLI SQLite store (`opencode.db`, `kilo.db`).
+    OpenCode,
 }
 
 impl Format {
@@ -78,6 +81,7 @@ impl Format {
             Format::QwenCode => "qwen",
             Format::KimiCode => "kimi",
             Format::Cline => "cline",
+            Format::OpenCode => "opencode",
         }
     }
 
@@ -92,6 +96,7 @@ impl Format {
             Format::QwenCode => "a Qwen Code session",
             Format::KimiCode => "a Kimi Code wire log",
             Format::Cline => "a Cline conversation",
+            Format::OpenCode => "an OpenCode or Kilo store",
         }
     }
 }
@@ -119,12 +124,14 @@ pub enum ImportError {
     Journal(#[from] JournalError),
     #[error("{path}: {err}")]
     Io { path: String, err: std::io::Error },
-    #[error("{path}: {looked_like}: not a transcript ctxj knows (ctxj reads ctxj journals and the logs of Claude Code, Codex, pi, OpenClaw, Gemini CLI, Qwen Code, Kimi Code and Cline); force a format with --from")]
+    #[error("{path}: {looked_like}: not a transcript ctxj knows (ctxj reads ctxj journals and the logs of Claude Code, Codex, pi, OpenClaw, Gemini CLI, Qwen Code, Kimi Code, Cline, OpenCode and Kilo); force a format with --from")]
     Unknown { path: String, looked_like: String },
     #[error("{path}: {what}; {hint}")]
     NotImported { path: String, what: String, hint: String },
     #[error("{path}: {n} sessions found in this folder; name one of them (see `ctxj sessions {path}`)")]
     Ambiguous { path: String, n: usize },
+    #[error("{path}: {n} main sessions in this store; name one as {path}#<session id> (known: {known})")]
+    StoreAmbiguous { path: String, n: usize, known: String },
     #[error("{path}: no session found in this folder")]
     EmptyFolder { path: String },
     #[error(

@@ -64,7 +64,12 @@ pub fn read(files: &BTreeMap<Format, Vec<PathBuf>>) -> (entry::Read, Vec<PathBuf
                 r
             }
             // Content importers without a usage reader here (issue 29: h29u's readers).
-            Format::Ctxj | Format::GeminiCli | Format::QwenCode | Format::KimiCode | Format::Cline => continue,
+            Format::Ctxj
+            | Format::GeminiCli
+            | Format::QwenCode
+            | Format::KimiCode
+            | Format::Cline
+            | Format::OpenCode => continue,
         };
         all.entries.extend(read.entries);
         all.compactions.extend(read.compactions);

@@ -68,8 +68,8 @@ fn known(what: &str, hint: &str) -> Described {
     Described::Known { what: what.to_string(), hint: hint.to_string() }
 }
 
-/// An SQLite file, named by the tables its schema page creates.
-fn sqlite(bytes: &[u8]) -> Described {
+/// The tables the schema pages at the head of an SQLite file create, in order.
+pub(crate) fn sqlite_tables(bytes: &[u8]) -> Vec<String> {
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64 * 1024)]);
     let mut tables: Vec<String> = Vec::new();
     for (i, _) in head.match_indices("CREATE TABLE ") {
@@ -83,13 +83,14 @@ fn sqlite(bytes: &[u8]) -> Described {
             tables.push(t);
         }
     }
+    tables
+}
+
+/// An SQLite file no importer claims (OpenCode and Kilo stores are imported), named by its
+/// tables.
+fn sqlite(bytes: &[u8]) -> Described {
+    let tables = sqlite_tables(bytes);
     let has = |t: &str| tables.iter().any(|x| x == t);
-    if has("session") && has("message") && has("part") {
-        return known(
-            "an OpenCode or Kilo store (opencode.db / kilo.db: tables session, message, part)",
-            "ctxj does not import its conversations yet",
-        );
-    }
     if has("sessions") && has("messages") {
         return known(
             "an SQLite store of sessions and messages (Hermes Agent or Goose)",
@@ -126,7 +127,7 @@ fn json_doc(v: &Value, name: &str) -> Described {
             if has("sessionID") && has("modelID") && has("tokens") {
                 return known(
                     "an OpenCode message of the legacy storage/ layout",
-                    "ctxj does not import OpenCode's conversations yet",
+                    "ctxj imports OpenCode's SQLite store (opencode.db, OpenCode ≥ 1.2), not yet this legacy layout",
                 );
             }
             if has("agents") && has("workDir") {
@@ -231,8 +232,12 @@ mod tests {
         // Possibly a broken journal: the journal reader answers.
         assert_eq!(d(b"{\"rev\":1,\"kind\":\"session\"}\n{\"rev\":2}\n", "j.jsonl"), None);
         assert_eq!(d(b"not json\n", "j.jsonl"), None);
+        // An OpenCode/Kilo store is imported (detection claims it); another SQLite file is named by
+        // its tables.
+        let store = b"SQLite format 3\0....CREATE TABLE `session` (..) CREATE TABLE `message` CREATE TABLE `part`";
+        assert_eq!(crate::import::detect_bytes(store, "opencode.db"), Some(crate::import::Format::OpenCode));
         assert!(
-            matches!(d(b"SQLite format 3\0....CREATE TABLE `session` (..) CREATE TABLE `message` CREATE TABLE `part`", "opencode.db"), Some(Described::Known { what, .. }) if what.contains("OpenCode"))
+            matches!(d(b"SQLite format 3\0....CREATE TABLE `todo` (..)", "x.db"), Some(Described::Unknown { looked_like }) if looked_like.contains("an SQLite database (todo)"))
         );
     }
 }
