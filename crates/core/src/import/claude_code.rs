@@ -29,6 +29,7 @@ use serde_json::{Map, Value};
 
 mod emit;
 
+pub(crate) use emit::content_text;
 use emit::emit;
 
 use super::{f, parse_lines, s, u, Builder, Child, Format, ImportError, ImportReport, Imported, Line};

@@ -71,7 +71,8 @@ impl Estimator for CharEstimator {
 }
 
 /// The harness names the importers write into the `session` record.
-pub const IMPORTED: [&str; 3] = ["claude-code", "codex", "pi"];
+pub const IMPORTED: [&str; 9] =
+    ["claude-code", "codex", "pi", "gemini-cli", "qwen-code", "kimi-code", "cline", "opencode", "kilo"];
 
 /// The one estimator chooser of every command: encoding from `flag` (`--encoding`), else the
 /// session's `encoding`, else `o200k_base` (spec §3). An unknown name, flag or session hint, is
