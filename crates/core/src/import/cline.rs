@@ -248,6 +248,7 @@ impl Reader {
             fallback: None,
             tokens_before: f(before),
             tokens_after: None,
+            usage: None,
         };
         let t = ts_of(first);
         self.b.push(t.as_deref(), 1, 0, Body::Compact(rec));

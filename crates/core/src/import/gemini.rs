@@ -284,6 +284,7 @@ impl Reader {
             fallback: None,
             tokens_before: f(None),
             tokens_after: None,
+            usage: None,
         };
         self.report.note("a $set.messages checkpoint (compression or rollback) is read as a compaction to its text");
         self.b.push(ts, no, offset, Body::Compact(rec));

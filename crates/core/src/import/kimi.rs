@@ -345,6 +345,7 @@ fn compact(summary: &str, next: u64, before: Option<f64>, after: Option<f64>) ->
         fallback: None,
         tokens_before: before,
         tokens_after: after,
+        usage: None,
     }
 }
 

@@ -339,6 +339,7 @@ impl Reader {
                 fallback: None,
                 tokens_before: tokens_before.map(|t| prompt_of(t) as f64),
                 tokens_after: None,
+                usage: None,
             };
             let first_kept = rec.first_kept.unwrap_or(0);
             self.b.push(ts.as_deref(), 1, 0, Body::Compact(rec));

@@ -207,6 +207,7 @@ impl Reader {
             fallback: None,
             tokens_before: tok("originalTokenCount"),
             tokens_after: tok("newTokenCount"),
+            usage: None,
         };
         self.b.push(s(&l.obj, "timestamp"), l.no, l.offset, Body::Compact(rec));
     }
