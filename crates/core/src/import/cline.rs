@@ -207,10 +207,7 @@ impl Reader {
         }
         let usage = m.get("metrics").and_then(Value::as_object).and_then(usage_of);
         let this = model_of(&Value::Object(m.clone()));
-        let model = this.clone().filter(|x| Some(x) != self.model.as_ref());
-        if this.is_some() {
-            self.model = this;
-        }
+        let model = super::lines::model_change(&mut self.model, this);
         let aid = self.b.unique_id(s(m, "id").unwrap_or("a"));
         let rec =
             AssistantRec { id: aid, text: Arc::from(texts.join("\n\n")), calls, model, usage, prompt_sha256: None };

@@ -144,6 +144,17 @@ impl Builder {
     }
 }
 
+/// An assistant record's `model` field: the model this call names when it differs from the one in
+/// force (`current`, which then becomes it); `None` when unnamed or unchanged (journal-v1 carries a
+/// model on an assistant record only where it switches).
+pub(crate) fn model_change(current: &mut Option<String>, this: Option<String>) -> Option<String> {
+    let changed = this.clone().filter(|x| Some(x) != current.as_ref());
+    if this.is_some() {
+        *current = this;
+    }
+    changed
+}
+
 /// Shorthand: a string field of an object.
 pub(crate) fn s<'a>(o: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
     o.get(k).and_then(Value::as_str)

@@ -42,7 +42,7 @@
 //! are not stored: both are reported missing and the replay estimates the prefix.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -71,30 +71,9 @@ pub fn is_store(bytes: &[u8]) -> bool {
     ["session", "message", "part"].iter().all(|t| tables.iter().any(|x| x == t))
 }
 
-/// Opens a store read-only without writing beside it (see the module doc). The temporary folder,
-/// when a `-wal` forced a copy, lives as long as the connection is used.
-fn open(path: &Path) -> Result<(rusqlite::Connection, Option<tempfile::TempDir>), ImportError> {
-    use rusqlite::OpenFlags;
-    let io = |err: std::io::Error| ImportError::Io { path: path.display().to_string(), err };
-    let sql = |e: rusqlite::Error| ImportError::Io { path: path.display().to_string(), err: std::io::Error::other(e) };
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let meta = std::fs::symlink_metadata(path).map_err(io)?;
-    if !meta.is_file() {
-        return Err(io(std::io::Error::other("not a regular file")));
-    }
-    let uri = |f: &Path, immutable: bool| {
-        let p = f.to_string_lossy().replace('%', "%25").replace('?', "%3f").replace('#', "%23");
-        format!("file:{p}?mode=ro{}", if immutable { "&immutable=1" } else { "" })
-    };
-    let wal = PathBuf::from(format!("{}-wal", path.display()));
-    if !wal.exists() {
-        return rusqlite::Connection::open_with_flags(uri(path, true), flags).map(|c| (c, None)).map_err(sql);
-    }
-    let dir = tempfile::tempdir().map_err(io)?;
-    let copy = dir.path().join("copy.db");
-    std::fs::copy(path, &copy).map_err(io)?;
-    std::fs::copy(&wal, dir.path().join("copy.db-wal")).map_err(io)?;
-    rusqlite::Connection::open_with_flags(uri(&copy, false), flags).map(|c| (c, Some(dir))).map_err(sql)
+/// Opens a store read-only without writing beside it ([`crate::journal::sqlite`]).
+fn open(path: &Path) -> Result<crate::journal::sqlite::ReadOnly, ImportError> {
+    crate::journal::sqlite::open_read_only(path).map_err(|err| ImportError::Io { path: path.display().to_string(), err })
 }
 
 fn sql_err(path: &Path, e: rusqlite::Error) -> ImportError {
@@ -371,10 +350,7 @@ impl Reader {
         let multi = steps.len() > 1;
         let ts = ts_ms(created(m));
         let this = model_of(m);
-        let model = this.clone().filter(|x| Some(x) != self.model.as_ref());
-        if this.is_some() {
-            self.model = this;
-        }
+        let model = super::lines::model_change(&mut self.model, this);
         let mut model = model;
         for (k, step) in steps.iter().enumerate() {
             let mut texts = Vec::new();

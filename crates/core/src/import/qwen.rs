@@ -173,10 +173,7 @@ impl Reader {
             )
         });
         let this = s(o, "model").map(str::to_string);
-        let model = this.clone().filter(|x| Some(x) != self.model.as_ref());
-        if this.is_some() {
-            self.model = this;
-        }
+        let model = super::lines::model_change(&mut self.model, this);
         let rec = AssistantRec { id: aid, text: Arc::from(p.texts.join("")), calls, model, usage, prompt_sha256: None };
         self.b.push(s(o, "timestamp"), l.no, l.offset, Body::Assistant(rec));
     }

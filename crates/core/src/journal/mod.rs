@@ -13,6 +13,7 @@ mod numbers;
 pub mod reader;
 pub mod record;
 pub mod session;
+pub mod sqlite;
 pub mod typed;
 
 pub use error::{JournalError, JournalErrorKind, Warning};

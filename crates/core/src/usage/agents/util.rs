@@ -135,30 +135,10 @@ pub fn total_fallback(t: &mut Tokens, extra: u64, total: u64) -> u64 {
     }
 }
 
-/// Opens a SQLite store for reading without ever writing beside it: with no `-wal` file (no
-/// writer has uncommitted pages) the file is opened `immutable` (SQLite then creates no
-/// `-shm`); with one, the database and its `-wal` are copied to a temporary folder and read
-/// there, so the user's folder is left exactly as it was. `None` when it cannot be read.
-pub fn open_db(p: &Path) -> Option<(rusqlite::Connection, Option<tempfile::TempDir>)> {
-    use rusqlite::OpenFlags;
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let meta = std::fs::symlink_metadata(p).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    let wal = PathBuf::from(format!("{}-wal", p.display()));
-    let uri = |f: &Path, immutable: bool| {
-        let path = f.to_string_lossy().replace('%', "%25").replace('?', "%3f").replace('#', "%23");
-        format!("file:{path}?mode=ro{}", if immutable { "&immutable=1" } else { "" })
-    };
-    if !wal.exists() {
-        return rusqlite::Connection::open_with_flags(uri(p, true), flags).ok().map(|c| (c, None));
-    }
-    let dir = tempfile::tempdir().ok()?;
-    let copy = dir.path().join("copy.db");
-    std::fs::copy(p, &copy).ok()?;
-    std::fs::copy(&wal, dir.path().join("copy.db-wal")).ok()?;
-    rusqlite::Connection::open_with_flags(uri(&copy, false), flags).ok().map(|c| (c, Some(dir)))
+/// Opens a SQLite store read-only, never writing beside it ([`crate::journal::sqlite`]); `None`
+/// when it cannot be read.
+pub fn open_db(p: &Path) -> Option<crate::journal::sqlite::ReadOnly> {
+    crate::journal::sqlite::open_read_only(p).ok()
 }
 
 /// The column names of `table` (empty when it does not exist).
