@@ -46,6 +46,9 @@ pub struct TokensDoc {
     pub multiplier: f64,
     pub unrecorded_prefix: Option<u64>,
     pub calibrated: u64,
+    /// The calibrated figure is extrapolated from a fit of before a compaction (no call with
+    /// `prompt_tokens` since).
+    pub extrapolated: bool,
     pub parts: Vec<PartRow>,
     pub results_by_tool: Vec<ToolRow>,
     pub settings: SettingsDoc,
@@ -100,6 +103,7 @@ pub fn request_doc(r: &RequestTokens) -> TokensDoc {
         multiplier: r.multiplier,
         unrecorded_prefix: r.unrecorded_prefix,
         calibrated: r.calibrated,
+        extrapolated: r.extrapolated,
         parts: (r.breakdown.parts.iter())
             .map(|p| PartRow {
                 part: p.name.to_string(),
@@ -198,6 +202,11 @@ pub fn request_text(r: &RequestTokens, paint: &Paint, layout: Layout) -> String 
         format!("×{:.3} before turn {}", r.multiplier, r.next_turn)
     } else {
         "no turn records prompt_tokens: multiplier 1.0".to_string()
+    };
+    let mult_note = if r.extrapolated {
+        format!("{mult_note}; extrapolated: a compaction since the last call with prompt_tokens")
+    } else {
+        mult_note
     };
     out += &format!("calibrated estimate: {} ({mult_note})\n{}\n", thousands(r.calibrated), settings_table(r, layout));
     out += &match r.budget() {
@@ -360,7 +369,7 @@ pub fn per_turn_text(strategy: &str, encoding: &str, rows: &[TurnEstimate], pain
                 r.turn.to_string(),
                 thousands(r.raw),
                 format!("{:.3}", r.multiplier),
-                thousands(r.calibrated),
+                if r.extrapolated { format!("{} *", thousands(r.calibrated)) } else { thousands(r.calibrated) },
                 r.prompt_tokens.map_or_else(|| "not recorded".into(), thousands),
                 e(r.raw_error_pct()),
                 e(r.calibrated_error_pct()),
@@ -372,6 +381,14 @@ pub fn per_turn_text(strategy: &str, encoding: &str, rows: &[TurnEstimate], pain
         })
         .collect();
     out += &format!("{}\n", fit(&columns, &cells, layout));
+    let extrapolated: Vec<String> = rows.iter().filter(|r| r.extrapolated).map(|r| r.turn.to_string()).collect();
+    if !extrapolated.is_empty() {
+        out += &format!(
+            "* extrapolated (the fit predates a compaction or a change the format does not record; re-anchored on the next call with prompt_tokens): turn{} {}\n",
+            if extrapolated.len() == 1 { "" } else { "s" },
+            extrapolated.join(", ")
+        );
+    }
     if affine {
         let last = rows.iter().rev().find(|r| r.prompt_tokens.is_some()).map_or(0, |r| r.prefix);
         out += &format!(

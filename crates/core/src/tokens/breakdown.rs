@@ -106,6 +106,9 @@ pub struct RequestTokens {
     pub unrecorded_prefix: Option<u64>,
     /// Whether any earlier turn recorded `prompt_tokens` (else the multiplier is 1.0).
     pub calibrated_from_usage: bool,
+    /// Whether the calibrated figure is extrapolated from a fit of before a rewrite (a compaction
+    /// since the last turn with usage: [`Calibrator::extrapolated`]).
+    pub extrapolated: bool,
     pub calibrated: u64,
     #[serde(skip)]
     pub settings: CtxSettings,
@@ -128,6 +131,7 @@ impl RequestTokens {
         let (multiplier, offset) = cal.terms(next_turn, breakdown.total);
         let calibrated = cal.calibrate(next_turn, breakdown.total);
         let unrecorded_prefix = cal.is_affine().then_some(offset);
+        let extrapolated = cal.extrapolated(next_turn, breakdown.total);
         RequestTokens {
             unrecorded_prefix,
             view,
@@ -138,6 +142,7 @@ impl RequestTokens {
             next_turn,
             multiplier,
             calibrated_from_usage: !cal.is_empty(),
+            extrapolated,
             calibrated,
             settings,
         }
@@ -176,13 +181,18 @@ pub struct TurnEstimate {
     pub prefix: u64,
     pub calibrated: u64,
     pub prompt_tokens: Option<u64>,
+    /// The calibrated figure rests on a fit of before a rewrite (a compaction, or a change in what
+    /// the provider counts beyond the journal, seen in this turn's usage): an extrapolation,
+    /// not re-anchored yet ([`Calibrator::extrapolated`]).
+    pub extrapolated: bool,
 }
 
 impl TurnEstimate {
     /// Calibrates turn `turn`'s raw estimate with `cal`.
     pub fn new(turn: usize, raw: u64, prompt_tokens: Option<u64>, cal: &Calibrator) -> TurnEstimate {
         let (multiplier, prefix) = cal.terms(turn, raw);
-        TurnEstimate { turn, raw, multiplier, prefix, calibrated: cal.calibrate(turn, raw), prompt_tokens }
+        let (calibrated, extrapolated) = (cal.calibrate(turn, raw), cal.extrapolated(turn, raw));
+        TurnEstimate { turn, raw, multiplier, prefix, calibrated, prompt_tokens, extrapolated }
     }
 
     /// The calibrated error's median, p90 and worst over the turns after the first one that

@@ -42,6 +42,10 @@ struct Point {
     /// Affine mode: the raw estimate of this turn's request and the long-run slope then.
     counted: f64,
     long_slope: f64,
+    /// Affine mode: the provider's figure of this turn.
+    prompt: f64,
+    /// Affine mode: this observation was a rewrite (module doc) and re-anchored the fit.
+    rewrite: bool,
 }
 
 /// Recency-weighted sums of the affine fit (weights relative to the last observed turn).
@@ -70,6 +74,47 @@ impl Sums {
     }
 }
 
+/// A slope's sums split into segments (module doc, "A rewrite"): the current segment's sums, the
+/// centred cross-products of the closed segments, and the totals that size the ridge.
+#[derive(Debug, Clone, Copy, Default)]
+struct Segmented {
+    cur: Sums,
+    all: Sums,
+    closed_cc: f64,
+    closed_cp: f64,
+}
+
+impl Segmented {
+    fn age(&mut self, k: f64) {
+        self.cur.age(k);
+        self.all.age(k);
+        self.closed_cc *= k;
+        self.closed_cp *= k;
+    }
+
+    fn add(&mut self, c: f64, p: f64) {
+        self.cur.add(c, p);
+        self.all.add(c, p);
+    }
+
+    /// Closes the current segment: its centred sums stay, its intercept goes.
+    fn split(&mut self) {
+        let (cc, cp) = centred(&self.cur);
+        self.closed_cc += cc;
+        self.closed_cp += cp;
+        self.cur = Sums::default();
+    }
+}
+
+/// Σw(c − c̄)² and Σw(c − c̄)(p − p̄) of `s` (0 when empty).
+fn centred(s: &Sums) -> (f64, f64) {
+    if s.w > 0.0 {
+        (s.cc - s.c * s.c / s.w, s.cp - s.c * s.p / s.w)
+    } else {
+        (0.0, 0.0)
+    }
+}
+
 /// Accumulates (turn, `prompt_tokens`, raw estimate) observations and answers multipliers.
 #[derive(Debug, Clone, Default)]
 pub struct Calibrator {
@@ -79,7 +124,7 @@ pub struct Calibrator {
     sum_est: f64,
     /// Affine mode: the slope's, the offset's and the long-run slope's sums (`None`: the spec's
     /// ratio).
-    affine: Option<(Sums, Sums, Sums)>,
+    affine: Option<(Segmented, Sums, Segmented)>,
     /// One point per observed turn, in turn order.
     points: Vec<Point>,
 }
@@ -100,6 +145,11 @@ pub const LONG_SLOPE_HALF_LIFE_TURNS: f64 = 256.0;
 
 /// Affine mode: a request counting less than this share of the last observed one is a drop.
 pub const DROP_RATIO: f64 = 0.5;
+
+/// Affine mode: the change in the provider's count, beyond what the change in counted tokens
+/// explains at any admissible slope, that makes an observation a rewrite (module doc). The
+/// issue-28 floor of a significant cache break: smaller steps are within the noise of a request.
+pub const REWRITE_TOLERANCE_TOKENS: f64 = 2_048.0;
 
 /// Affine mode: strength of the pull of the slope towards 1, relative to Σw·(mean counted)².
 pub const SLOPE_RIDGE: f64 = 0.003;
@@ -146,17 +196,24 @@ impl Calibrator {
         self.sum_prompt += prompt as f64;
         self.sum_est += raw_recorded_estimate as f64;
         let counted = raw_recorded_estimate as f64;
+        let rewrite =
+            self.is_affine() && self.points.last().is_some_and(|last| is_rewrite(last, counted, prompt as f64));
         let point = match &mut self.affine {
             Some((slope, offset, long)) => {
-                for sums in [&mut *slope, &mut *offset, &mut *long] {
-                    sums.add(counted, prompt as f64);
+                if rewrite {
+                    slope.split();
+                    *offset = Sums::default();
                 }
+                slope.add(counted, prompt as f64);
+                long.add(counted, prompt as f64);
+                offset.add(counted, prompt as f64);
                 let (multiplier, offset) = fit(slope, offset);
-                Point { turn, multiplier, offset, counted, long_slope: slope_of(long) }
+                let long_slope = slope_of(long);
+                Point { turn, multiplier, offset, counted, long_slope, prompt: prompt as f64, rewrite }
             }
             None => {
                 let multiplier = if self.sum_est > 0.0 { self.sum_prompt / self.sum_est } else { 1.0 };
-                Point { turn, multiplier, offset: 0.0, counted, long_slope: multiplier }
+                Point { turn, multiplier, offset: 0.0, counted, long_slope: multiplier, prompt: prompt as f64, rewrite }
             }
         };
         self.points.push(point);
@@ -220,17 +277,45 @@ impl Calibrator {
         self.is_affine() && self.before(t).is_some_and(|p| (raw as f64) < DROP_RATIO * p.counted)
     }
 
+    /// Affine mode: whether the estimate of turn `t` (a request of `raw`) is extrapolated — it
+    /// rests on a fit from before a rewrite: `t` is a drop from the last observed request, or its
+    /// own observation was a rewrite (module doc, "A rewrite"). Never in ratio mode, nor before
+    /// any observation (then the raw count is shown).
+    pub fn extrapolated(&self, t: usize, raw: u64) -> bool {
+        self.is_drop(t, raw) || self.rewrite_at(t)
+    }
+
+    /// Whether turn `t`'s observation was a rewrite that re-anchored the fit.
+    pub fn rewrite_at(&self, t: usize) -> bool {
+        let n = self.points.partition_point(|p| p.turn < t);
+        self.points.get(n).is_some_and(|p| p.turn == t && p.rewrite)
+    }
+
     /// Whether any observation was recorded.
     pub fn is_empty(&self) -> bool {
         self.points.is_empty()
     }
 }
 
-/// The ridge least-squares slope of `s`, clamped to [[`MIN_SLOPE`], [`MAX_SLOPE`]].
-fn slope_of(s: &Sums) -> f64 {
-    let scc = s.cc - s.c * s.c / s.w;
-    let scp = s.cp - s.c * s.p / s.w;
-    let ridge = SLOPE_RIDGE * s.w * (s.c / s.w).powi(2);
+/// Whether an observation (`counted`, `prompt`) after `last` is a rewrite (module doc): a drop,
+/// or a change in the provider's count that no admissible slope times the change in counted
+/// tokens explains, give or take [`REWRITE_TOLERANCE_TOKENS`].
+fn is_rewrite(last: &Point, counted: f64, prompt: f64) -> bool {
+    if counted < DROP_RATIO * last.counted {
+        return true;
+    }
+    let (dc, dp) = (counted - last.counted, prompt - last.prompt);
+    let (a, b) = (MIN_SLOPE * dc, MAX_SLOPE * dc);
+    dp > a.max(b) + REWRITE_TOLERANCE_TOKENS || dp < a.min(b) - REWRITE_TOLERANCE_TOKENS
+}
+
+/// The ridge least-squares slope of the segmented sums `s` (pooled within segments), clamped to
+/// [[`MIN_SLOPE`], [`MAX_SLOPE`]].
+fn slope_of(s: &Segmented) -> f64 {
+    let (cc, cp) = centred(&s.cur);
+    let (scc, scp) = (s.closed_cc + cc, s.closed_cp + cp);
+    let a = &s.all;
+    let ridge = SLOPE_RIDGE * a.w * (a.c / a.w).powi(2);
     let slope = if scc + ridge > 0.0 { (scp + ridge) / (scc + ridge) } else { 1.0 };
     if slope.is_finite() {
         slope.clamp(MIN_SLOPE, MAX_SLOPE)
@@ -240,7 +325,7 @@ fn slope_of(s: &Sums) -> f64 {
 }
 
 /// The affine fit of the slope's and the offset's sums: (slope, offset ≥ 0).
-fn fit(s: &Sums, o: &Sums) -> (f64, f64) {
+fn fit(s: &Segmented, o: &Sums) -> (f64, f64) {
     let slope = slope_of(s);
     // Not clamped here: a slightly negative residual mean keeps the fit unbiased; the prefix
     // reported ([`Calibrator::offset`]) is never negative.
@@ -360,6 +445,46 @@ mod tests {
         let mut r = Calibrator::new();
         r.observe(1, Some(1_000), 1_000);
         assert!(!r.is_drop(2, 10));
+    }
+
+    /// Issue 28 item 5: a synthetic session (prompt = 1.2 × counted + unrecorded part) whose
+    /// unrecorded part grows by 30k at turn 11 while its counted content barely moves (content the
+    /// format does not record), then is compacted at turn 16 (the conversation drops, the agent
+    /// re-sends 5k more it does not record). Each rewrite's own turn is extrapolated; the next
+    /// observed call re-anchors, and the step is never read as a slope.
+    #[test]
+    fn a_rewrite_re_anchors_on_the_next_observed_call() {
+        let unrecorded =
+            |t: usize| 20_000.0 + if t >= 11 { 30_000.0 } else { 0.0 } + if t >= 16 { 5_000.0 } else { 0.0 };
+        let counts = [
+            50u64, 3_000, 6_000, 9_500, 14_000, 20_000, 27_000, 30_000, 30_500, 31_000, 31_100, 32_000, 34_000, 36_000,
+            40_000, 4_000, 6_000, 9_000, 12_000,
+        ];
+        let truth = |t: usize, c: u64| (1.2 * c as f64 + unrecorded(t)).round() as u64;
+        let mut c = Calibrator::affine();
+        for (i, &n) in counts.iter().enumerate() {
+            let t = i + 1;
+            let before = c.clone();
+            c.observe(t, Some(truth(t, n)), n);
+            let err = error_pct(before.calibrate(t, n), truth(t, n)).unwrap();
+            let extrapolated = c.extrapolated(t, n);
+            assert_eq!(extrapolated, t == 11 || t == 16, "turn {t}");
+            assert_eq!(before.extrapolated(t, n), t == 16, "turn {t}: only a drop is known beforehand");
+            if t >= 3 && !extrapolated {
+                assert!(err.abs() < 1.0, "turn {t}: {err:.2} %");
+            }
+            if t == 11 {
+                assert!(err < -25.0, "turn 11 cannot be foreseen: {err:.2} %");
+            }
+        }
+        assert!((c.last_multiplier() - 1.2).abs() < 0.02, "the steps are not a slope: {}", c.last_multiplier());
+        assert!((c.last_offset() as f64 - 55_000.0).abs() < 500.0, "{}", c.last_offset());
+        // Growth within the admissible slopes is not a rewrite, and the ratio mode has none.
+        assert!(!c.rewrite_at(12) && c.rewrite_at(11) && c.rewrite_at(16));
+        let mut r = Calibrator::new();
+        r.observe(1, Some(1_000), 1_000);
+        r.observe(2, Some(90_000), 1_001);
+        assert!(!r.extrapolated(2, 1_001) && !r.rewrite_at(2));
     }
 
     #[test]
