@@ -108,7 +108,7 @@ for mb in sizes:
     n = runs if mb < 300 else max(10, runs // 4)
     warm = [run(st, p) for _ in range(n)]
     warm_rss = rss(st, p)
-    read = bytes_read(p)
+    read, size = bytes_read(p), os.path.getsize(p)
     app = []
     for _ in range(10):
         with open(p, "ab") as f: f.write(chunk())
@@ -117,7 +117,7 @@ for mb in sizes:
     sb = sum(os.path.getsize(os.path.join(live, x)) for x in os.listdir(live) if x.endswith(".json"))
     rows.append(f"| ctxj statusline, {mb} MB | {cold:.0f} | {pct(warm,.5):.1f} / {pct(warm,.99):.1f} | "
                 f"{pct(app,.5):.1f} / {pct(app,.99):.1f} | {cold_rss:.0f} / {warm_rss:.0f} | "
-                f"{read / 1024:.0f} KiB of {os.path.getsize(p) / 1048576:.0f} MB; state {sb / 1048576:.1f} MB |")
+                f"a warm run reads {read / 1024:.0f} KiB of {size / 1048576:.0f} MB; state {sb / 1048576:.1f} MB |")
     if ccu:
         ce = dict(env, CLAUDE_CONFIG_DIR=os.path.join(tmp, f"cc{mb}"))
         k = 3 if mb >= 300 else 5
@@ -170,7 +170,7 @@ def cpu(pid):
 c0, t0 = cpu(w.pid), time.perf_counter(); time.sleep(20)
 idle = 100 * (cpu(w.pid) - c0) / (time.perf_counter() - t0)
 w.kill(); w.wait()
-rows.append(f"| ctxj watch, append → event (stat poll 250 ms), 20 appends | | p50 {pct(lat,.5):.0f} ms | p95 {pct(lat,.95):.0f} ms | | idle CPU {idle:.2f} % of a core (20 s) |")
+rows.append(f"| ctxj watch, append → event (stat poll 250 ms), 20 appends | | p50 {pct(lat,.5):.0f} / p95 {pct(lat,.95):.0f} | | | idle CPU {idle:.2f} % of a core (20 s) |")
 
 # watch over a replay at recorded pace, scaled down: RSS sampled each second.
 sess = [os.path.join(shared, "samples", "claude-code", "projects", "spotter", f) for f in
