@@ -1,85 +1,233 @@
 # scripts/bench-live.sh — `ctxj statusline` and `ctxj watch` (issue 33), sourced by scripts/bench
-# (`BENCH_ONLY=live`; uses CTXJ, OUT, ROOT, log). Sets LIVE_ROWS: the table rows.
+# (`BENCH_ONLY=live`; uses CTXJ, OUT, ROOT, DOC, LOAD_AT_START, log). Writes its table between the
+# `live:begin` / `live:end` markers of docs/performance.md (appended when they are missing).
 #
-# Transcripts: the shared Claude Code samples concatenated into one session file of 3 MB and of
-# 30 MB under /tmp (deleted afterwards; never committed). For each: a cold run (no state), warm
-# runs (state kept, nothing appended: p50/p99 over LIVE_RUNS runs), runs after 1 MB was appended
-# each time (p50/p99 over 10), and the peak RSS of a warm and of a cold run. `watch`: p50/p95 of
-# the time from appending one line to reading its event, default stat poll (250 ms), 20 appends.
+# Transcripts: the shared Claude Code sessions (../shared/samples, main files) concatenated into
+# one session file of 3, 30 and 300 MB under /tmp (deleted afterwards; never committed), each copy
+# with its own message and request ids so that every call is a new call (usage de-duplicates
+# repeated ids). For each size: a cold run (no state), warm runs (state kept, nothing appended:
+# p50/p99), runs after 1 MB was appended each time (p50/p99 over 10), the peak RSS of a cold and a
+# warm run, the bytes a warm run reads (strace: a full rescan would read the whole file) and the
+# state's size. Four 30 MB sessions at once: four warm runs started together, 50 times. ccusage
+# 20.0.24's `statusline` on the same files (its own config folder per size holding only that
+# file), cold (`--no-cache`), warm (its cache on, the default) and after a 1 MB append.
+# `watch`: p50/p95 from appending one call line to reading its event (stat poll, 250 ms, 20
+# appends), its CPU while idle (20 s) and its RSS over a replay of real sessions at their recorded
+# pace, scaled down (the recorded gaps between lines, each at most 30 min, squeezed into
+# LIVE_REPLAY_SECS).
 #
-#   LIVE_RUNS=200   warm runs per transcript
+#   LIVE_RUNS=200          warm runs per transcript (300 MB: a quarter)
+#   LIVE_SIZES="3 30 300"  transcript sizes, MB
+#   LIVE_REPLAY_SECS=60    wall time of the scaled replay
+#   BENCH_NO_USAGE=1       skip ccusage; BENCH_CCUSAGE=PATH a ccusage 20.0.24 executable (else npm
+#                          installs it into bench-out/ccusage)
 
-CC_SRC=$ROOT/../shared/samples/claude-code
+S=$ROOT/../shared
+[ -d "$S/samples/claude-code" ] || { log "live: ../shared/samples missing"; exit 1; }
+CCU=""
+if [ -z "${BENCH_NO_USAGE:-}" ]; then
+  CCU=${BENCH_CCUSAGE:-$OUT/ccusage/node_modules/.bin/ccusage}
+  [ -x "$CCU" ] || npm install --silent --prefix "$OUT/ccusage" ccusage@20.0.24 >/dev/null || CCU=""
+fi
+need strace strace
 LIVE_TMP=$(mktemp -d /tmp/ctxj-bench-live.XXXXXX)
-LIVE_ROWS=$(python3 - "$CTXJ" "$CC_SRC" "$LIVE_TMP" "${LIVE_RUNS:-200}" <<'PY'
-import glob, json, os, subprocess, sys, time, resource
-ctxj, src, tmp, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-files = sorted(glob.glob(os.path.join(src, "projects", "*", "*.jsonl")), key=os.path.getsize, reverse=True)
+log "live: statusline and watch (sizes ${LIVE_SIZES:-3 30 300} MB)"
+LIVE_ROWS=$(python3 - "$CTXJ" "$S" "$LIVE_TMP" "${LIVE_RUNS:-200}" "${LIVE_SIZES:-3 30 300}" "${LIVE_REPLAY_SECS:-60}" "$CCU" <<'PY'
+import glob, json, os, shutil, subprocess, sys, time
+ctxj, shared, tmp, runs, sizes, replay_secs, ccu = sys.argv[1:8]
+runs, sizes, replay_secs = int(runs), [int(x) for x in sizes.split()], float(replay_secs)
+files = sorted(glob.glob(os.path.join(shared, "samples", "claude-code", "projects", "*", "*.jsonl")),
+               key=os.path.getsize, reverse=True)
 lines = [l for f in files for l in open(f, "rb").read().splitlines(keepends=True) if l.endswith(b"\n")]
-env = dict(os.environ, CTXJ_CACHE_DIR=os.path.join(tmp, "cache"), NO_COLOR="1")
+env = dict(os.environ, CTXJ_CACHE_DIR=os.path.join(tmp, "cache"), NO_COLOR="1",
+           CLAUDE_CONFIG_DIR=os.path.join(tmp, "no-config"))
+os.makedirs(env["CLAUDE_CONFIG_DIR"], exist_ok=True)
+copy_no = [0]
 
-def build(name, mb):
-    d = os.path.join(tmp, "projects", "-bench"); os.makedirs(d, exist_ok=True)
-    p = os.path.join(d, name + ".jsonl"); size = 0
-    with open(p, "wb") as f:
+def fresh(ls):
+    """`ls` with message and request ids no earlier copy used."""
+    copy_no[0] += 1
+    n = copy_no[0]
+    return [l.replace(b'"id":"msg_', b'"id":"msg_c%d_' % n).replace(b'"requestId":"req_', b'"requestId":"req_c%d_' % n)
+            for l in ls]
+
+def build(path, mb):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    size = 0
+    with open(path, "wb") as f:
         while size < mb << 20:
-            for l in lines:
+            for l in fresh(lines):
                 f.write(l); size += len(l)
                 if size >= mb << 20: break
-    return p
+    return path
 
-def run(p):
-    inp = json.dumps({"transcript_path": p}).encode()
+def chunk():
+    out, size = [], 0
+    for l in fresh(lines):
+        out.append(l); size += len(l)
+        if size >= 1 << 20: break
+    return b"".join(out)
+
+def inp(p):
+    return json.dumps({"session_id": os.path.basename(p), "transcript_path": p, "cwd": tmp,
+                       "model": {"id": "claude-opus-4-6", "display_name": "Opus"},
+                       "workspace": {"current_dir": tmp, "project_dir": tmp}, "version": "2.1.39"}).encode()
+
+def run(cmd, p, e=env):
     t = time.perf_counter()
-    subprocess.run([ctxj, "statusline"], input=inp, env=env, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(cmd, input=inp(p), env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return (time.perf_counter() - t) * 1000
 
-def rss(p):
-    inp = json.dumps({"transcript_path": p}).encode()
-    r = subprocess.run(["/usr/bin/time", "-f", "%M", ctxj, "statusline"], input=inp, env=env,
+def rss(cmd, p, e=env):
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, input=inp(p), env=e,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True)
     return int(r.stderr.decode().strip().splitlines()[-1]) / 1024
+
+def bytes_read(p):
+    log = os.path.join(tmp, "strace.log")
+    subprocess.run(["strace", "-f", "-qq", "-e", "trace=read,pread64", "-o", log, ctxj, "statusline"],
+                   input=inp(p), env=env, stdout=subprocess.DEVNULL, check=True)
+    total = 0
+    for l in open(log):
+        r = l.rsplit("=", 1)[-1].strip().split()[0]
+        if r.isdigit(): total += int(r)
+    return total
 
 def pct(xs, q):
     xs = sorted(xs); return xs[min(len(xs) - 1, int(q * len(xs)))]
 
-chunk = b"".join(lines)[: 1 << 20]; chunk = chunk[: chunk.rfind(b"\n") + 1]
+state = env["CTXJ_CACHE_DIR"]
+st = [ctxj, "statusline"]
 rows = []
-for mb in (3, 30):
-    p = build(f"s{mb}", mb)
-    state = os.path.join(tmp, "cache")
-    subprocess.run(["rm", "-rf", state])
-    cold_rss = rss(p)
-    subprocess.run(["rm", "-rf", state])
-    cold = run(p)
-    warm = [run(p) for _ in range(runs)]
-    warm_rss = rss(p)
+for mb in sizes:
+    p = build(os.path.join(tmp, f"cc{mb}", "projects", "-bench", f"s{mb}.jsonl"), mb)
+    shutil.rmtree(state, ignore_errors=True)
+    cold_rss = rss(st, p)
+    shutil.rmtree(state, ignore_errors=True)
+    cold = run(st, p)
+    n = runs if mb < 300 else max(10, runs // 4)
+    warm = [run(st, p) for _ in range(n)]
+    warm_rss = rss(st, p)
+    read, size = bytes_read(p), os.path.getsize(p)
     app = []
     for _ in range(10):
-        with open(p, "ab") as f: f.write(chunk)
-        app.append(run(p))
-    st = sum(os.path.getsize(os.path.join(state, "live", x)) for x in os.listdir(os.path.join(state, "live")))
-    rows.append(f"| statusline, {mb} MB Claude Code transcript | {cold:.0f} | {pct(warm,.5):.1f} / {pct(warm,.99):.1f} | "
-                f"{pct(app,.5):.1f} / {pct(app,.99):.1f} | {cold_rss:.0f} / {warm_rss:.0f} | {st/1048576:.1f} |")
-# watch: append one call line, time until its event is read
-p = build("w", 3)
+        with open(p, "ab") as f: f.write(chunk())
+        app.append(run(st, p))
+    live = os.path.join(state, "live")
+    sb = sum(os.path.getsize(os.path.join(live, x)) for x in os.listdir(live) if x.endswith(".json"))
+    rows.append(f"| ctxj statusline, {mb} MB | {cold:.0f} | {pct(warm,.5):.1f} / {pct(warm,.99):.1f} | "
+                f"{pct(app,.5):.1f} / {pct(app,.99):.1f} | {cold_rss:.0f} / {warm_rss:.0f} | "
+                f"a warm run reads {read / 1024:.0f} KiB of {size / 1048576:.0f} MB; state {sb / 1048576:.1f} MB |")
+    if ccu:
+        ce = dict(env, CLAUDE_CONFIG_DIR=os.path.join(tmp, f"cc{mb}"))
+        k = 3 if mb >= 300 else 5
+        c_rss = rss([ccu, "statusline", "--no-cache"], p, ce)
+        c_cold = [run([ccu, "statusline", "--no-cache"], p, ce) for _ in range(k)]
+        run([ccu, "statusline"], p, ce)
+        c_warm = [run([ccu, "statusline"], p, ce) for _ in range(4 * k)]
+        c_app = []
+        for _ in range(k):
+            with open(p, "ab") as f: f.write(chunk())
+            c_app.append(run([ccu, "statusline"], p, ce))
+        rows.append(f"| ccusage 20.0.24 statusline, {mb} MB | {pct(c_cold,.5):.0f} | {pct(c_warm,.5):.0f} / {pct(c_warm,.99):.0f} | "
+                    f"{pct(c_app,.5):.0f} / {pct(c_app,.99):.0f} | {c_rss:.0f} | (its cache: time + file mtime) |")
+    if mb != max(sizes): os.remove(p)
+
+# Four sessions at once, each warm.
+m4 = 30 if 30 in sizes else sizes[0]
+four = [build(os.path.join(tmp, "four", "projects", "-bench", f"q{i}.jsonl"), m4) for i in range(4)]
+for p in four: run(st, p)
+together = []
+for _ in range(50):
+    ps = []
+    for p in four:
+        pr = subprocess.Popen(st, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env)
+        pr.stdin.write(inp(p)); pr.stdin.close()
+        ps.append((pr, time.perf_counter()))
+    for pr, t0 in ps:
+        pr.wait()
+        together.append((time.perf_counter() - t0) * 1000)
+rows.append(f"| ctxj statusline, 4 sessions of {m4} MB at once (×50) | | {pct(together,.5):.1f} / {pct(together,.99):.1f} | | | |")
+shutil.rmtree(os.path.join(tmp, "four"), ignore_errors=True)
+
+# watch: append one call line, time until its event is read; then idle CPU.
+p = build(os.path.join(tmp, "w", "w.jsonl"), 3)
 w = subprocess.Popen([ctxj, "watch", "--format", "ndjson", p], env=env, stdout=subprocess.PIPE)
 time.sleep(1.5)
-call = next(l for l in lines if b'"usage"' in l and b'"assistant"' in l)
+call = next(l for l in lines if b'"usage"' in l and b'"assistant"' in l and b'"requestId":"req_' in l)
 lat = []
 for i in range(20):
-    l = call.replace(b'"requestId":"', b'"requestId":"bench%d-' % i, 1)
+    l = fresh([call])[0]
     t = time.perf_counter()
     with open(p, "ab") as f: f.write(l)
-    while True:
-        ev = json.loads(w.stdout.readline())
-        if ev["event"] == "call": break
+    while json.loads(w.stdout.readline())["event"] != "call": pass
     lat.append((time.perf_counter() - t) * 1000)
     time.sleep(0.3)
-t0 = os.times(); time.sleep(10); 
+tick = os.sysconf("SC_CLK_TCK")
+def cpu(pid):
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / tick
+c0, t0 = cpu(w.pid), time.perf_counter(); time.sleep(20)
+idle = 100 * (cpu(w.pid) - c0) / (time.perf_counter() - t0)
 w.kill(); w.wait()
-rows.append(f"| watch, append → event (stat poll 250 ms), 20 appends | p50 {pct(lat,.5):.0f} ms | p95 {pct(lat,.95):.0f} ms | | | |")
+rows.append(f"| ctxj watch, append → event (stat poll 250 ms), 20 appends | | p50 {pct(lat,.5):.0f} / p95 {pct(lat,.95):.0f} | | | idle CPU {idle:.2f} % of a core (20 s) |")
+
+# watch over a replay at recorded pace, scaled down: RSS sampled each second.
+sess = [os.path.join(shared, "samples", "claude-code", "projects", "spotter", f) for f in
+        ("4d5611e5-241a-462a-8d15-5122611a9569.jsonl", "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")]
+sess += sorted(glob.glob(os.path.join(shared, "corpus", "claude-code", "projects", "spotter-2", "*.jsonl")))
+from datetime import datetime
+def ts(l):
+    try: return datetime.fromisoformat(json.loads(l)["timestamp"].replace("Z", "+00:00")).timestamp()
+    except Exception: return None
+plan, span = [], 0.0  # (gap before the line, seconds recorded; line)
+for f in sess:
+    prev = None
+    for l in fresh(open(f, "rb").read().splitlines(keepends=True)):
+        t = ts(l)
+        gap = min(max(t - prev, 0), 1800) if (t is not None and prev is not None) else 0
+        if t is not None: prev = t
+        plan.append((gap, l)); span += gap
+scale = replay_secs / span
+r = os.path.join(tmp, "r", "r.jsonl"); os.makedirs(os.path.dirname(r), exist_ok=True); open(r, "wb").close()
+w = subprocess.Popen([ctxj, "watch", "--format", "ndjson", r], env=env, stdout=subprocess.DEVNULL)
+time.sleep(1)
+def vmrss(pid):
+    for l in open(f"/proc/{pid}/status"):
+        if l.startswith("VmRSS:"): return int(l.split()[1]) / 1024
+samples, last, start = [], time.perf_counter(), time.perf_counter()
+with open(r, "ab") as f:
+    for gap, l in plan:
+        if gap * scale > 0.001:
+            f.flush(); time.sleep(gap * scale)
+        f.write(l)
+        if time.perf_counter() - last >= 1:
+            f.flush(); samples.append(vmrss(w.pid)); last = time.perf_counter()
+time.sleep(1); samples.append(vmrss(w.pid))
+w.kill(); w.wait()
+rows.append(f"| ctxj watch over {span / 3600:.1f} h of recorded sessions replayed in {time.perf_counter() - start:.0f} s "
+            f"({len(plan)} lines, {os.path.getsize(r) / 1048576:.0f} MB) | | | | RSS first {samples[0]:.1f} / max {max(samples):.1f} / last {samples[-1]:.1f} | |")
 print("\n".join(rows))
 PY
 )
 rm -rf "$LIVE_TMP"
+LIVE_MD=$OUT/live.md
+LOAD_END=$(cut -d' ' -f1 /proc/loadavg)
+{
+  echo "<!-- live:begin -->"
+  echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores (load average $LOAD_AT_START at the start, $LOAD_END at the end), \`BENCH_ONLY=live scripts/bench\`."
+  echo
+  echo "| what | cold ms | warm p50 / p99 ms | after a 1 MB append p50 / p99 ms | peak RSS cold / warm MB | notes |"
+  echo "|---|---|---|---|---|---|"
+  echo "$LIVE_ROWS"
+  echo "<!-- live:end -->"
+} >"$LIVE_MD"
+if grep -q '<!-- live:begin -->' "$DOC"; then
+  awk -v tables="$LIVE_MD" '
+    /<!-- live:begin -->/ { while ((getline l < tables) > 0) print l; skip = 1; next }
+    /<!-- live:end -->/ { skip = 0; next }
+    !skip { print }' "$DOC" >"$DOC.tmp" && mv "$DOC.tmp" "$DOC"
+else
+  { echo; echo "## \`ctxj statusline\` and \`ctxj watch\` (issue 33)"; echo; cat "$LIVE_MD"; } >>"$DOC"
+fi
+cat "$LIVE_MD"
