@@ -14,7 +14,9 @@ fn main() -> ExitCode {
     let result = cli::dispatch(args.command, &ctx);
     // The token counts this run added to the persistent memo, written once (a cache: a failure
     // to write it changes nothing the command printed).
-    let _ = ctxj_core::tokens::memo::flush();
+    if let Some(memo) = &ctx.memo {
+        let _ = memo.flush();
+    }
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

@@ -68,51 +68,6 @@ pub struct OutputArgs {
     pub json: bool,
 }
 
-/// `--encoding`: the tokenizer to count with.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct EncodingArgs {
-    /// Tokenizer encoding: o200k_base or cl100k_base (default: the session's, else o200k_base).
-    #[arg(long, value_name = "NAME")]
-    pub encoding: Option<String>,
-}
-
-/// `--prices`, `--window` and `--provider-breaks`: the price table, the context window requests are checked
-/// against, and whether simulations replay the recorded cache losses.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct PricesArgs {
-    /// LiteLLM model_prices_and_context_window.json to price with (its max_input_tokens and
-    /// prompt_cache_min_tokens also give the context window and the cache minimum).
-    #[arg(long, value_name = "FILE")]
-    pub prices: Option<PathBuf>,
-    /// Context window in tokens (default: the journal's ctx_window, else the model's); requests
-    /// above it are flagged.
-    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
-    pub window: Option<u64>,
-    #[command(flatten)]
-    pub breaks: ProviderBreaksArgs,
-}
-
-/// `--provider-breaks` (on `cache`, `turns`, `report`).
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct ProviderBreaksArgs {
-    /// replay (default): every simulated strategy repeats, at the same turns, the cache losses the
-    /// provider recorded that no request change explains (causes provider, ttl, and
-    /// system_or_tools without a system record); ignore: the simulated cache keeps what its model
-    /// keeps.
-    #[arg(long, value_name = "MODE", value_parser = ["replay", "ignore"], default_value = "replay")]
-    pub provider_breaks: String,
-}
-
-impl ProviderBreaksArgs {
-    /// `--provider-breaks`.
-    pub fn get(&self) -> ctxj_core::cache::ProviderBreaks {
-        match self.provider_breaks.as_str() {
-            "ignore" => ctxj_core::cache::ProviderBreaks::Ignore,
-            _ => ctxj_core::cache::ProviderBreaks::Replay,
-        }
-    }
-}
-
 /// `--format` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -164,36 +119,6 @@ impl RowsArgs {
     }
 }
 
-/// `--summarizer CMD` of the commands that replay strategies (show, diff, turns, cache, report).
-#[derive(Debug, Clone, clap::Args)]
-pub struct SummarizerArgs {
-    /// Ask CMD (run with `sh -c`) for each replayed compaction's summary instead of the
-    /// deterministic template: the summarizer request as JSON on stdin, the summary on stdout
-    /// (docs/summarizer.md). Answers are cached by content hash in the user's cache folder
-    /// ($CTXJ_CACHE_DIR, else ~/.cache/ctxj), in summaries/.
-    #[arg(long, value_name = "CMD")]
-    pub summarizer: Option<String>,
-    /// Seconds one summary may take before the command is killed.
-    #[arg(long, value_name = "SECS", default_value_t = 120, requires = "summarizer")]
-    pub summarizer_timeout: u64,
-}
-
-impl SummarizerArgs {
-    /// The summarizer, when `--summarizer` is given.
-    pub fn get(&self) -> Option<std::sync::Arc<ctxj_core::strategy::summarizer::Summarizer>> {
-        let t = std::time::Duration::from_secs(self.summarizer_timeout.max(1));
-        self.summarizer.as_deref().map(|c| std::sync::Arc::new(ctxj_core::strategy::summarizer::Summarizer::new(c, t)))
-    }
-
-    /// The summarizer's first failure as an error (checked before anything is printed).
-    pub fn check(with: &Option<std::sync::Arc<ctxj_core::strategy::summarizer::Summarizer>>) -> Result<()> {
-        match with.as_ref().and_then(|s| s.take_error()) {
-            Some(e) => Err(anyhow::Error::new(e)),
-            None => Ok(()),
-        }
-    }
-}
-
 /// The agent logs `usage` and `export` read: paths, else the agents' default folders.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct LogArgs {
@@ -201,19 +126,97 @@ pub struct LogArgs {
     pub paths: Vec<PathBuf>,
     /// Only this agent's logs.
     #[arg(long, value_enum)]
-    pub agent: Option<super::usage::AgentArg>,
+    pub agent: Option<AgentArg>,
 }
 
 impl LogArgs {
     /// The transcripts to read, by agent (the default folders named on stderr); an error when
     /// there is none.
     pub fn files(&self) -> Result<std::collections::BTreeMap<ctxj_core::import::Format, Vec<PathBuf>>> {
-        let agent = self.agent.map(super::usage::AgentArg::format);
-        let paths = super::usage::paths_or_defaults(&self.paths, self.agent)?;
+        let agent = self.agent.map(AgentArg::format);
+        let paths = paths_or_defaults(&self.paths, self.agent)?;
         let files = ctxj_core::usage::transcripts(&paths, agent);
         anyhow::ensure!(!files.is_empty(), "no Claude Code, Codex or pi transcript found in the given paths");
         Ok(files)
     }
+}
+
+/// `--agent` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AgentArg {
+    ClaudeCode,
+    Codex,
+    Pi,
+}
+
+impl AgentArg {
+    pub fn format(self) -> ctxj_core::import::Format {
+        match self {
+            AgentArg::ClaudeCode => ctxj_core::import::Format::ClaudeCode,
+            AgentArg::Codex => ctxj_core::import::Format::Codex,
+            AgentArg::Pi => ctxj_core::import::Format::Pi,
+        }
+    }
+}
+
+/// The paths given, else the default folders that exist (named on stderr); an error when there
+/// is nothing to read.
+pub fn paths_or_defaults(paths: &[PathBuf], agent: Option<AgentArg>) -> Result<Vec<PathBuf>> {
+    for p in paths {
+        anyhow::ensure!(
+            p.exists(),
+            "{}: no such file or folder",
+            ctxj_core::text::escape_line(&p.display().to_string())
+        );
+    }
+    if !paths.is_empty() {
+        return Ok(paths.to_vec());
+    }
+    let roots = ctxj_core::usage::existing_default_roots(agent.map(AgentArg::format));
+    anyhow::ensure!(
+        !roots.is_empty(),
+        "no agent log folder found (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions or their \
+         environment overrides); give a path"
+    );
+    for r in &roots {
+        eprintln!("reading {} logs in {}", r.agent.name(), ctxj_core::text::escape_line(&r.path.display().to_string()));
+    }
+    Ok(roots.into_iter().map(|r| r.path).collect())
+}
+
+/// `--deny`: findings that also fail the command (`validate`, `audit`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DenyArgs {
+    /// Also fail (exit 1) on findings of this severity.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub deny: Option<Deny>,
+}
+
+/// Severities `--deny` can turn into failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Deny {
+    Warnings,
+}
+
+impl DenyArgs {
+    /// Exit code for `counts`: findings (1) when there is an error, or a warning under
+    /// `--deny warnings`; else 0.
+    pub fn exit_code(&self, counts: ctxj_core::check::Counts) -> u8 {
+        if counts.errors > 0 || (self.deny == Some(Deny::Warnings) && counts.warnings > 0) {
+            super::EXIT_FINDINGS
+        } else {
+            super::EXIT_OK
+        }
+    }
+}
+
+/// `--harness NAME`: the harness profile to judge by (`audit`) or view through (`tokens`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HarnessArgs {
+    /// Judge by this harness's profile instead of the journal's own (ctxj, claude-code,
+    /// command-code, veles; docs/rules.md "Harness profiles").
+    #[arg(long, value_name = "NAME")]
+    pub harness: Option<ctxj_core::check::Harness>,
 }
 
 /// `--no-cache`: the persistent token memo (global: every command accepts it).
@@ -226,9 +229,9 @@ pub struct CacheArgs {
 }
 
 impl CacheArgs {
-    /// Chooses the process's persistent token memo (`ctxj_core::tokens::memo`); a folder inside a
-    /// session directory is refused with a warning and the run keeps no memo.
-    pub fn apply(&self) {
+    /// The run's persistent token memo (`ctxj_core::tokens::memo`), flushed by `main` at the end;
+    /// a folder inside a session directory is refused with a warning and the run keeps no memo.
+    pub fn store(&self) -> Option<std::sync::Arc<ctxj_core::tokens::memo::Store>> {
         let dir = if self.no_cache { None } else { ctxj_core::tokens::memo::Dir::default_location() };
         let dir = dir.and_then(|d| match ctxj_core::tokens::memo::Dir::new(&d) {
             Ok(d) => Some(d),
@@ -237,6 +240,6 @@ impl CacheArgs {
                 None
             }
         });
-        ctxj_core::tokens::memo::use_dir(dir);
+        dir.map(|d| std::sync::Arc::new(ctxj_core::tokens::memo::Store::new(d)))
     }
 }

@@ -18,6 +18,7 @@ pub mod log;
 pub mod output;
 pub mod progress;
 pub mod report;
+pub mod resolve;
 pub mod sessions;
 pub mod show;
 #[cfg(feature = "synth")]

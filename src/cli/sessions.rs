@@ -11,8 +11,7 @@ use ctxj::render::sessions::{sessions_table, SessionsDoc};
 use ctxj_core::usage::summarize_folder_with_progress;
 use ctxj_core::usage::time::zone;
 
-use super::args::{FormatArgs, RowsArgs};
-use super::usage::{paths_or_defaults, AgentArg};
+use super::args::{paths_or_defaults, AgentArg, FormatArgs, RowsArgs};
 use super::{Ctx, EXIT_OK};
 
 /// List the sessions found (ctxj journals, Claude Code, Codex and pi transcripts).

@@ -2,14 +2,12 @@
 //! ccusage counts them, plus cache-hit rate and compactions.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::ValueEnum;
 
 use ctxj::render::rows::write_output;
 use ctxj::render::usage::usage_table;
-use ctxj_core::text::escape_line;
 use ctxj_core::usage::time::{zone, Window};
 use ctxj_core::usage::{usage, By, Options};
 
@@ -61,44 +59,6 @@ pub enum ByArg {
     Week,
     Month,
     Model,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AgentArg {
-    ClaudeCode,
-    Codex,
-    Pi,
-}
-
-impl AgentArg {
-    pub fn format(self) -> ctxj_core::import::Format {
-        match self {
-            AgentArg::ClaudeCode => ctxj_core::import::Format::ClaudeCode,
-            AgentArg::Codex => ctxj_core::import::Format::Codex,
-            AgentArg::Pi => ctxj_core::import::Format::Pi,
-        }
-    }
-}
-
-/// The paths given, else the default folders that exist (named on stderr); an error when there
-/// is nothing to read.
-pub fn paths_or_defaults(paths: &[PathBuf], agent: Option<AgentArg>) -> Result<Vec<PathBuf>> {
-    for p in paths {
-        anyhow::ensure!(p.exists(), "{}: no such file or folder", escape_line(&p.display().to_string()));
-    }
-    if !paths.is_empty() {
-        return Ok(paths.to_vec());
-    }
-    let roots = ctxj_core::usage::existing_default_roots(agent.map(AgentArg::format));
-    anyhow::ensure!(
-        !roots.is_empty(),
-        "no agent log folder found (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions or their \
-         environment overrides); give a path"
-    );
-    for r in &roots {
-        eprintln!("reading {} logs in {}", r.agent.name(), escape_line(&r.path.display().to_string()));
-    }
-    Ok(roots.into_iter().map(|r| r.path).collect())
 }
 
 pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
