@@ -20,11 +20,11 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            if cli::is_broken_pipe(&e) {
-                return ExitCode::from(cli::EXIT_OK);
+            let kind = cli::ErrorKind::of(&e);
+            if kind != cli::ErrorKind::BrokenPipe {
+                cli::print_error(&e);
             }
-            cli::print_error(&e);
-            ExitCode::from(cli::EXIT_USAGE)
+            ExitCode::from(kind.exit_code())
         }
     }
 }

@@ -94,12 +94,12 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     // The turn browser's views go to temporary files as they are built, and the page is
     // written piece by piece: neither is held whole in memory.
     let mut spill =
-        Spill::new(strategies.iter().map(|s| s.name.clone()).collect()).context("a temporary file")?;
+        Spill::new(strategies.iter().map(|s| s.name.clone()).collect()).context(super::Internal("a temporary file"))?;
     let data = super::progress::with_progress(|p| {
         report::build_streaming(&journal, strategies, &opts, p, Some(&mut |s, v| spill.push(s, &v)))
     })?;
     replays.check()?;
-    spill.finish().context("writing the turn browser to a temporary file")?;
+    spill.finish().context(super::Internal("writing the turn browser to a temporary file"))?;
     let mut bytes = 0;
     ctxj_core::journal::session::write_guarded_with(&output, &[&session.journal_path], &mut |w| {
         bytes = write_page(w, &data, &mut spill)?;
