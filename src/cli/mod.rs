@@ -21,12 +21,15 @@ pub mod report;
 pub mod resolve;
 pub mod sessions;
 pub mod show;
+pub mod statusline;
 #[cfg(feature = "synth")]
 pub mod synth;
 pub mod tokens;
+pub mod tune;
 pub mod turns;
 pub mod usage;
 pub mod validate;
+pub mod watch;
 
 pub use ctx::Ctx;
 pub use ctxj_core::projection::At;
@@ -126,6 +129,9 @@ pub enum Command {
     Export(export::Args),
     Report(report::Args),
     Experiment(experiment::Args),
+    Statusline(statusline::Args),
+    Watch(watch::Args),
+    Tune(tune::Args),
     Completions(completions::Args),
     #[cfg(feature = "synth")]
     #[command(hide = true)]
@@ -172,6 +178,8 @@ impl Command {
             Command::Sessions(a) => a.output.machine(),
             Command::Usage(a) => a.output.machine(),
             Command::Experiment(a) => a.output.machine(),
+            Command::Statusline(_) | Command::Watch(_) => true,
+            Command::Tune(a) => a.output.machine(),
             _ => false,
         }
     }
@@ -199,6 +207,9 @@ pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
         Command::Export(a) => export::run(a, ctx),
         Command::Report(a) => report::run(a, ctx),
         Command::Experiment(a) => experiment::run(a, ctx),
+        Command::Statusline(a) => statusline::run(a, ctx),
+        Command::Watch(a) => watch::run(a, ctx),
+        Command::Tune(a) => tune::run(a, ctx),
         Command::Completions(a) => completions::run(a, ctx),
         #[cfg(feature = "synth")]
         Command::Synth(a) => synth::run(a, ctx),

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use ctxj_core::cache::{self, CacheModel, Pricing, ProviderBreaks};
+use ctxj_core::cache::{self, CacheModel, Pricing, PricingChoice, ProviderBreaks};
 use ctxj_core::journal::Journal;
 use ctxj_core::strategy::summarizer::Summarizer;
 use ctxj_core::strategy::{self, Strategy};
@@ -184,14 +184,22 @@ impl PricingArgs {
         Ok(t)
     }
 
-    /// The one [`Pricing`] of `journal` under these flags, with `table` from [`PricingArgs::table`].
-    pub fn pricing(&self, journal: &Journal, table: cache::PriceTable) -> Pricing {
-        Pricing::for_session(journal, self.model.as_deref(), self.cache.map(CacheArg::model), table)
-            .with_window(self.window)
-            .with_provider_breaks(match self.provider_breaks {
+    /// The flags as one typed [`PricingChoice`] (for library functions that price many sessions).
+    pub fn choice(&self) -> PricingChoice {
+        PricingChoice {
+            model: self.model.clone(),
+            cache: self.cache.map(CacheArg::model),
+            window: self.window,
+            provider_breaks: match self.provider_breaks {
                 ProviderBreaksArg::Replay => ProviderBreaks::Replay,
                 ProviderBreaksArg::Ignore => ProviderBreaks::Ignore,
-            })
+            },
+        }
+    }
+
+    /// The one [`Pricing`] of `journal` under these flags, with `table` from [`PricingArgs::table`].
+    pub fn pricing(&self, journal: &Journal, table: cache::PriceTable) -> Pricing {
+        self.choice().pricing(journal, table)
     }
 }
 

@@ -11,13 +11,16 @@ use ctxj::render::sessions::{sessions_table, SessionsDoc};
 use ctxj_core::usage::summarize_folder_with_progress;
 use ctxj_core::usage::time::zone;
 
-use super::args::{paths_or_defaults, AgentArg, FormatArgs, RowsArgs};
+use super::args::{agent_files, agent_parser, default_roots, paths_or_defaults, FormatArgs, RowsArgs};
 use super::{Ctx, EXIT_OK};
 
-/// List the sessions found (ctxj journals, Claude Code, Codex and pi transcripts).
+/// List the sessions found: ctxj journals and the logs of every agent `ctxj usage` reads.
 ///
 /// With no path, reads every agent log folder that exists (the folders of `ctxj usage`) and
-/// names them on stderr. One row per session: start (local time), duration, agent, models,
+/// names them on stderr. Sessions of agents whose logs hold usage counters but not the requests
+/// (OpenCode, Gemini CLI, Qwen, Kimi, Copilot, …: see docs/importing.md) are listed with the role
+/// `usage only` and a note: their cost and tokens are `ctxj usage`'s, but read commands cannot
+/// replay them. With a path and `--agent X` for such an agent, the path is X's data folder. One row per session: start (local time), duration, agent, models,
 /// turns, provider-reported prompt tokens, cost at the built-in prices, cache hit, compactions,
 /// and side sessions (Claude Code sidechains and subagent files are rows of their own, listed
 /// under their parent). Any path shown can be given to every read command (show, log, cache, …).
@@ -26,14 +29,15 @@ use super::{Ctx, EXIT_OK};
 ///   ctxj sessions sample-journals/transcripts
 ///   ctxj sessions sample-journals/transcripts --agent codex --format json
 ///   ctxj sessions sample-journals/transcripts/pi --from pi
+///   ctxj sessions ~/.gemini/tmp --agent gemini --format json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
     /// Folders to search (recursively); default: the agents' folders.
     pub folders: Vec<PathBuf>,
     /// Only this agent's sessions.
-    #[arg(long, value_enum)]
-    pub agent: Option<AgentArg>,
+    #[arg(long, value_parser = agent_parser(), value_name = "AGENT")]
+    pub agent: Option<ctxj_core::usage::Agent>,
     /// IANA time zone for start times (default: $TZ, else the system's).
     #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
@@ -44,7 +48,18 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let folders = paths_or_defaults(&args.folders, args.agent)?;
+    let usage_only = args.agent.is_some_and(|a| a.format().is_none());
+    // Transcript folders (read by import) and the usage-only agents' files (read by `usage`).
+    let (folders, mut usage_files) = if args.folders.is_empty() {
+        let roots = default_roots(args.agent, false)?;
+        let folders: Vec<PathBuf> = roots.into_iter().filter(|r| r.agent.format().is_some()).map(|r| r.path).collect();
+        (folders, ctxj_core::usage::discover(&[], args.agent))
+    } else if usage_only {
+        (Vec::new(), agent_files(&args.folders, args.agent)?)
+    } else {
+        (paths_or_defaults(&args.folders, args.agent)?, Default::default())
+    };
+    usage_files.retain(|a, _| a.format().is_none());
     for f in &folders {
         anyhow::ensure!(f.is_dir(), "{}: not a folder", ctxj_core::text::escape_line(&f.display().to_string()));
     }
@@ -54,8 +69,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         folders.iter().flat_map(|f| summarize_folder_with_progress(f, ctx.from, &|d, t| bar.tick(d, t))).collect();
     drop(bar);
     if let Some(a) = args.agent {
-        rows.retain(|r| r.agent == a.format().name());
+        rows.retain(|r| r.agent == a.name());
     }
+    rows.extend(ctxj_core::usage::sessions::summarize_usage_only(&usage_files));
     let doc = SessionsDoc::new(rows);
     let mut out = super::stdout();
     write_output(&mut out, args.output.format(), &doc, &doc.sessions, || {

@@ -1,5 +1,5 @@
-//! `ctxj usage`: token and cost totals of Claude Code, Codex and pi logs, counted the way
-//! ccusage counts them, plus cache-hit rate and compactions.
+//! `ctxj usage`: token and cost totals of every agent ccusage reads (eighteen, plus Cline),
+//! counted the way ccusage counts them, plus cache-hit rate and compactions.
 
 use std::io::Write;
 
@@ -11,22 +11,31 @@ use ctxj::render::usage::usage_table;
 use ctxj_core::usage::time::{zone, Window};
 use ctxj_core::usage::{usage, By, Options};
 
-use super::args::{LogArgs, RowsArgs};
+use super::args::{agent_files, LogArgs, RowsArgs};
 use super::{Ctx, EXIT_OK};
 
-/// Token and cost totals of Claude Code, Codex and pi logs, with cache-hit rate and compactions.
+/// Token and cost totals of every agent's logs, with cache-hit rate and compactions.
 ///
-/// With no path, reads every agent log folder that exists (Claude Code: $CLAUDE_CONFIG_DIR or
-/// ~/.config/claude/projects and ~/.claude/projects; Codex: $CODEX_HOME/sessions or
-/// ~/.codex/sessions; pi: $PI_AGENT_DIR or ~/.pi/agent/sessions) and names them on stderr.
+/// With no path, reads every agent log folder that exists and sums them (like `ccusage daily`):
+/// Claude Code ($CLAUDE_CONFIG_DIR, ~/.claude/projects), Codex ($CODEX_HOME: sessions and
+/// archived_sessions), pi ($PI_AGENT_DIR), OpenCode ($OPENCODE_DATA_DIR), Kilo ($KILO_DATA_DIR),
+/// Gemini CLI ($GEMINI_DATA_DIR), Qwen Code ($QWEN_DATA_DIR), Kimi ($KIMI_DATA_DIR), OpenClaw
+/// ($OPENCLAW_DIR), Hermes ($HERMES_HOME), Goose ($GOOSE_PATH_ROOT), Copilot CLI ($COPILOT_HOME),
+/// Amp ($AMP_DATA_DIR), Droid ($DROID_SESSIONS_DIR), Codebuff ($CODEBUFF_DATA_DIR), Grok
+/// ($GROK_HOME), Cline ($CLINE_DIR), and names them on stderr. With a path and `--agent X` for
+/// an agent other than Claude Code, Codex and pi, the path is read as that agent's data folder.
 /// Counting follows ccusage 20.0.24 per agent (see docs/importing.md); each call is priced at
-/// its own model (pi: the cost pi recorded). Calls of a model without a price are left out of
-/// the cost and marked *.
+/// its own model (or the cost the agent recorded, where ccusage uses it). Calls of a model
+/// without a price are left out of the cost and marked *.
 ///
 /// Examples:
+///   ctxj usage
+///   ctxj usage --by day --timezone UTC
 ///   ctxj usage sample-journals/transcripts
 ///   ctxj usage sample-journals/transcripts --by day --since 2026-03-01 --timezone Europe/Paris
 ///   ctxj usage sample-journals/transcripts --agent codex --by month --breakdown
+///   ctxj usage ~/.gemini/tmp --agent gemini --by day
+///   ctxj usage --by week --start-of-week monday
 ///   ctxj usage sample-journals/transcripts/claude-code --by model --format csv
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
@@ -48,8 +57,29 @@ pub struct Args {
     /// IANA time zone for dates (default: $TZ, else the system's).
     #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
+    /// The first day of a week for `--by week` (ccusage's default: sunday).
+    #[arg(long, value_enum, default_value_t = WeekdayArg::Sunday, value_name = "DAY")]
+    pub start_of_week: WeekdayArg,
     #[command(flatten)]
     pub output: RowsArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WeekdayArg {
+    Sunday,
+    Monday,
+    Tuesday,
+    Wednesday,
+    Thursday,
+    Friday,
+    Saturday,
+}
+
+impl WeekdayArg {
+    pub fn weekday(self) -> ctxj_core::usage::time::Weekday {
+        use ctxj_core::usage::time::Weekday::*;
+        [Sun, Mon, Tue, Wed, Thu, Fri, Sat][self as usize]
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -71,8 +101,9 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     };
     let tz = zone(args.timezone.as_deref())?;
     let window = Window::parse(args.since.as_deref(), args.until.as_deref(), tz)?;
-    let files = args.logs.files()?;
-    let r = usage(&files, &Options { by, tz, window, breakdown: args.breakdown });
+    let files = agent_files(&args.logs.paths, args.logs.agent)?;
+    let week_start = args.start_of_week.weekday();
+    let r = usage(&files, &Options { by, tz, window, breakdown: args.breakdown, week_start });
     let mut out = super::stdout();
     write_output(&mut out, args.output.format(), &r, &r.rows, || usage_table(&r, args.output.layout()))?;
     out.flush()?;

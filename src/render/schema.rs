@@ -26,9 +26,12 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("sessions", schema_for::<super::sessions::SessionsDoc>()),
         ("tokens", schema_for::<super::tokens::TokensDoc>()),
         ("tokens.per-turn", schema_for::<super::tokens::PerTurnDoc>()),
+        ("tune", schema_for::<super::tune::TuneDoc>()),
         ("turns", schema_for::<super::turns::TurnsDoc>()),
         ("usage", schema_for::<ctxj_core::usage::UsageReport>()),
         ("validate", schema_for::<super::check::ValidateDoc>()),
+        ("statusline", schema_for::<super::live::StatusDoc>()),
+        ("watch", schema_for::<super::live_watch::WatchDoc>()),
     ]
 }
 

@@ -69,6 +69,7 @@ pub fn sessions_table(rows: &[SessionSummary], bases: &[String], tz: Tz, layout:
     for r in rows {
         let name = match &r.parent {
             Some(_) => format!("  {} {} ({})", if layout.ascii { "-" } else { "└" }, short(&r.spec), r.role),
+            None if r.role == ctxj_core::usage::sessions::USAGE_ONLY => format!("{} ({})", short(&r.spec), r.role),
             None => short(&r.spec),
         };
         if let Some(e) = &r.error {

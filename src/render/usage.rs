@@ -90,5 +90,20 @@ pub fn usage_table(r: &UsageReport, layout: Layout) -> String {
             thousands(r.totals.not_counted_by_ccusage.total())
         );
     }
+    if r.totals.double_counted_cache > 0 {
+        let _ = writeln!(
+            out,
+            "{} cache token(s) are counted twice, as ccusage does: the agent's input already includes them \
+             (Qwen, Cline, Codebuff; `double_counted_cache` in JSON)",
+            thousands(r.totals.double_counted_cache)
+        );
+    }
+    if r.totals.extra_tokens > 0 {
+        let _ = writeln!(
+            out,
+            "total tokens include {} reasoning/thought token(s) reported apart, priced as output",
+            thousands(r.totals.extra_tokens)
+        );
+    }
     out
 }

@@ -46,6 +46,7 @@ fn cases(out_dir: &str) -> Vec<(&'static str, Vec<String>, Rows)> {
     vec![
         ("usage", a(&["usage", "sample-journals/transcripts", "--breakdown"]), |v| len(v, "rows")),
         ("sessions", a(&["sessions", "sample-journals/transcripts"]), |v| len(v, "sessions")),
+        ("tune", a(&["tune", "sample-journals/transcripts/pi"]), |v| len(v, "configs")),
         ("log", a(&["log", "sample-journals/long-elision"]), |v| len(v, "records")),
         ("log", a(&["log", "sample-journals/transcripts/pi"]), |v| len(v, "records")),
         ("turns", a(&["turns", "sample-journals/bugfix-todo", "-s", "age-truncate-500-keep-3"]), |v| len(v, "turns")),

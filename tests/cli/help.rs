@@ -62,6 +62,20 @@ fn sandbox() -> tempfile::TempDir {
     copy_dir(&t.join("claude-code/projects"), &home.join(".claude/projects"));
     copy_dir(&t.join("codex/sessions"), &home.join(".codex/sessions"));
     copy_dir(&t.join("pi/sessions"), &home.join(".pi/agent/sessions"));
+    // A SYNTHETIC Gemini CLI chat log (the JSONL shape of its source; no real one is bundled), so
+    // the examples of a usage-only agent run as on a user's machine.
+    let gemini = home.join(".gemini/tmp/0f3c/chats");
+    std::fs::create_dir_all(&gemini).unwrap();
+    std::fs::write(
+        gemini.join("session-2026-11-01T10-00-synthetic.jsonl"),
+        [
+            r#"{"sessionId":"synthetic-1","projectHash":"0f3c","startTime":"2026-11-01T10:00:00Z","kind":"main"}"#,
+            r#"{"id":"m1","timestamp":"2026-11-01T10:00:05Z","type":"gemini","model":"gemini-2.5-pro","tokens":{"input":12000,"output":800,"cached":9000,"thoughts":120,"tool":0,"total":12920}}"#,
+            r#"{"id":"m2","timestamp":"2026-11-01T10:01:05Z","type":"gemini","model":"gemini-2.5-pro","tokens":{"input":15000,"output":400,"cached":12000,"thoughts":60,"tool":0,"total":15460}}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
     std::fs::create_dir_all(d.path().join("out")).unwrap();
     d
 }

@@ -19,9 +19,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("projection", &["journal", "text"]),
     ("tokens", &["projection", "journal", "text"]),
     ("strategy", &["tokens", "projection", "journal", "text"]),
-    // Siblings: neither may use the other.
     ("cache", &["strategy", "tokens", "projection", "journal", "text"]),
-    ("check", &["strategy", "tokens", "projection", "journal", "text"]),
+    // `check` sits above `cache`: it judges windows with the one model table `cache` owns
+    // (issue 30: "windows from the model, the same table `cache` uses"); `cache` never uses it.
+    ("check", &["cache", "strategy", "tokens", "projection", "journal", "text"]),
     ("synth", &["journal", "projection", "text"]),
     ("import", &["journal", "projection", "text", "tokens"]),
     ("usage", &["import", "cache", "journal", "projection", "tokens", "text"]),
@@ -32,6 +33,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["experiment", "usage", "import", "check", "cache", "strategy", "tokens", "projection", "journal", "text"],
     ),
     ("export", &["usage", "import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
+    // The live engine: `usage`'s readers folded incrementally, priced and timed through `cache`.
+    ("live", &["usage", "import", "cache", "projection", "journal", "text"]),
+    // `ctxj tune`: strategies replayed through `cache`, sessions' formats named by `import`.
+    ("tune", &["import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
 ];
 
 /// The top-level modules a line of code names: `crate::m`, `crate::{m, n::x}`, and `super::`

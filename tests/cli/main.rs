@@ -7,6 +7,7 @@ mod audit;
 mod billed;
 mod bundled;
 mod check;
+mod codex_pairing;
 mod common;
 mod conformance;
 mod context;
@@ -22,7 +23,9 @@ mod hostile;
 mod images;
 mod import;
 mod layering;
+mod live;
 mod memo;
+mod model_names;
 #[cfg(feature = "synth")]
 mod perf;
 mod prefix;
@@ -34,6 +37,7 @@ mod strategy;
 mod summarizer;
 mod tokens;
 mod tokens_exact;
+mod tune;
 mod usage_agents;
 mod usage_fast;
 

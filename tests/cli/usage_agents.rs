@@ -1,6 +1,7 @@
 //! Issue 16: `usage` and `sessions` read the agents' default folders with no path, count Codex
 //! and pi like ccusage 20.0.24 (`tests/data/ccusage/`), group by period in a time zone, fit the
-//! terminal and print every `--format`.
+//! terminal and print every `--format`. Issue 29: every other agent ccusage reads equals its
+//! output on `../shared/corpus` per session and per day.
 
 use std::path::{Path, PathBuf};
 
@@ -191,4 +192,168 @@ fn tables_fit_80_and_160_columns() {
     }
     let (ascii, _) = run(&["usage", d, "--ascii"], &[("COLUMNS", "80")]);
     assert!(ascii.is_ascii(), "{ascii}");
+}
+
+/// Issue 29: each corpus agent's data folder, as the environment variable ccusage 20.0.24 was
+/// run with (`../shared/corpus/README.md`), and the name of its reference files.
+fn corpus_agents() -> Vec<(&'static str, &'static str, String)> {
+    let c = shared_corpus();
+    let p = |rel: &str| c.join(rel).display().to_string();
+    vec![
+        ("claude", "CLAUDE_CONFIG_DIR", p("claude-code")),
+        ("codex", "CODEX_HOME", p("codex")),
+        ("pi", "PI_AGENT_DIR", p("pi/sessions")),
+        ("gemini", "GEMINI_DATA_DIR", p("gemini/tmp")),
+        ("opencode", "OPENCODE_DATA_DIR", p("opencode")),
+        ("kilo", "KILO_DATA_DIR", p("kilo")),
+        ("qwen", "QWEN_DATA_DIR", p("qwen")),
+        ("kimi", "KIMI_DATA_DIR", format!("{},{}", p("kimi"), p("kimi-code"))),
+        ("openclaw", "OPENCLAW_DIR", p("openclaw")),
+        ("hermes", "HERMES_HOME", p("hermes")),
+        ("goose", "GOOSE_PATH_ROOT", p("goose")),
+        ("copilot", "COPILOT_HOME", p("copilot")),
+        ("amp", "AMP_DATA_DIR", p("amp")),
+        ("droid", "DROID_SESSIONS_DIR", p("droid")),
+        ("codebuff", "CODEBUFF_DATA_DIR", p("codebuff")),
+    ]
+}
+
+/// Models ccusage prices (its LiteLLM snapshot and models.dev) that the built-in price table
+/// does not know yet: their calls are unpriced here, so only their tokens are compared.
+const NOT_IN_THE_BUILT_IN_TABLE: &[&str] = &[
+    "gemini-3-flash-preview",
+    "monkeycode-basic/deepseek-v4-flash",
+    "claude-3-5-sonnet-20241022",
+    "kimi-for-coding",
+    "moonshot-ai/kimi-k2.7-code",
+    "mimo-v2.5-pro",
+];
+
+fn compare_with_ccusage(agent: &str, var: &str, dir: &str) {
+    for (kind, by, list, key) in [("session", "session", "sessions", "sessionId"), ("daily", "day", "daily", "date")] {
+        let reference: Value = serde_json::from_slice(
+            &std::fs::read(shared_corpus().join(format!("ccusage/{agent}-{kind}.json"))).unwrap(),
+        )
+        .unwrap();
+        let (out, _) = run(&["usage", "--agent", agent, "--json", "--by", by, "--timezone", "UTC"], &[(var, dir)]);
+        let ours: Value = serde_json::from_str(&out).unwrap();
+        let rows = ours["rows"].as_array().unwrap();
+        let theirs = reference[list].as_array().unwrap();
+        assert_eq!(rows.len(), theirs.len(), "{agent} {kind}: {out}");
+        for t in theirs {
+            let k = t[key].as_str().unwrap();
+            let o = rows
+                .iter()
+                .find(|r| r["key"].as_str().unwrap().ends_with(k))
+                .unwrap_or_else(|| panic!("{agent}: no {k}"));
+            let n = |v: &Value, f: &str| v[f].as_u64().unwrap_or(0);
+            assert_eq!(
+                [n(o, "input"), n(o, "output"), n(o, "cache_creation"), n(o, "cache_read"), n(o, "total_tokens")],
+                [
+                    n(t, "inputTokens"),
+                    n(t, "outputTokens"),
+                    n(t, "cacheCreationTokens"),
+                    n(t, "cacheReadTokens"),
+                    n(t, "totalTokens")
+                ],
+                "{agent} {kind} {k}"
+            );
+            let cost = t.get("totalCost").or(t.get("costUSD")).and_then(Value::as_f64).unwrap();
+            match o["cost_usd"].as_f64() {
+                Some(c) => assert!((c - cost).abs() <= 1e-9 * cost.max(1.0), "{agent} {kind} {k}: cost {c} vs {cost}"),
+                None => {
+                    let models = o["models"].as_array().unwrap();
+                    assert!(
+                        cost == 0.0 || models.iter().all(|m| NOT_IN_THE_BUILT_IN_TABLE.contains(&m.as_str().unwrap())),
+                        "{agent} {kind} {k}: unpriced {models:?} but ccusage bills {cost}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+fn every_corpus_agent_equals_ccusage_per_session_and_per_day() {
+    for (agent, var, dir) in corpus_agents() {
+        compare_with_ccusage(agent, var, &dir);
+    }
+}
+
+/// The sum of every agent equals the sum of each agent's, and reading the SQLite stores leaves
+/// no `-wal`/`-shm` file (nor anything else) in the corpus.
+#[test]
+#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+fn no_agent_argument_sums_every_detected_agent_and_writes_nothing() {
+    let listing = || {
+        walkdir::WalkDir::new(shared_corpus()).into_iter().flatten().map(|e| e.path().to_path_buf()).collect::<Vec<_>>()
+    };
+    let before = listing();
+    let env: Vec<(&str, String)> = corpus_agents().into_iter().map(|(_, v, d)| (v, d)).collect();
+    let env: Vec<(&str, &str)> = env.iter().map(|(v, d)| (*v, d.as_str())).collect();
+    let (out, err) = run(&["usage", "--json", "--by", "day", "--timezone", "UTC"], &env);
+    let all: Value = serde_json::from_str(&out).unwrap();
+    let mut sum = 0;
+    for (agent, var, dir) in corpus_agents() {
+        let (o, _) = run(&["usage", "--agent", agent, "--json"], &[(var, dir.as_str())]);
+        sum += serde_json::from_str::<Value>(&o).unwrap()["totals"]["total_tokens"].as_u64().unwrap();
+        if agent != "goose" {
+            let name = if agent == "claude" { "claude-code" } else { agent };
+            assert!(err.contains(&format!("reading {name} logs in")), "{agent}: {err}");
+        }
+    }
+    assert_eq!(all["totals"]["total_tokens"].as_u64().unwrap(), sum);
+    assert!(all["totals"]["agents"].as_array().unwrap().len() >= 13, "{}", all["totals"]["agents"]);
+    assert_eq!(listing(), before, "the corpus changed");
+}
+
+/// Qwen Code's `promptTokenCount` includes the cached tokens: ccusage's totals count them twice,
+/// and so does `usage` by default; the row says how many, so the corrected input is one
+/// subtraction away.
+#[test]
+#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+fn qwen_double_counted_cache_is_reported_beside_ccusage_totals() {
+    let dir = shared_corpus().join("qwen");
+    let (out, _) = run(&["usage", "--agent", "qwen", "--json", dir.to_str().unwrap()], &[]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let row = v["rows"].as_array().unwrap().iter().find(|r| r["key"].as_str().unwrap().contains("69f0814a")).unwrap();
+    assert_eq!((row["input"].as_u64(), row["cache_read"].as_u64()), (Some(1100), Some(50)));
+    assert_eq!(row["double_counted_cache"].as_u64(), Some(50));
+}
+
+/// `sessions` lists the usage-only agents' sessions, saying their logs cannot be replayed;
+/// `export` refuses them with the same reason.
+#[test]
+#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+fn sessions_lists_usage_only_agents_and_says_so() {
+    let dir = shared_corpus().join("gemini/tmp");
+    let (out, _) = run(&["sessions", "--agent", "gemini", "--format", "ndjson", dir.to_str().unwrap()], &[]);
+    let rows: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    for r in &rows {
+        assert_eq!(r["agent"], "gemini");
+        assert_eq!(r["role"], "usage only");
+        assert!(r["note"].as_str().unwrap().contains("no replay"), "{r}");
+    }
+    let (out, _) =
+        run(&["sessions", "--format", "ndjson"], &[("HERMES_HOME", shared_corpus().join("hermes").to_str().unwrap())]);
+    assert_eq!(out.lines().count(), 7, "{out}");
+    ctxj()
+        .args(["export", "--agent", "gemini", dir.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("usage counters, not the requests"));
+}
+
+#[test]
+fn weeks_start_on_the_chosen_day() {
+    let d = transcripts().join("codex");
+    let d = d.to_str().unwrap();
+    let v = json(&["usage", "--json", "--by", "week", "--start-of-week", "monday", d]);
+    assert_eq!(v["rows"][0]["key"], "2026-03-09", "2026-03-14 is a Saturday");
+    let v = json(&["usage", "--json", "--by", "week", "--start-of-week", "saturday", d]);
+    assert_eq!(v["rows"][0]["key"], "2026-03-14");
+    ctxj().args(["usage", "--start-of-week", "someday", d]).assert().code(2);
+    ctxj().args(["usage", "--agent", "nobody", d]).assert().code(2);
 }

@@ -100,6 +100,9 @@ pub struct BilledTurn {
     pub cache_write_1h: Option<u64>,
     pub output: Option<u64>,
     pub cost: Option<f64>,
+    /// `cost` is the one the log recorded (no price is known for the model).
+    #[serde(skip)]
+    pub cost_recorded: bool,
     #[serde(rename = "break")]
     pub brk: Option<BreakCause>,
 }
@@ -118,9 +121,13 @@ pub struct Billed {
     pub cache_write_1h: Option<u64>,
     pub output: Option<u64>,
     pub peak_prompt: Option<u64>,
-    /// Turns carrying `usage`, and of them the ones whose model has no price.
+    /// Turns carrying `usage`, and of them the ones whose model has no price (and whose log
+    /// recorded no cost).
     pub turns: usize,
     pub unpriced_turns: usize,
+    /// Turns whose model has no price, billed at the cost the log recorded (pi, OpenClaw
+    /// `usage.cost.total`).
+    pub recorded_cost_turns: usize,
     pub models: Vec<String>,
     /// The figures no turn recorded (`cache_write`, …): `null` above, never guessed.
     pub unknown: Vec<&'static str>,
@@ -195,6 +202,9 @@ fn turns(journal: &Journal, walked: &[(Option<String>, Between)], table: &PriceT
             )),
             _ => None,
         };
+        // No price for the model: the cost the log recorded, when it did (pi, OpenClaw).
+        let cost_recorded = cost.is_none() && u.cost_usd.is_some();
+        let cost = cost.or(u.cost_usd);
         out.push(BilledTurn {
             turn: k + 1,
             model,
@@ -205,6 +215,7 @@ fn turns(journal: &Journal, walked: &[(Option<String>, Between)], table: &PriceT
             cache_write_1h: w1h,
             output: u.completion_tokens,
             cost,
+            cost_recorded,
             brk: None,
         });
     }
@@ -219,6 +230,15 @@ struct Candidate {
     read: u64,
     rewritten: u64,
     gap_ms: Option<i64>,
+}
+
+/// The tokens a call failed to read back of the `expected` the previous call left in the cache,
+/// when that is a break (beyond [`TOLERANCE`]). The one rule: `cache` and the live engine
+/// (`crate::live`) both ask it.
+pub fn shortfall(expected: u64, read: u64) -> Option<u64> {
+    let short = expected.saturating_sub(read);
+    let tol = TOLERANCE_TOKENS.max((expected as f64 * TOLERANCE_SHARE) as u64);
+    (short > tol).then_some(short)
 }
 
 /// Turns whose cache read falls short of what the previous priced turn left, beyond
@@ -237,10 +257,9 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Ve
         }
         if let Some((p, expected)) = prev {
             let short = expected.saturating_sub(read);
-            let tol = TOLERANCE_TOKENS.max((expected as f64 * TOLERANCE_SHARE) as u64);
             let at = |k: usize| walked.get(k).and_then(|w| w.1.at);
             let gap_ms = at(p).zip(at(i)).map(|(a, b)| b.saturating_sub(a).max(0));
-            if short > tol {
+            if shortfall(expected, read).is_some() {
                 out.push(Candidate { at: i, expected, read, rewritten: short, gap_ms });
             } else if expected > TOLERANCE_TOKENS {
                 kept = kept.max(gap_ms);
@@ -455,6 +474,7 @@ fn totals(per_turn: Vec<BilledTurn>, breaks: Vec<RecordedBreak>) -> Billed {
         peak_prompt: with.iter().filter_map(|t| t.prompt).max(),
         turns: with.len(),
         unpriced_turns: with.iter().filter(|t| t.cost.is_none()).count(),
+        recorded_cost_turns: with.iter().filter(|t| t.cost_recorded).count(),
         models,
         unknown,
         tolerance: TOLERANCE,
@@ -584,6 +604,24 @@ mod tests {
         assert_eq!(b.unknown, ["cache_write"]);
         assert_eq!(b.input, Some(5000));
         assert_eq!(b.cost, Some((5000.0 * 1.25 + 3.0 * 10.0) / 1e6));
+    }
+
+    #[test]
+    fn a_call_without_a_price_is_billed_at_the_cost_its_log_recorded() {
+        let j = journal(&[
+            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"qwen3:8b"}"#.into(),
+            r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u","text":"q"}"#.into(),
+            r#"{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a","text":"x","usage":{"prompt_tokens":5000,"completion_tokens":3,"cost_usd":0.0}}"#.into(),
+            r#"{"rev":4,"ts":"2026-11-29T10:00:03Z","kind":"user","id":"u2","text":"q"}"#.into(),
+            r#"{"rev":5,"ts":"2026-11-29T10:00:04Z","kind":"assistant","id":"a2","text":"y","usage":{"prompt_tokens":6000,"completion_tokens":3}}"#.into(),
+            r#"{"rev":6,"ts":"2026-11-29T10:00:05Z","kind":"model","model":"gpt-5"}"#.into(),
+            r#"{"rev":7,"ts":"2026-11-29T10:00:06Z","kind":"user","id":"u3","text":"q"}"#.into(),
+            r#"{"rev":8,"ts":"2026-11-29T10:00:07Z","kind":"assistant","id":"a3","text":"z","usage":{"prompt_tokens":1000,"completion_tokens":1,"cost_usd":9.0}}"#.into(),
+        ]);
+        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
+        assert_eq!((b.turns, b.unpriced_turns, b.recorded_cost_turns), (3, 1, 1));
+        // A known price wins over the recorded cost; the unpriced call with a recorded cost adds it.
+        assert_eq!(b.cost, Some(0.0 + (1000.0 * 1.25 + 10.0) / 1e6));
     }
 
     #[test]

@@ -25,6 +25,8 @@ pub use billed::{billed, Billed, BreakCause, RecordedBreak};
 pub use compare::{compare, Comparison};
 pub use model::{CacheModel, Simulator};
 pub use prices::{Price, PriceTable};
-pub use pricing::{cost_ratio, load_table, load_table_checked, Environment, Pricing, PricingError, ProviderBreaks};
+pub use pricing::{
+    cost_ratio, load_table, load_table_checked, Environment, Pricing, PricingChoice, PricingError, ProviderBreaks,
+};
 pub use replay::{simulate, simulate_observed, Options, Simulation, Summary, TurnFigures};
 pub use window::{LimitCheck, Limits};

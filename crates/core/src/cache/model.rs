@@ -66,9 +66,12 @@ impl CacheModel {
     /// name starting `gemini` → gemini; else ideal. Case-insensitive.
     pub fn for_slug(slug: &str) -> CacheModel {
         let slug = slug.trim().to_ascii_lowercase();
+        // The name is the canonical model (`cache::prices::normalize`: Bedrock, Vertex and proxy
+        // forms of one model are one name).
+        let canonical = super::prices::normalize(&slug);
         let (vendor, name) = match slug.split_once('/') {
-            Some((v, n)) => (v, n.rsplit('/').next().unwrap_or(n)),
-            None => ("", slug.as_str()),
+            Some((v, _)) => (v, canonical.as_str()),
+            None => ("", canonical.as_str()),
         };
         let b = name.as_bytes();
         if vendor == "anthropic" || name.starts_with("claude") {
@@ -450,6 +453,8 @@ mod tests {
         assert_eq!(CacheModel::for_slug("openrouter/claude-x"), CacheModel::Anthropic, "the name after the vendor");
         assert_eq!(CacheModel::for_slug("openai/whatever"), CacheModel::OpenAi);
         assert_eq!(CacheModel::for_slug("gpt-5.3-codex"), CacheModel::OpenAi);
+        assert_eq!(CacheModel::for_slug("amazon-bedrock/us.anthropic.claude-opus-4-6-v1"), CacheModel::Anthropic);
+        assert_eq!(CacheModel::for_slug("claude-opus-4-6@20260101"), CacheModel::Anthropic);
         assert_eq!(CacheModel::for_slug("o3-mini"), CacheModel::OpenAi);
         assert_eq!(CacheModel::for_slug("ollama/o1x"), CacheModel::OpenAi);
         assert_eq!(CacheModel::for_slug("opus"), CacheModel::Ideal);

@@ -4,9 +4,10 @@
 //! cached price means reads cost 0.1 × input; a missing write price means writes (anthropic model
 //! only) cost 1.25 × input — the spec's multipliers.
 //!
-//! Model look-up (both tables): lower-cased, any `vendor/` prefix dropped, `.` read as `-`
-//! (`claude-sonnet-4.5` = `claude-sonnet-4-5`); an exact name wins, else the longest table name
-//! followed by `-` in the slug (`claude-haiku-4-5-20251001` → `claude-haiku-4-5`), else none.
+//! Model look-up (both tables, and the context-window list of `window.rs`): the slug's canonical
+//! name ([`normalize`]: proxy paths, Bedrock regions/providers/versions and Vertex versions
+//! dropped, `.` read as `-`); an exact name wins, else the longest table name followed by `-` in
+//! the slug (`claude-haiku-4-5-20251001` → `claude-haiku-4-5`), else none.
 
 use std::collections::HashMap;
 
@@ -223,7 +224,35 @@ pub enum PriceError {
     Empty { file: String },
 }
 
-/// The table key of a model slug (a context-size suffix such as Claude Code's `[1m]` dropped).
+/// Bedrock's cross-region inference-profile prefixes (`us.anthropic.claude-…`, `global.…`).
+const BEDROCK_REGIONS: &[&str] = &["us", "us-gov", "eu", "apac", "jp", "au", "ca", "global"];
+
+/// Bedrock's model-provider prefixes (`anthropic.claude-…-v1:0`, `meta.llama…`, `qwen.qwen3-…`).
+const BEDROCK_VENDORS: &[&str] = &[
+    "ai21",
+    "amazon",
+    "anthropic",
+    "cohere",
+    "deepseek",
+    "google",
+    "meta",
+    "minimax",
+    "mistral",
+    "moonshot",
+    "moonshotai",
+    "nvidia",
+    "openai",
+    "qwen",
+    "writer",
+    "zai",
+];
+
+/// The canonical table key of a model slug — the one model-name rule of prices, the cache model
+/// and the context window. Lower-cased; a context-size suffix such as Claude Code's `[1m]`
+/// dropped; any `provider/` path dropped (`openrouter/anthropic/claude-sonnet-4.5`,
+/// `litellm/…`, `amazon-bedrock/…`); a Vertex version (`claude-opus-4-1@20250805`) dropped;
+/// a Bedrock id's region and provider (`us.anthropic.`, `anthropic.`) and its version
+/// (`-v1`, `-v2:0`) dropped; `.` read as `-` (`claude-sonnet-4.5` = `claude-sonnet-4-5`).
 pub fn normalize(slug: &str) -> String {
     let s = slug.trim().to_ascii_lowercase();
     let s = match s.strip_suffix(']').and_then(|x| x.rsplit_once('[')) {
@@ -231,7 +260,30 @@ pub fn normalize(slug: &str) -> String {
         None => s,
     };
     let name = s.rsplit('/').next().unwrap_or(&s);
-    name.replace('.', "-")
+    let name = name.split_once('@').map_or(name, |(base, _)| base);
+    bedrock(name).unwrap_or(name).replace('.', "-")
+}
+
+/// The model of a Bedrock id (`us.anthropic.claude-opus-4-6-v1` → `claude-opus-4-6`,
+/// `anthropic.claude-3-5-sonnet-20241022-v2:0` → `claude-3-5-sonnet-20241022`); `None` when
+/// `name` has no Bedrock provider prefix.
+fn bedrock(name: &str) -> Option<&str> {
+    let (first, rest) = name.split_once('.')?;
+    let rest = if BEDROCK_REGIONS.contains(&first) {
+        let (vendor, model) = rest.split_once('.')?;
+        BEDROCK_VENDORS.contains(&vendor).then_some(model)?
+    } else {
+        BEDROCK_VENDORS.contains(&first).then_some(rest)?
+    };
+    let rest = match rest.rsplit_once(':') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => rest,
+    };
+    let rest = match rest.rsplit_once("-v") {
+        Some((base, n)) if !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => rest,
+    };
+    (!rest.is_empty()).then_some(rest)
 }
 
 /// The built-in price of a model by name (`claude-opus-4-6`, `claude-sonnet-4-5-20250929`, …);
@@ -281,9 +333,11 @@ impl PriceTable {
                 output,
             };
             let key = normalize(name);
-            let prefixed = name.contains('/');
+            // A name the key does not spell (`bedrock/…`, `us.anthropic.…-v1:0`, `…@2025…`)
+            // yields to the bare name: ccusage prices a bare slug by its exact entry.
+            let prefixed = key != name.to_ascii_lowercase().replace('.', "-");
             match t.map.get(&key) {
-                Some((old, _)) if !old.contains('/') || prefixed => {}
+                Some((old, _)) if normalize(old) == old.to_ascii_lowercase().replace('.', "-") || prefixed => {}
                 _ => {
                     let whole = |k: &str| e.get(k).and_then(num).filter(|x| *x >= 1.0 && *x < 1e12).map(|x| x as u64);
                     t.limits.insert(key.clone(), (whole("max_input_tokens"), whole("prompt_cache_min_tokens")));
@@ -388,6 +442,49 @@ mod tests {
         assert_eq!(t.lookup("claude-sonnet-4-5-20250929").unwrap().0, "claude-sonnet-4-5");
         assert!(t.lookup("ollama/qwen2.5-coder:32b").is_none());
         assert!(t.lookup("gpt-55").is_none(), "a prefix must end at a dash");
+    }
+
+    #[test]
+    fn every_providers_model_names_reach_the_canonical_model() {
+        let t = PriceTable::builtin();
+        let name = |s: &str| t.lookup(s).map(|(n, _)| n.to_string());
+        let opus = Some("claude-opus-4-6".to_string());
+        // Bedrock: regional inference profiles, bare provider ids, version suffixes, proxies.
+        assert_eq!(name("amazon-bedrock/us.anthropic.claude-opus-4-6-v1"), opus);
+        assert_eq!(name("us.anthropic.claude-opus-4-6-v1"), opus);
+        assert_eq!(name("global.anthropic.claude-opus-4-6-v1"), opus);
+        assert_eq!(name("apac.anthropic.claude-opus-4-6-v1:0"), opus);
+        assert_eq!(name("bedrock/anthropic.claude-opus-4-6-v1"), opus);
+        assert_eq!(name("eu.anthropic.claude-sonnet-4-5-20250929-v1:0").as_deref(), Some("claude-sonnet-4-5"));
+        assert_eq!(name("anthropic.claude-haiku-4-5-20251001-v1:0").as_deref(), Some("claude-haiku-4-5"));
+        assert_eq!(normalize("us.anthropic.claude-3-5-sonnet-20241022-v2:0"), "claude-3-5-sonnet-20241022");
+        assert_eq!(normalize("us.meta.llama3-3-70b-instruct-v1:0"), "llama3-3-70b-instruct");
+        // Vertex: `@version`.
+        assert_eq!(name("claude-opus-4-6@20260101"), opus);
+        assert_eq!(name("vertex_ai/claude-haiku-4-5@20251001").as_deref(), Some("claude-haiku-4-5"));
+        // OpenRouter, LiteLLM and other proxies: the path is dropped.
+        assert_eq!(name("openrouter/anthropic/claude-opus-4.6"), opus);
+        assert_eq!(name("litellm/claude-opus-4-6"), opus);
+        assert_eq!(name("anthropic/claude-opus-4-6[1m]"), opus);
+        assert_eq!(name("openrouter/openai/gpt-5.4").as_deref(), Some("gpt-5.4"));
+        // Names that only look like Bedrock ids keep their dots as dashes.
+        assert_eq!(normalize("gpt-5.1-codex"), "gpt-5-1-codex");
+        assert_eq!(normalize("qwen2.5-coder:32b"), "qwen2-5-coder:32b");
+        assert_eq!(normalize("ollama/qwen3:8b"), "qwen3:8b");
+    }
+
+    #[test]
+    fn a_litellm_file_prices_a_bedrock_id_by_its_bare_model_unless_only_bedrock_knows_it() {
+        let json = br#"{
+          "us.anthropic.claude-opus-4-6-v1": {"input_cost_per_token": 5.5e-06, "output_cost_per_token": 2.75e-05},
+          "claude-opus-4-6": {"input_cost_per_token": 5e-06, "output_cost_per_token": 2.5e-05},
+          "bedrock/us.amazon.nova-pro-v1:0": {"input_cost_per_token": 8e-07, "output_cost_per_token": 3.2e-06},
+          "dashscope/qwen3-coder-plus": {"input_cost_per_token": 1e-06, "output_cost_per_token": 5e-06}
+        }"#;
+        let t = PriceTable::from_litellm("p.json", json).unwrap();
+        assert_eq!(t.lookup("amazon-bedrock/us.anthropic.claude-opus-4-6-v1").unwrap().0, "claude-opus-4-6");
+        assert_eq!(t.lookup("us.amazon.nova-pro-v1:0").unwrap().0, "bedrock/us.amazon.nova-pro-v1:0");
+        assert_eq!(t.lookup("litellm/qwen3-coder-plus").unwrap().0, "dashscope/qwen3-coder-plus");
     }
 
     #[test]

@@ -260,6 +260,11 @@ mod tests {
         assert_eq!(cache_minimum("claude-opus-4-7"), Some(2048));
         assert_eq!(cache_minimum("gpt-5"), Some(1024));
         assert_eq!(cache_minimum("sonnet"), None);
+        // Bedrock, Vertex and proxy names of a model have its window and minimum.
+        assert_eq!(context_window("amazon-bedrock/us.anthropic.claude-opus-4-6-v1"), Some(200_000));
+        assert_eq!(cache_minimum("eu.anthropic.claude-opus-4-6-v1:0"), Some(4096));
+        assert_eq!(context_window("claude-sonnet-4-5@20250929"), Some(200_000));
+        assert_eq!(context_window("openrouter/openai/gpt-5.3-codex"), Some(272_000));
     }
 
     #[test]

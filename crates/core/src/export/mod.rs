@@ -80,7 +80,7 @@ fn fallback_key(agent: Format, path: &std::path::Path) -> SessionKey {
     match agent {
         Format::ClaudeCode => {
             let (project, session) = crate::usage::claude::session_of(path);
-            SessionKey { agent, project, session }
+            SessionKey { agent: crate::usage::Agent::ClaudeCode, project, session }
         }
         Format::Codex => crate::usage::codex::session_of(path),
         _ => crate::usage::pi::session_of(path),

@@ -245,11 +245,10 @@ fn total(name: &str, rows: &[ExportRow]) -> StrategyTotal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::Format;
     use crate::usage::entry::{SessionKey, Tokens};
 
     fn entry(prompt: u64) -> UsageEntry {
-        let key = SessionKey { agent: Format::Codex, project: String::new(), session: "s".into() };
+        let key = SessionKey { agent: crate::usage::Agent::Codex, project: String::new(), session: "s".into() };
         UsageEntry {
             session: std::sync::Arc::new(key),
             file: 0,
@@ -258,6 +257,8 @@ mod tests {
             tokens: Tokens { input: prompt, ..Tokens::default() },
             cost: None,
             uncounted_by_ccusage: false,
+            extra: 0,
+            double_counted: 0,
         }
     }
 

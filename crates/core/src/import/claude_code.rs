@@ -35,7 +35,7 @@ use super::{f, parse_lines, s, u, Builder, Child, Format, ImportError, ImportRep
 use crate::journal::CompactRec;
 
 /// Token usage of one Claude Code `assistant` line.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CcUsage {
     pub input: u64,
     pub output: u64,

@@ -181,6 +181,7 @@ impl Reader<'_> {
                 cached_tokens: Some(cr),
                 completion_tokens: Some(out),
                 cache_write_tokens: Some(cw),
+                cost_usd: us.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64).filter(|c| *c >= 0.0),
                 ..Default::default()
             })
         });

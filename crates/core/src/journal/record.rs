@@ -230,7 +230,7 @@ pub struct Call {
 }
 
 /// Provider-reported usage of one LLM call.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(default)]
 pub struct Usage {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -247,6 +247,11 @@ pub struct Usage {
     /// (Anthropic `cache_creation.ephemeral_1h_input_tokens`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_write_1h_tokens: Option<u64>,
+    /// Extension (written by `ctxj import`, optional): what the harness recorded this call cost,
+    /// USD (pi and OpenClaw `usage.cost.total`). "As billed" uses it for a call whose model has
+    /// no price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -94,8 +94,11 @@ impl Family for Elide<'_> {
         if estimate(out) <= budget {
             return;
         }
-        let protected_from =
-            self.results.len().checked_sub(self.keep).and_then(|i| self.results.get(i).copied()).unwrap_or(usize::MAX);
+        // The K last results are skipped; with K or fewer results, every one is (position 0).
+        let protected_from = match self.results.len().checked_sub(self.keep) {
+            Some(i) => self.results.get(i).copied().unwrap_or(usize::MAX),
+            None => 0,
+        };
         let collapsible = |b: &Block| matches!(b, Block::Result { .. } | Block::Attachment { .. });
         // Advance the cursor over blocks that can never be collapsed again.
         while self.cursor < n && (self.elided[self.cursor] || !collapsible(&out.blocks[head + self.cursor])) {
@@ -193,6 +196,21 @@ mod tests {
         // Decisions persist, byte-identical, on the next turn.
         assert_eq!(reqs[3].0[2], b[2]);
         assert_eq!(reqs[3].1[4], Origin::Elided { turn: 3 });
+    }
+
+    #[test]
+    fn regression_fewer_results_than_keep_are_all_kept() {
+        // With 3 results and keep 5, no result may collapse (before the fix, none was protected
+        // until the session had more than K results); the attachment still may.
+        let j = fixture(json!({"context_budget": 300, "context_target": 200}));
+        let reqs = requests(&j, "elide-keep-5");
+        let (b, o) = &reqs[3];
+        assert_eq!(o[2], Origin::Elided { turn: 3 });
+        for (i, blk) in b.iter().enumerate() {
+            if matches!(blk, Block::Result { .. }) {
+                assert_eq!(o[i], Origin::Verbatim, "result {i} collapsed with keep 5: {}", blk.text());
+            }
+        }
     }
 
     #[test]

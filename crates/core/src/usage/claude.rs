@@ -27,12 +27,11 @@ use serde_json::{Map, Number, Value};
 use super::entry::{builtin_cost, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::claude_code::{model_of, response_key, CcUsage};
 use crate::import::s;
-use crate::import::Format;
 use crate::journal::reader::parse_json;
 use crate::journal::typed::{self, object_or_null, Seen};
 
 /// One usage entry (one line with `message.usage`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Entry {
     file: usize,
     ts: String,
@@ -221,11 +220,35 @@ static USAGE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"usage
 static BOUNDARY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"compact_boundary"));
 static TIGHT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"usage\":{"));
 
+/// What one file's lines hold for `usage`: its entries and compaction timestamps, in line order.
+/// A fold: [`FileFold::feed`] takes complete lines, and feeding a file in any number of pieces cut
+/// at line ends gives what one feed of the whole gives (the live engine, `crate::live`, feeds the
+/// appended lines; the batch read is one feed).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FileFold {
+    entries: Vec<Entry>,
+    compactions: Vec<String>,
+}
+
+impl FileFold {
+    /// Folds `bytes` (complete lines) of the file whose index is `idx`.
+    pub fn feed(&mut self, idx: usize, bytes: &[u8], parse: Parse) {
+        let more = entries_of(idx, bytes, parse);
+        self.entries.extend(more.entries);
+        self.compactions.extend(more.compactions);
+    }
+
+    /// The one-hour part of the cache writes of the last entry, and all its cache writes.
+    pub fn last_writes(&self) -> Option<(u64, u64)> {
+        self.entries.last().map(|e| (e.usage.cache_creation_1h, e.usage.cache_creation))
+    }
+}
+
 /// What one file holds: entries and compaction timestamps (nothing when it cannot be read; only
 /// regular files are read, `journal::input`; large ones are mapped, `journal::mmap`).
-fn read_file(idx: usize, path: &Path, parse: Parse) -> (Vec<Entry>, Vec<String>) {
+fn read_file(idx: usize, path: &Path, parse: Parse) -> FileFold {
     use crate::journal::mmap::Source;
-    let Ok(src) = Source::open(path) else { return (Vec::new(), Vec::new()) };
+    let Ok(src) = Source::open(path) else { return FileFold::default() };
     let out = entries_of(idx, src.bytes(), parse);
     if !src.shrank() {
         return out;
@@ -233,7 +256,7 @@ fn read_file(idx: usize, path: &Path, parse: Parse) -> (Vec<Entry>, Vec<String>)
     // Cut while mapped: read what the file now holds.
     match Source::read(path) {
         Ok(src) => entries_of(idx, src.bytes(), parse),
-        Err(_) => (Vec::new(), Vec::new()),
+        Err(_) => FileFold::default(),
     }
 }
 
@@ -244,13 +267,13 @@ pub fn read_bytes(path: &Path, bytes: &[u8]) -> Read {
 
 /// [`read_bytes`], parsing the way `parse` says.
 pub fn read_bytes_with(path: &Path, bytes: &[u8], parse: Parse) -> Read {
-    assemble(std::slice::from_ref(&path.to_path_buf()), vec![entries_of(0, bytes, parse)], 0)
+    assemble(std::slice::from_ref(&path.to_path_buf()), &[&entries_of(0, bytes, parse)], 0)
 }
 
 /// The entries and compactions of one file's bytes. The fast way looks for `"usage"` and
 /// `compact_boundary` over the whole buffer and reads only the lines holding one; the full way
 /// parses every line.
-fn entries_of(idx: usize, bytes: &[u8], parse: Parse) -> (Vec<Entry>, Vec<String>) {
+fn entries_of(idx: usize, bytes: &[u8], parse: Parse) -> FileFold {
     let mut entries = Vec::new();
     let mut compactions = Vec::new();
     let mut take = |line: &[u8], spaced: bool| match read_line(line, idx, spaced, parse) {
@@ -262,7 +285,7 @@ fn entries_of(idx: usize, bytes: &[u8], parse: Parse) -> (Vec<Entry>, Vec<String
         for line in bytes.split(|&b| b == b'\n').filter(|l| l.len() >= 2) {
             take(line, TIGHT.find(line).is_none());
         }
-        return (entries, compactions);
+        return FileFold { entries, compactions };
     }
     let after = |f: &Finder, from: usize| f.find(&bytes[from..]).map(|i| from + i);
     let (mut next_u, mut next_b) = (after(&USAGE, 0), after(&BOUNDARY, 0));
@@ -284,7 +307,7 @@ fn entries_of(idx: usize, bytes: &[u8], parse: Parse) -> (Vec<Entry>, Vec<String
             next_b = after(&BOUNDARY, pos);
         }
     }
-    (entries, compactions)
+    FileFold { entries, compactions }
 }
 
 /// Whether `new` should replace `old` (ccusage's preference).
@@ -301,18 +324,19 @@ fn better(new: &Entry, old: &Entry) -> bool {
 /// The usage entries of `files` (Claude Code transcripts), de-duplicated across them; entry
 /// `file` indexes count from `first_file`.
 pub fn read(files: &[PathBuf], first_file: usize, parse: Parse) -> Read {
-    let read: Vec<(Vec<Entry>, Vec<String>)> =
-        files.par_iter().enumerate().map(|(i, p)| read_file(i, p, parse)).collect();
-    assemble(files, read, first_file)
+    let read: Vec<FileFold> = files.par_iter().enumerate().map(|(i, p)| read_file(i, p, parse)).collect();
+    assemble(files, &read.iter().collect::<Vec<_>>(), first_file)
 }
 
-fn assemble(files: &[PathBuf], read: Vec<(Vec<Entry>, Vec<String>)>, first_file: usize) -> Read {
-    let (kept, duplicates) = dedup(&read);
+/// The entries of `read` (one fold per file of `files`, in that order) de-duplicated in that
+/// order; entry `file` indexes count from `first_file`.
+pub fn assemble(files: &[PathBuf], read: &[&FileFold], first_file: usize) -> Read {
+    let (kept, duplicates) = dedup(read);
     let sessions: Vec<Arc<SessionKey>> = files
         .iter()
         .map(|f| {
             let (project, session) = session_of(f);
-            Arc::new(SessionKey { agent: Format::ClaudeCode, project, session })
+            Arc::new(SessionKey { agent: super::Agent::ClaudeCode, project, session })
         })
         .collect();
     let entries = kept
@@ -332,13 +356,15 @@ fn assemble(files: &[PathBuf], read: Vec<(Vec<Entry>, Vec<String>)>, first_file:
                 model: e.model,
                 tokens,
                 uncounted_by_ccusage: e.spaced,
+                extra: 0,
+                double_counted: 0,
             }
         })
         .collect();
     let compactions = read
         .iter()
         .enumerate()
-        .flat_map(|(fi, (_, comps))| comps.iter().map(move |ts| (fi, ts)))
+        .flat_map(|(fi, f)| f.compactions.iter().map(move |ts| (fi, ts)))
         .map(|(fi, ts)| Compaction { session: sessions[fi].clone(), ts: ts.clone() })
         .collect();
     Read { entries, compactions, duplicates }
@@ -346,13 +372,15 @@ fn assemble(files: &[PathBuf], read: Vec<(Vec<Entry>, Vec<String>)>, first_file:
 
 /// ccusage's de-duplication over every file, in file order: the kept entries and the number
 /// dropped.
-fn dedup(read: &[(Vec<Entry>, Vec<String>)]) -> (Vec<Entry>, usize) {
+fn dedup(read: &[&FileFold]) -> (Vec<Entry>, usize) {
     let mut kept: Vec<Entry> = Vec::new();
     let mut at: HashMap<(String, Option<String>), usize> = HashMap::new();
     let mut by_msg: HashMap<String, Vec<usize>> = HashMap::new();
     let mut duplicates = 0;
-    for (entries, _) in read {
-        for e in entries {
+    for (fi, f) in read.iter().enumerate() {
+        for e in &f.entries {
+            // A fold's position is its file (the index it was fed with may be another order's).
+            let e = &Entry { file: fi, ..e.clone() };
             let Some(key) = e.key.clone() else {
                 kept.push(e.clone());
                 continue;
@@ -440,6 +468,7 @@ mod tests {
             tz: chrono_tz::Tz::UTC,
             window: Default::default(),
             breakdown: false,
+            week_start: chrono::Weekday::Sun,
         }
     }
 
@@ -493,8 +522,8 @@ mod tests {
         for bytes in [text.as_bytes(), text.trim_end().as_bytes(), format!("{text}\n").as_bytes()] {
             let fast = entries_of(0, bytes, Parse::Fast);
             assert_eq!(fast, entries_of(0, bytes, Parse::Full));
-            assert_eq!((fast.0.len(), fast.1.len()), (3, 2));
-            assert_eq!(fast.0.iter().map(|e| e.spaced).collect::<Vec<_>>(), [false, true, false]);
+            assert_eq!((fast.entries.len(), fast.compactions.len()), (3, 2));
+            assert_eq!(fast.entries.iter().map(|e| e.spaced).collect::<Vec<_>>(), [false, true, false]);
         }
     }
 }

@@ -14,7 +14,6 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::entry::{count as n, present, read_lines, str_at, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
-use crate::import::Format;
 use crate::journal::typed::object_or_null;
 
 /// The session of a rollout: the folder under `sessions/` and the file stem (ccusage's id is
@@ -26,7 +25,7 @@ pub fn session_of(path: &Path) -> SessionKey {
         Some(i) if comps.len() > i + 2 => comps[i + 1..comps.len() - 1].join("/"),
         _ => String::new(),
     };
-    SessionKey { agent: Format::Codex, project, session: stem }
+    SessionKey { agent: super::Agent::Codex, project, session: stem }
 }
 
 /// The entries and compactions of one rollout.
@@ -112,45 +111,83 @@ pub fn read_bytes(file: usize, path: &Path, bytes: &[u8]) -> Read {
     read_bytes_with(file, path, bytes, Parse::Fast)
 }
 
-/// [`read_bytes`], parsing the way `parse` says.
+/// [`read_bytes`], parsing the way `parse` says: one [`Fold::feed`] of the whole.
 pub fn read_bytes_with(file: usize, path: &Path, bytes: &[u8], parse: Parse) -> Read {
-    let mut out = Read::default();
-    let session = Arc::new(session_of(path));
-    let mut model: Option<String> = None;
-    let mut last_total: Option<Value> = None;
-    let wanted = |line: &[u8]| WANTED.iter().any(|w| w.find(line).is_some());
-    for f in read_lines(bytes, parse, wanted, |t: TypedLine| Fields::from(t), from_value) {
-        match f.kind.as_deref() {
-            Some("turn_context") => {
-                if let Some(m) = f.model {
-                    model = Some(m);
+    let mut fold = Fold::default();
+    fold.feed(bytes, parse);
+    fold.read(file, path)
+}
+
+/// A rollout's lines as `usage` reads them, folded line by line: the model in force, the last
+/// `total_token_usage` (a repeat of it is counted once), the calls and compactions so far.
+/// Feeding a rollout in pieces cut at line ends gives what one feed of the whole gives (the live
+/// engine, `crate::live`, feeds the appended lines).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fold {
+    model: Option<String>,
+    last_total: Option<Value>,
+    /// (timestamp, model, tokens) of each counted call.
+    calls: Vec<(String, Option<String>, Tokens)>,
+    compactions: Vec<String>,
+    duplicates: usize,
+}
+
+impl Fold {
+    /// Folds `bytes` (complete lines).
+    pub fn feed(&mut self, bytes: &[u8], parse: Parse) {
+        let wanted = |line: &[u8]| WANTED.iter().any(|w| w.find(line).is_some());
+        for f in read_lines(bytes, parse, wanted, |t: TypedLine| Fields::from(t), from_value) {
+            match f.kind.as_deref() {
+                Some("turn_context") => {
+                    if let Some(m) = f.model {
+                        self.model = Some(m);
+                    }
                 }
+                Some("compacted") => self.compactions.push(f.ts),
+                Some("event_msg") if f.payload_kind.as_deref() == Some("token_count") => {
+                    let Some((total, last)) = f.info else { continue };
+                    if total.is_some() && total == self.last_total {
+                        self.duplicates += 1;
+                        continue;
+                    }
+                    self.last_total = total;
+                    let Some(last) = last else { continue };
+                    let cached = n(&last, "cached_input_tokens");
+                    let tokens = Tokens {
+                        input: n(&last, "input_tokens").saturating_sub(cached),
+                        output: n(&last, "output_tokens"),
+                        cache_creation: 0,
+                        cache_read: cached,
+                    };
+                    if tokens.is_zero() {
+                        continue;
+                    }
+                    self.calls.push((f.ts, self.model.clone(), tokens));
+                }
+                _ => {}
             }
-            Some("compacted") => out.compactions.push(Compaction { session: session.clone(), ts: f.ts }),
-            Some("event_msg") if f.payload_kind.as_deref() == Some("token_count") => {
-                let Some((total, last)) = f.info else { continue };
-                if total.is_some() && total == last_total {
-                    out.duplicates += 1;
-                    continue;
-                }
-                last_total = total;
-                let Some(last) = last else { continue };
-                let cached = n(&last, "cached_input_tokens");
-                let tokens = Tokens {
-                    input: n(&last, "input_tokens").saturating_sub(cached),
-                    output: n(&last, "output_tokens"),
-                    cache_creation: 0,
-                    cache_read: cached,
-                };
-                if tokens.is_zero() {
-                    continue;
-                }
-                out.entries.push(UsageEntry::priced(session.clone(), file, f.ts, model.clone(), tokens, None));
-            }
-            _ => {}
         }
     }
-    out
+
+    /// The priced entries and compactions folded so far, as file `file` at `path`.
+    pub fn read(&self, file: usize, path: &Path) -> Read {
+        let session = Arc::new(session_of(path));
+        Read {
+            entries: self
+                .calls
+                .iter()
+                .map(|(ts, model, tokens)| {
+                    UsageEntry::priced(session.clone(), file, ts.clone(), model.clone(), *tokens, None)
+                })
+                .collect(),
+            compactions: self
+                .compactions
+                .iter()
+                .map(|ts| Compaction { session: session.clone(), ts: ts.clone() })
+                .collect(),
+            duplicates: self.duplicates,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! What every agent's reader hands to the grouping: one priced usage entry per counted model
 //! call, and the compactions, each tagged with its agent and session.
 
-use crate::import::Format;
+pub use super::agents::Agent;
 
 /// How the readers parse transcript lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +26,7 @@ impl Parse {
 }
 
 /// Token counts, split the way the providers bill them (`input` is the uncached part).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Tokens {
     pub input: u64,
     pub output: u64,
@@ -58,7 +58,7 @@ impl Tokens {
 /// Where an entry belongs: its agent and its session (`project/session` is the row key).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SessionKey {
-    pub agent: Format,
+    pub agent: Agent,
     pub project: String,
     pub session: String,
 }
@@ -87,6 +87,13 @@ pub struct UsageEntry {
     pub cost: Option<f64>,
     /// Tokens that ccusage 20.0.24 does not see (Claude Code lines with a space after the colon).
     pub uncounted_by_ccusage: bool,
+    /// Tokens ccusage counts beyond the four (reasoning or thoughts reported apart, and what a
+    /// recorded total holds beyond its parts): in the total, priced as output.
+    pub extra: u64,
+    /// Cache tokens that are also inside `tokens.input` because the agent's input already
+    /// includes its cache (Qwen, Cline, Codebuff): ccusage counts them twice, and so does
+    /// `tokens` for parity; `input - double_counted` is the corrected uncached input.
+    pub double_counted: u64,
 }
 
 impl UsageEntry {
@@ -101,7 +108,27 @@ impl UsageEntry {
         recorded: Option<f64>,
     ) -> UsageEntry {
         let cost = recorded.or_else(|| builtin_cost(model.as_deref(), &tokens, 0));
-        UsageEntry { session, file, ts, model, tokens, cost, uncounted_by_ccusage: false }
+        UsageEntry { session, file, ts, model, tokens, cost, uncounted_by_ccusage: false, extra: 0, double_counted: 0 }
+    }
+}
+
+impl UsageEntry {
+    /// A call of a usage-only agent: `extra` tokens priced as output, the `recorded` cost
+    /// winning when the agent's rule says so, else the built-in price of `model`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_extra(
+        session: std::sync::Arc<SessionKey>,
+        file: usize,
+        ts: String,
+        model: Option<String>,
+        tokens: Tokens,
+        extra: u64,
+        double_counted: u64,
+        recorded: Option<f64>,
+    ) -> UsageEntry {
+        let priced = Tokens { output: tokens.output.saturating_add(extra), ..tokens };
+        let cost = recorded.or_else(|| builtin_cost(model.as_deref(), &priced, 0));
+        UsageEntry { session, file, ts, model, tokens, cost, uncounted_by_ccusage: false, extra, double_counted }
     }
 }
 

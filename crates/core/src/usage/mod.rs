@@ -1,9 +1,11 @@
-//! Accounting over transcripts, not importing them: token and cost totals of Claude Code, Codex
-//! and pi logs counted with ccusage's rules (`claude`, `codex`, `pi` read the raw lines into
-//! [`entry::UsageEntry`]s; [`report`] groups them in a time zone, [`time`]), the default log
-//! folders ([`sources`]), and one summary per session found under a folder ([`sessions`], for
-//! `ctxj sessions`). Prices come from [`crate::cache::prices`].
+//! Accounting over transcripts, not importing them: token and cost totals of every agent
+//! ccusage reads, counted with ccusage's rules. [`agents`] is the registry (one [`agents::Spec`]
+//! per agent: default folders, files, reader); `claude`, `codex`, `pi` and the readers in
+//! `agents/` turn the raw logs into [`entry::UsageEntry`]s; [`report`] groups them in a time
+//! zone ([`time`]); [`sources`] finds the folders and files; [`sessions`] summarises one session
+//! per transcript for `ctxj sessions`. Prices come from [`crate::cache::prices`].
 
+pub mod agents;
 pub mod claude;
 pub mod codex;
 pub mod entry;
@@ -16,18 +18,17 @@ pub mod time;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use rayon::prelude::*;
-
+pub use agents::Agent;
 pub use entry::{Parse, Tokens};
 pub use report::{By, Options, Row, UsageReport};
 pub use sessions::{summarize_folder, summarize_folder_with_progress, summarize_journal, SessionSummary};
-pub use sources::{existing_default_roots, transcripts, Root};
+pub use sources::{discover, existing_default_roots, transcripts, Root};
 
 use crate::import::Format;
 
-/// Counts the usage in `files` (transcripts by agent) and groups it under `opts`.
-pub fn usage(files: &BTreeMap<Format, Vec<PathBuf>>, opts: &Options) -> UsageReport {
-    let (all, list) = read(files);
+/// Counts the usage in `files` (log files by agent) and groups it under `opts`.
+pub fn usage(files: &BTreeMap<Agent, Vec<PathBuf>>, opts: &Options) -> UsageReport {
+    let (all, list) = read_agents(files);
     report::group(&all, list, opts)
 }
 
@@ -40,31 +41,24 @@ pub fn file_cost(agent: Format, path: &std::path::Path) -> Option<f64> {
     (!costs.is_empty()).then(|| costs.iter().sum())
 }
 
-/// The priced entries and compactions of `files`, with the file list their `file` indexes point
-/// into (what [`usage`] groups, and what `ctxj export` writes one row per entry of).
+/// [`read_agents`] of transcripts by import format (ctxj journals left out): what `ctxj export`
+/// plans its sessions from.
 pub fn read(files: &BTreeMap<Format, Vec<PathBuf>>) -> (entry::Read, Vec<PathBuf>) {
+    let by_agent: BTreeMap<Agent, Vec<PathBuf>> =
+        files.iter().filter_map(|(f, p)| Some((Agent::of_format(*f)?, p.clone()))).collect();
+    read_agents(&by_agent)
+}
+
+/// The priced entries and compactions of `files`, each agent read by its registry reader, with
+/// the file list their `file` indexes point into (in agent order, then as given).
+pub fn read_agents(files: &BTreeMap<Agent, Vec<PathBuf>>) -> (entry::Read, Vec<PathBuf>) {
     let parse = Parse::from_env();
     let mut all = entry::Read::default();
     let mut list = Vec::new();
     for (agent, paths) in files {
         let first = list.len();
         list.extend(paths.iter().cloned());
-        let read = match agent {
-            Format::ClaudeCode => claude::read(paths, first, parse),
-            Format::Codex | Format::Pi => {
-                let one = if *agent == Format::Codex { codex::read_file } else { pi::read_file };
-                let parts: Vec<entry::Read> =
-                    paths.par_iter().enumerate().map(|(i, p)| one(first + i, p, parse)).collect();
-                let mut r = entry::Read::default();
-                for p in parts {
-                    r.entries.extend(p.entries);
-                    r.compactions.extend(p.compactions);
-                    r.duplicates += p.duplicates;
-                }
-                r
-            }
-            Format::Ctxj => continue,
-        };
+        let read = (agent.spec().read)(paths, first, parse);
         all.entries.extend(read.entries);
         all.compactions.extend(read.compactions);
         all.duplicates += read.duplicates;

@@ -12,7 +12,6 @@ use serde::Deserialize;
 use serde_json::{Number, Value};
 
 use super::entry::{count as n, read_lines, str_at, whole, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
-use crate::import::Format;
 use crate::journal::typed::object_or_null;
 
 /// The session of a pi file: its folder (the project) and the file name after the first `_`
@@ -21,7 +20,7 @@ pub fn session_of(path: &Path) -> SessionKey {
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let session = stem.split_once('_').map_or(stem.clone(), |(_, id)| id.to_string());
     let project = path.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    SessionKey { agent: Format::Pi, project, session }
+    SessionKey { agent: super::Agent::Pi, project, session }
 }
 
 /// The entries and compactions of one pi session file.
@@ -122,22 +121,58 @@ pub fn read_bytes(file: usize, path: &Path, bytes: &[u8]) -> Read {
     read_bytes_with(file, path, bytes, Parse::Fast)
 }
 
-/// [`read_bytes`], parsing the way `parse` says.
+/// [`read_bytes`], parsing the way `parse` says: one [`Fold::feed`] of the whole.
 pub fn read_bytes_with(file: usize, path: &Path, bytes: &[u8], parse: Parse) -> Read {
-    let mut out = Read::default();
-    let session = Arc::new(session_of(path));
-    let wanted = |line: &[u8]| USAGE.find(line).is_some() || COMPACTION.find(line).is_some();
-    for f in read_lines(bytes, parse, wanted, |t: TypedLine| Fields::from(t), from_value) {
-        match f.kind.as_deref() {
-            Some("compaction") => out.compactions.push(Compaction { session: session.clone(), ts: f.ts }),
-            Some("message") => {
-                let Some((model, tokens, recorded)) = f.call else { continue };
-                out.entries.push(UsageEntry::priced(session.clone(), file, f.ts, model, tokens, recorded));
+    let mut fold = Fold::default();
+    fold.feed(bytes, parse);
+    fold.read(file, path)
+}
+
+/// A pi session's lines as `usage` reads them, folded line by line (each line stands alone):
+/// the calls and compactions so far. Feeding a file in pieces cut at line ends gives what one
+/// feed of the whole gives (the live engine, `crate::live`, feeds the appended lines).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Fold {
+    /// (timestamp, model, tokens, recorded cost) of each call.
+    calls: Vec<(String, Option<String>, Tokens, Option<f64>)>,
+    compactions: Vec<String>,
+}
+
+impl Fold {
+    /// Folds `bytes` (complete lines).
+    pub fn feed(&mut self, bytes: &[u8], parse: Parse) {
+        let wanted = |line: &[u8]| USAGE.find(line).is_some() || COMPACTION.find(line).is_some();
+        for f in read_lines(bytes, parse, wanted, |t: TypedLine| Fields::from(t), from_value) {
+            match f.kind.as_deref() {
+                Some("compaction") => self.compactions.push(f.ts),
+                Some("message") => {
+                    let Some((model, tokens, recorded)) = f.call else { continue };
+                    self.calls.push((f.ts, model, tokens, recorded));
+                }
+                _ => {}
             }
-            _ => {}
         }
     }
-    out
+
+    /// The priced entries and compactions folded so far, as file `file` at `path`.
+    pub fn read(&self, file: usize, path: &Path) -> Read {
+        let session = Arc::new(session_of(path));
+        Read {
+            entries: self
+                .calls
+                .iter()
+                .map(|(ts, model, tokens, cost)| {
+                    UsageEntry::priced(session.clone(), file, ts.clone(), model.clone(), *tokens, *cost)
+                })
+                .collect(),
+            compactions: self
+                .compactions
+                .iter()
+                .map(|ts| Compaction { session: session.clone(), ts: ts.clone() })
+                .collect(),
+            duplicates: 0,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -40,6 +40,8 @@ pub struct Options {
     pub window: Window,
     /// Per-model rows under each group.
     pub breakdown: bool,
+    /// The first day of a week (`By::Week`; ccusage's default is Sunday).
+    pub week_start: chrono::Weekday,
 }
 
 /// One row of the report.
@@ -62,7 +64,15 @@ pub struct Row {
     pub last: Option<String>,
     #[serde(flatten)]
     pub tokens: Tokens,
+    /// Tokens counted beyond the four (reasoning or thoughts an agent reports apart; priced as
+    /// output, in `total_tokens`, as ccusage counts them).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub extra_tokens: u64,
     pub total_tokens: u64,
+    /// Cache tokens counted twice, as ccusage does, because the agent's input already includes
+    /// them (Qwen, Cline, Codebuff): `input - double_counted_cache` is the corrected input.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub double_counted_cache: u64,
     /// Cost in USD of the calls whose model has a price (`None` when none has).
     pub cost_usd: Option<f64>,
     /// Calls with tokens whose model has no price: left out of `cost_usd`.
@@ -77,6 +87,10 @@ pub struct Row {
     /// Per-model rows of this group (`--breakdown`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub breakdown: Vec<Row>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The whole report.
@@ -111,6 +125,8 @@ impl Acc {
         let r = &mut self.row;
         r.calls += 1;
         r.tokens.add(&e.tokens);
+        r.extra_tokens = r.extra_tokens.saturating_add(e.extra);
+        r.double_counted_cache = r.double_counted_cache.saturating_add(e.double_counted);
         if e.uncounted_by_ccusage {
             r.not_counted_by_ccusage.add(&e.tokens);
         }
@@ -142,7 +158,7 @@ impl Acc {
         r.files = self.files.len();
         r.agents = self.agents.into_iter().collect();
         r.models = self.models.into_iter().collect();
-        r.total_tokens = r.tokens.total();
+        r.total_tokens = r.tokens.total().saturating_add(r.extra_tokens);
         let prompt = r.tokens.prompt();
         r.cache_hit = (prompt > 0).then(|| r.tokens.cache_read as f64 / prompt as f64);
         r.breakdown = self.by_model.into_values().map(Acc::finish).collect();
@@ -150,11 +166,18 @@ impl Acc {
     }
 }
 
-fn group_key(by: By, tz: Tz, session: &super::entry::SessionKey, ts: &str, model: Option<&str>) -> String {
+fn group_key(
+    by: By,
+    tz: Tz,
+    week: chrono::Weekday,
+    session: &super::entry::SessionKey,
+    ts: &str,
+    model: Option<&str>,
+) -> String {
     match by {
         By::Session => format!("{}:{}", session.agent.name(), session.key()),
         By::Day => period_key(ts, tz, Period::Day),
-        By::Week => period_key(ts, tz, Period::Week),
+        By::Week => period_key(ts, tz, Period::WeekFrom(week)),
         By::Month => period_key(ts, tz, Period::Month),
         By::Model => model.unwrap_or("<none>").to_string(),
     }
@@ -166,12 +189,12 @@ pub fn group(read: &Read, files: Vec<PathBuf>, opts: &Options) -> UsageReport {
     let mut totals = Acc::default();
     let mut unpriced = BTreeSet::new();
     for e in read.entries.iter().filter(|e| opts.window.contains(&e.ts)) {
-        let k = group_key(opts.by, opts.tz, &e.session, &e.ts, e.model.as_deref());
+        let k = group_key(opts.by, opts.tz, opts.week_start, &e.session, &e.ts, e.model.as_deref());
         let acc = groups.entry(k).or_insert_with(|| {
             let mut a = Acc::default();
             a.row.key = match opts.by {
                 By::Session => e.session.key(),
-                _ => group_key(opts.by, opts.tz, &e.session, &e.ts, e.model.as_deref()),
+                _ => group_key(opts.by, opts.tz, opts.week_start, &e.session, &e.ts, e.model.as_deref()),
             };
             if opts.by == By::Session {
                 a.row.agent = Some(e.session.agent.name());
@@ -194,7 +217,7 @@ pub fn group(read: &Read, files: Vec<PathBuf>, opts: &Options) -> UsageReport {
         if opts.by == By::Model {
             continue;
         }
-        if let Some(a) = groups.get_mut(&group_key(opts.by, opts.tz, &c.session, &c.ts, None)) {
+        if let Some(a) = groups.get_mut(&group_key(opts.by, opts.tz, opts.week_start, &c.session, &c.ts, None)) {
             a.row.compactions += 1;
         }
     }

@@ -13,9 +13,11 @@ use crate::import::{import_file, Child, FromFormat};
 pub struct SessionSummary {
     /// What to pass to a read command to open it.
     pub spec: String,
-    /// The agent that wrote it (`claude-code`, `codex`, `pi`) or `ctxj` for a journal.
+    /// The agent that wrote it (`claude-code`, `codex`, `pi`, any usage-only agent of
+    /// `ctxj usage --agent`) or `ctxj` for a journal.
     pub agent: &'static str,
-    /// `main`, `sidechain`, `subagent` or `compaction call`.
+    /// `main`, `sidechain`, `subagent`, `compaction call`, or `usage only` (a session of an agent
+    /// whose log ctxj reads only for usage).
     pub role: String,
     /// The parent transcript of a side session.
     pub parent: Option<String>,
@@ -44,6 +46,9 @@ pub struct SessionSummary {
     pub side_sessions: usize,
     /// Why the session could not be read (the other fields are then empty).
     pub error: Option<String>,
+    /// What the log of a usage-only agent cannot give (no per-request content to replay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The cost of one call from its recorded usage.
@@ -75,20 +80,25 @@ pub fn summarize_journal(j: &crate::journal::Journal) -> SessionSummary {
         s.duration_s = Some((b - a).num_seconds());
     }
     s.turns = j.turns.len();
+    // The model in force: the session's, then each `model` record's (Codex and pi switch models
+    // with records, Claude Code names it on each assistant record).
+    let mut current = session_model.clone();
     for r in &j.records {
         match &r.body {
+            Body::Model(m) => current = Some(m.model.clone()),
             Body::Assistant(a) => {
+                let model = a.model.as_ref().or(current.as_ref());
                 if let Some(u) = &a.usage {
                     s.prompt_tokens = s.prompt_tokens.saturating_add(u.prompt_tokens.unwrap_or(0));
                     s.cached_tokens = s.cached_tokens.saturating_add(u.cached_tokens.unwrap_or(0));
-                    if let Some(c) = call_cost(a.model.as_deref().or(session_model.as_deref()), u) {
+                    if let Some(c) = call_cost(model.map(String::as_str), u) {
                         *s.cost_usd.get_or_insert(0.0) += c;
                     }
                 }
                 if s.model.is_none() {
-                    s.model = a.model.clone();
+                    s.model = model.cloned();
                 }
-                if let Some(m) = &a.model {
+                if let Some(m) = model {
                     if !s.models.contains(m) {
                         s.models.push(m.clone());
                     }
@@ -180,5 +190,95 @@ impl Drop for Tick<'_> {
     fn drop(&mut self) {
         let n = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         (self.2)(n, self.1);
+    }
+}
+
+/// What `ctxj sessions` says of a usage-only agent's session.
+pub const USAGE_ONLY: &str = "usage only";
+
+/// One summary per session of usage-only agents' log files (`files`, by agent), from the
+/// entries `ctxj usage` counts: their role is [`USAGE_ONLY`], `spec` is `agent:project/session`
+/// (no read command opens it) and `note` says the log holds no per-request content ctxj can
+/// replay, and which file it was read from. Sessions sorted by agent, then start.
+pub fn summarize_usage_only(
+    files: &std::collections::BTreeMap<super::Agent, Vec<std::path::PathBuf>>,
+) -> Vec<SessionSummary> {
+    use std::collections::BTreeMap;
+    let (read, list) = super::read_agents(files);
+    let mut by: BTreeMap<super::entry::SessionKey, SessionSummary> = BTreeMap::new();
+    for e in &read.entries {
+        let s = by.entry((*e.session).clone()).or_insert_with(|| SessionSummary {
+            // No read command opens it: the agent and the session name it.
+            spec: format!("{}:{}", e.session.agent.name(), e.session.key()),
+            agent: e.session.agent.name(),
+            role: USAGE_ONLY.into(),
+            id: e.session.session.clone(),
+            note: Some(format!(
+                "{} logs hold usage counters, not the requests: no replay (show, cache, audit); read from {}",
+                e.session.agent.spec().label,
+                list.get(e.file).map(|p| p.display().to_string()).unwrap_or_default()
+            )),
+            ..Default::default()
+        });
+        s.turns += 1;
+        s.prompt_tokens = s.prompt_tokens.saturating_add(e.tokens.prompt());
+        s.cached_tokens = s.cached_tokens.saturating_add(e.tokens.cache_read);
+        if let Some(c) = e.cost {
+            *s.cost_usd.get_or_insert(0.0) += c;
+        }
+        if let Some(m) = &e.model {
+            if !s.models.contains(m) {
+                s.models.push(m.clone());
+            }
+            s.model.get_or_insert_with(|| m.clone());
+        }
+        if !e.ts.is_empty() {
+            if s.start.as_deref().is_none_or(|t| e.ts.as_str() < t) {
+                s.start = Some(e.ts.clone());
+            }
+            if s.end.as_deref().is_none_or(|t| e.ts.as_str() > t) {
+                s.end = Some(e.ts.clone());
+            }
+        }
+    }
+    for c in &read.compactions {
+        if let Some(s) = by.get_mut(&c.session) {
+            s.compactions += 1;
+        }
+    }
+    let mut rows: Vec<SessionSummary> = by.into_values().collect();
+    for s in &mut rows {
+        s.cache_hit = (s.prompt_tokens > 0).then(|| s.cached_tokens as f64 / s.prompt_tokens as f64);
+        if let (Some(a), Some(b)) = (s.start.as_deref().and_then(instant), s.end.as_deref().and_then(instant)) {
+            s.duration_s = Some((b - a).num_seconds());
+        }
+    }
+    rows.sort_by(|a, b| (a.agent, &a.start, &a.id).cmp(&(b.agent, &b.start, &b.id)));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_model_a_session_used_is_listed_in_order_of_first_use() {
+        let text = [
+            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"gpt-5.3-codex"}"#,
+            r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u","text":"q"}"#,
+            r#"{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a","text":"x","usage":{"prompt_tokens":1000,"cached_tokens":0,"completion_tokens":3}}"#,
+            r#"{"rev":4,"ts":"2026-11-29T10:00:03Z","kind":"model","model":"gpt-5.4"}"#,
+            r#"{"rev":5,"ts":"2026-11-29T10:00:04Z","kind":"user","id":"u2","text":"q"}"#,
+            r#"{"rev":6,"ts":"2026-11-29T10:00:05Z","kind":"assistant","id":"a2","text":"y","usage":{"prompt_tokens":1000,"cached_tokens":0,"completion_tokens":3}}"#,
+            r#"{"rev":7,"ts":"2026-11-29T10:00:06Z","kind":"assistant","id":"a3","text":"z","model":"claude-opus-4-6"}"#,
+        ]
+        .join("\n");
+        let j = crate::journal::parse_bytes(Path::new("j.jsonl"), text.as_bytes(), Default::default()).unwrap();
+        let s = summarize_journal(&j);
+        assert_eq!(s.model.as_deref(), Some("gpt-5.3-codex"));
+        assert_eq!(s.models, ["gpt-5.3-codex", "gpt-5.4", "claude-opus-4-6"]);
+        // Each call is priced at the model in force.
+        let price = |m: &str| crate::cache::prices::builtin_price(m).unwrap().billed(1000, 0, 0, 0, 3);
+        assert!((s.cost_usd.unwrap() - price("gpt-5.3-codex") - price("gpt-5.4")).abs() < 1e-12);
     }
 }

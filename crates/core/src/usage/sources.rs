@@ -4,52 +4,77 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::agents::{Agent, Env, SPECS};
 use crate::import::scan::find_sessions;
 use crate::import::{detect_file, Format, FromFormat};
 
 /// One folder to read and the agent whose logs it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Root {
-    pub agent: Format,
+    pub agent: Agent,
     pub path: PathBuf,
 }
 
-/// Every default log folder, existing or not, in the order they are read:
-/// * Claude Code: each `<dir>/projects` of `$CLAUDE_CONFIG_DIR` (comma-separated, as ccusage
-///   reads it), else `~/.config/claude/projects` and `~/.claude/projects`;
-/// * Codex: `$CODEX_HOME/sessions`, else `~/.codex/sessions`;
-/// * pi: `$PI_AGENT_DIR` (the sessions folder, as ccusage reads it), else
-///   `$PI_CODING_AGENT_DIR/sessions` (pi's own override of `~/.pi/agent`), else
-///   `~/.pi/agent/sessions`.
+/// Every default log folder, existing or not, in registry order (each agent's own rule and
+/// environment override, [`super::agents::SPECS`]). For example Claude Code: each
+/// `<dir>/projects` of `$CLAUDE_CONFIG_DIR` (comma-separated), else `~/.config/claude/projects`
+/// and `~/.claude/projects`; Codex: `sessions` and `archived_sessions` of `$CODEX_HOME` or
+/// `~/.codex`; pi: `$PI_AGENT_DIR`, else `$PI_CODING_AGENT_DIR/sessions`, else
+/// `~/.pi/agent/sessions`.
 pub fn default_roots(env: &dyn Fn(&str) -> Option<String>, home: Option<&Path>) -> Vec<Root> {
-    let set = |k: &str| env(k).filter(|v| !v.trim().is_empty());
-    let in_home = |rel: &str| home.map(|h| h.join(rel));
-    let mut out = Vec::new();
-    let claude: Vec<PathBuf> = match set("CLAUDE_CONFIG_DIR") {
-        Some(dirs) => {
-            dirs.split(',').map(str::trim).filter(|d| !d.is_empty()).map(|d| Path::new(d).join("projects")).collect()
-        }
-        None => [in_home(".config/claude/projects"), in_home(".claude/projects")].into_iter().flatten().collect(),
-    };
-    out.extend(claude.into_iter().map(|path| Root { agent: Format::ClaudeCode, path }));
-    let codex = set("CODEX_HOME").map(|h| Path::new(&h).join("sessions")).or_else(|| in_home(".codex/sessions"));
-    out.extend(codex.map(|path| Root { agent: Format::Codex, path }));
-    let pi = set("PI_AGENT_DIR")
-        .map(PathBuf::from)
-        .or_else(|| set("PI_CODING_AGENT_DIR").map(|d| Path::new(&d).join("sessions")))
-        .or_else(|| in_home(".pi/agent/sessions"));
-    out.extend(pi.map(|path| Root { agent: Format::Pi, path }));
-    out
+    let e = Env { var: env, home };
+    SPECS.iter().flat_map(|s| (s.roots)(&e).into_iter().map(move |path| Root { agent: s.agent, path })).collect()
 }
 
 /// The default folders of this process's environment that exist, narrowed to `agent`.
-pub fn existing_default_roots(agent: Option<Format>) -> Vec<Root> {
+pub fn existing_default_roots(agent: Option<Agent>) -> Vec<Root> {
     let env = |k: &str| std::env::var(k).ok();
     let home = dirs::home_dir();
     let mut roots = default_roots(&env, home.as_deref());
-    roots.retain(|r| r.path.is_dir() && agent.is_none_or(|a| a == r.agent));
+    roots.retain(|r| r.path.exists() && agent.is_none_or(|a| a == r.agent));
     roots.dedup();
     roots
+}
+
+/// The log files to read, by agent. With `paths`, files as given and folders searched: for
+/// `agent` with its own layout (every agent but Claude Code, Codex and pi), the folder is read
+/// as that agent's data folder (what its environment override names); otherwise the
+/// transcripts ctxj detects. Without `paths`, every existing default folder of `agent` (or of
+/// every agent) through its registry row. A Codex file present under both `sessions/` and
+/// `archived_sessions/` is read once, from `sessions/` (as ccusage does).
+pub fn discover(paths: &[PathBuf], agent: Option<Agent>) -> BTreeMap<Agent, Vec<PathBuf>> {
+    let mut out: BTreeMap<Agent, Vec<PathBuf>> = BTreeMap::new();
+    if !paths.is_empty() {
+        match agent.filter(|a| a.format().is_none()) {
+            Some(a) => {
+                let files = paths.iter().flat_map(|p| (a.spec().files)(p)).collect::<Vec<_>>();
+                out.insert(a, files);
+            }
+            None => {
+                for (f, files) in transcripts(paths, agent.and_then(Agent::format)) {
+                    if let Some(a) = Agent::of_format(f) {
+                        out.entry(a).or_default().extend(files);
+                    }
+                }
+            }
+        }
+    } else {
+        let mut codex_seen = std::collections::HashSet::new();
+        for r in existing_default_roots(agent) {
+            for f in (r.agent.spec().files)(&r.path) {
+                if r.agent == Agent::Codex && !codex_seen.insert(f.strip_prefix(&r.path).unwrap_or(&f).to_path_buf()) {
+                    continue;
+                }
+                out.entry(r.agent).or_default().push(f);
+            }
+        }
+    }
+    for v in out.values_mut() {
+        v.sort();
+        v.dedup();
+    }
+    out.retain(|_, v| !v.is_empty());
+    out
 }
 
 /// The transcripts under `paths` (files as given, folders searched), by agent; ctxj journals
@@ -85,8 +110,8 @@ mod tests {
         let none = |_: &str| None;
         let names = |r: Vec<Root>| r.into_iter().map(|r| r.path.display().to_string()).collect::<Vec<_>>();
         assert_eq!(
-            names(default_roots(&none, Some(home))),
-            ["/h/.config/claude/projects", "/h/.claude/projects", "/h/.codex/sessions", "/h/.pi/agent/sessions"]
+            names(default_roots(&none, Some(home)))[..4],
+            ["/h/.config/claude/projects", "/h/.claude/projects", "/h/.codex/sessions", "/h/.codex/archived_sessions"]
         );
         let env = |k: &str| match k {
             "CLAUDE_CONFIG_DIR" => Some("/a, /b".to_string()),
@@ -94,9 +119,8 @@ mod tests {
             "PI_CODING_AGENT_DIR" => Some("/p".to_string()),
             _ => None,
         };
-        assert_eq!(
-            names(default_roots(&env, Some(home))),
-            ["/a/projects", "/b/projects", "/c/sessions", "/p/sessions"]
-        );
+        let all = names(default_roots(&env, Some(home)));
+        assert_eq!(all[..4], ["/a/projects", "/b/projects", "/c/sessions", "/c/archived_sessions"]);
+        assert!(all.contains(&"/p/sessions".to_string()), "{all:?}");
     }
 }

@@ -39,12 +39,17 @@ pub fn local_date(ts: &str, tz: Tz) -> Option<NaiveDate> {
     }
 }
 
+/// A day of the week (`--start-of-week`).
+pub use chrono::Weekday;
+
 /// A calendar period.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Period {
     Day,
     /// Weeks start on Sunday, as in ccusage's `weekly`; the key is the Sunday's date.
     Week,
+    /// Weeks that start on the given day (`--start-of-week`); the key is that day's date.
+    WeekFrom(chrono::Weekday),
     Month,
 }
 
@@ -53,11 +58,27 @@ pub fn period_key(ts: &str, tz: Tz, p: Period) -> String {
     let Some(d) = local_date(ts, tz) else { return "unknown".into() };
     match p {
         Period::Day => d.format("%Y-%m-%d").to_string(),
-        Period::Week => {
-            let back = d.weekday().num_days_from_sunday() as u64;
-            (d - chrono::Days::new(back)).format("%Y-%m-%d").to_string()
+        Period::Week => period_key(ts, tz, Period::WeekFrom(chrono::Weekday::Sun)),
+        Period::WeekFrom(start) => {
+            let back = (7 + d.weekday().num_days_from_monday() - start.num_days_from_monday()) % 7;
+            (d - chrono::Days::new(back.into())).format("%Y-%m-%d").to_string()
         }
         Period::Month => d.format("%Y-%m").to_string(),
+    }
+}
+
+#[cfg(test)]
+mod week_tests {
+    use super::*;
+
+    #[test]
+    fn weeks_start_on_the_chosen_day() {
+        // 2026-03-14 is a Saturday.
+        let k = |w| period_key("2026-03-14T10:00:00Z", Tz::UTC, Period::WeekFrom(w));
+        assert_eq!(k(chrono::Weekday::Sun), "2026-03-08");
+        assert_eq!(k(chrono::Weekday::Mon), "2026-03-09");
+        assert_eq!(k(chrono::Weekday::Sat), "2026-03-14");
+        assert_eq!(period_key("2026-03-14T10:00:00Z", Tz::UTC, Period::Week), "2026-03-08");
     }
 }
 

@@ -230,6 +230,7 @@ impl Emitter<'_> {
             completion_tokens: Some(us.output),
             cache_write_tokens: Some(us.cache_creation),
             cache_write_1h_tokens: (us.cache_creation_1h > 0).then_some(us.cache_creation_1h),
+            cost_usd: None,
         });
         let rec = AssistantRec {
             id: aid.clone(),

@@ -9,25 +9,30 @@
 //! * `function_call` / `custom_tool_call` / `local_shell_call` → calls of the current response;
 //!   their `*_output` items → `result` records;
 //! * one response (one LLM call, one `assistant` record) is everything the model produced between
-//!   two inputs; its usage comes from the `token_count` event that follows it. `token_count`
-//!   events with `info: null`, repeats of the previous total, and the zero-input estimate written
-//!   after a compaction are skipped and counted;
+//!   two inputs; its usage is the `token_count` that bills it, paired by the rollout's turn
+//!   structure for every rollout version (`pairing.rs`). `token_count` events with `info: null`,
+//!   repeats of the previous total, and the zero-input estimate written after a compaction are
+//!   skipped and counted; a billed `token_count` whose call left no item in the rollout becomes an
+//!   empty `assistant` record carrying its usage;
 //! * `compacted` with `replacement_history` → a `compact` record whose `kept` are the earlier
 //!   blocks the history repeats (matched by role and text, newest copy first); items it adds are
 //!   appended after it (user → `user`, developer → `notice`). Without `replacement_history`
 //!   (legacy local compaction) nothing is kept.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+mod compacted;
+mod pairing;
+
+use compacted::{compacted, Seen};
+use pairing::{Pairing, MODEL_ITEMS, TOOL_OUTPUTS, TURN_EVENTS};
+
 use super::content::{walk, Calls, Piece, CODEX};
 use super::{parse_lines, s, u, Builder, Format, ImportError, ImportReport, Imported};
-use crate::journal::{
-    AssistantRec, Body, Call, CompactRec, ModelRec, NoticeRec, ResultRec, SessionRec, SystemRec, Usage, UserRec,
-};
+use crate::journal::{AssistantRec, Body, Call, ModelRec, NoticeRec, ResultRec, SessionRec, SystemRec, Usage, UserRec};
 use crate::tokens::redacted;
 
 /// The response being assembled until its `token_count` (or the next input) arrives.
@@ -41,36 +46,20 @@ struct Pending {
     ts: Option<String>,
 }
 
-/// The content-keyed blocks of the journal so far (for matching `replacement_history`): their
-/// ids in journal order and, per role and text, the positions of the blocks holding it. Kept up
-/// to date as blocks are written, so a compaction costs its history's length, not the
-/// journal's (30,000 messages and as many `compacted` lines were quadratic, issue 21).
-#[derive(Default)]
-struct Seen {
-    ids: Vec<String>,
-    by_key: HashMap<&'static str, HashMap<String, Vec<usize>>>,
-}
-
-impl Seen {
-    fn push(&mut self, role: &'static str, text: String, id: String) {
-        self.by_key.entry(role).or_default().entry(text).or_default().push(self.ids.len());
-        self.ids.push(id);
-    }
-}
-
 pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     let mut report = ImportReport::new(Format::Codex, path);
     report.missing = vec!["tool schemas".into()];
     let lines = normalize_legacy(parse_lines(path, bytes, &mut report)?, &mut report);
     let mut b = Builder::new();
     let model = header(path, &lines, &mut b, &mut report);
+    let pairing = pairing::pair(&lines, model.clone(), &mut report);
     let mut r = Reader {
         b,
         report,
         files: Vec::new(),
         model,
         pending: Pending::default(),
-        last_total: None,
+        pairing,
         calls: Calls::default(),
         seen: Seen::default(),
         meta_seen: false,
@@ -92,17 +81,21 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
             "turn_context" => r.turn_context(line, &p),
             "response_item" => r.response_item(line, &p),
             "event_msg" => match s(&p, "type").unwrap_or("") {
-                "token_count" => r.token_count(&p),
+                "token_count" => r.token_count(line),
+                t if TURN_EVENTS.contains(&t) => {
+                    r.flush();
+                    r.report.skip(format!("event_msg/{t}"));
+                }
                 other => r.report.skip(format!("event_msg/{other}")),
             },
             "compacted" => {
-                r.flush(None);
+                r.flush();
                 compacted(line, &p, &mut r.seen, &mut r.b, &mut r.report);
             }
             other => r.report.skip(other.to_string()),
         }
     }
-    r.flush(None);
+    r.flush();
     let Reader { b, mut report, files, .. } = r;
     report.ts_clamped = b.clamped;
     Ok(Imported { journal: b.finish(path), report, files })
@@ -155,8 +148,8 @@ struct Reader {
     /// The current model (`turn_context.model`).
     model: Option<String>,
     pending: Pending,
-    /// The `total_token_usage` of the last `token_count` taken.
-    last_total: Option<Value>,
+    /// The usage of each response and the usages billing none (`pairing::pair`).
+    pairing: Pairing,
     calls: Calls,
     seen: Seen,
     meta_seen: bool,
@@ -165,7 +158,12 @@ struct Reader {
 }
 
 impl Reader {
-    fn flush(&mut self, usage: Option<Usage>) {
+    /// Writes the pending response with the usage paired with it.
+    fn flush(&mut self) {
+        if !self.pending.started {
+            return;
+        }
+        let usage = self.pairing.by_start.remove(&self.pending.line);
         flush(&mut self.pending, usage, &mut self.seen, &mut self.b, &mut self.report);
     }
 
@@ -188,7 +186,7 @@ impl Reader {
         }
         if let Some(m) = s(p, "model") {
             if self.model.as_deref() != Some(m) {
-                self.flush(None);
+                self.flush();
                 self.push(line, Body::Model(ModelRec { model: m.to_string(), ctx: None }));
                 self.model = Some(m.to_string());
             }
@@ -205,8 +203,8 @@ impl Reader {
                 self.report.lose("reasoning item");
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => self.call(line, pt, p),
-            "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
-                self.flush(None);
+            t if TOOL_OUTPUTS.contains(&t) => {
+                self.flush();
                 let cid = s(p, "call_id").unwrap_or("");
                 let Some(tool) = self.calls.tool(cid) else {
                     self.report.skip(format!("{pt} without its call"));
@@ -221,7 +219,8 @@ impl Reader {
                 }
                 self.push(line, Body::Result(ResultRec::whole(cid.to_string(), tool, text, None)));
             }
-            "web_search_call" | "image_generation_call" | "tool_search_call" => {
+            // The other items the model produces (`pairing::MODEL_ITEMS`) are not represented.
+            t if MODEL_ITEMS.contains(&t) => {
                 self.pending.start(line, ts);
                 self.report.lose(pt.to_string());
             }
@@ -239,7 +238,7 @@ impl Reader {
             self.pending.texts.push(text);
             return;
         }
-        self.flush(None);
+        self.flush();
         if role == "user" {
             let id = self.b.unique_id(&format!("u{}", line.no));
             self.seen.push("user", text.clone(), id.clone());
@@ -283,36 +282,21 @@ impl Reader {
         self.pending.calls.extend(call);
     }
 
-    /// The usage of the pending response; estimates and repeats are skipped and counted.
-    fn token_count(&mut self, p: &Map<String, Value>) {
-        let info = match p.get("info") {
-            None | Some(Value::Null) => return self.report.skip("token_count with info: null"),
-            Some(info) => info,
-        };
-        let total = info.get("total_token_usage").cloned();
-        let last = info.get("last_token_usage").and_then(Value::as_object);
-        let input = last.and_then(|l| u(l, "input_tokens")).unwrap_or(0);
-        if input == 0 {
-            self.report.skip("token_count estimate (zero input, e.g. after compaction)");
-            self.last_total = total;
-        } else if total.is_some() && total == self.last_total {
-            self.report.skip("token_count repeating the previous total");
-        } else {
-            self.last_total = total;
-            let usage = last.map(|l| Usage {
-                prompt_tokens: Some(input),
-                cached_tokens: Some(u(l, "cached_input_tokens").unwrap_or(0)),
-                completion_tokens: Some(u(l, "output_tokens").unwrap_or(0)),
-                ..Default::default()
-            });
-            if self.pending.started {
-                self.flush(usage);
-            } else {
-                self.report.skip("token_count without a response");
-            }
-        }
+    /// A billed `token_count` whose call left no item in the rollout (a local compaction's
+    /// summarising call, an aborted call): an empty `assistant` record carrying its usage, so
+    /// nothing billed is lost. Other `token_count`s were paired or counted by `pairing::pair`.
+    fn token_count(&mut self, line: &super::Line) {
+        let Some(usage) = self.pairing.orphans.remove(&line.no) else { return };
+        self.flush();
+        self.report.note(ORPHAN_NOTE);
+        self.report.lose("billed call without items in the rollout (kept as an empty assistant record)");
+        self.pending.start(line, s(&line.obj, "timestamp"));
+        let done = std::mem::take(&mut self.pending);
+        flush(&mut { done }, Some(usage), &mut self.seen, &mut self.b, &mut self.report);
     }
 }
+
+const ORPHAN_NOTE: &str = "a token_count billing a model call whose items are not in the rollout (a compaction's summarising call, an aborted call) is kept as an empty assistant record carrying its usage";
 
 /// Codex's own rate of its truncation budget (`codex-rs/core/src/truncate.rs`).
 const APPROX_BYTES_PER_TOKEN: u64 = 4;
@@ -487,116 +471,6 @@ fn output_text(v: Option<&Value>, rule: Option<super::ImageRule>, report: &mut I
         },
         Some(Value::Null) | None => String::new(),
         Some(other) => other.to_string(),
-    }
-}
-
-fn compacted(line: &super::Line, p: &Map<String, Value>, seen: &mut Seen, b: &mut Builder, report: &mut ImportReport) {
-    let ts = s(&line.obj, "timestamp");
-    let message = s(p, "message").unwrap_or("").to_string();
-    let rev = b.next_rev();
-    let Some(hist) = p.get("replacement_history").and_then(Value::as_array) else {
-        report.note("legacy local compaction without replacement_history: the user messages Codex kept are not recorded, nothing is kept");
-        b.push(ts, line.no, line.offset, Body::Compact(compact_rec(message, Some(rev), None)));
-        return;
-    };
-    let mut kept = Vec::new();
-    let mut added: Vec<(&'static str, String)> = Vec::new();
-    let mut encrypted = None;
-    // An item takes the newest earlier block with its role and text that this compaction has not
-    // taken yet; how many are taken is counted per key (a key is named by its first position).
-    let mut taken: HashMap<usize, usize> = HashMap::new();
-    for it in hist {
-        let it = match it.as_object() {
-            Some(o) => o,
-            None => continue,
-        };
-        match s(it, "type") {
-            Some("message") => {
-                let role = match s(it, "role") {
-                    Some("user") => "user",
-                    Some("assistant") => "assistant",
-                    _ => "developer",
-                };
-                let (text, _) = message_text(it);
-                let hit = seen.by_key.get(role).and_then(|m| m.get(text.as_str())).and_then(|at| {
-                    let t = taken.entry(at[0]).or_insert(0);
-                    let k = at.len().checked_sub(*t + 1)?;
-                    *t += 1;
-                    Some(at[k])
-                });
-                match hit {
-                    Some(k) => kept.push(seen.ids[k].clone()),
-                    None if role == "assistant" => {
-                        report.note("a replacement_history assistant message matches no earlier response: left out")
-                    }
-                    None => added.push((role, text)),
-                }
-            }
-            Some("compaction" | "compaction_summary") => {
-                encrypted = Some(s(it, "encrypted_content").map_or(0, encrypted_len));
-            }
-            Some(other) => report.skip(format!("replacement_history/{other}")),
-            None => {}
-        }
-    }
-    // A sanitiser's marker of nothing (`[REDACTED_MESSAGE len=0 sha=e3b0c442]`) is an empty message.
-    let empty = message.is_empty() || redacted::whole(&message).is_some_and(|m| m.len == 0);
-    let summary = if empty {
-        match encrypted {
-            Some(n) => {
-                report.note(
-                    "remote compaction: the summary is encrypted; the compact record holds an estimate of its size",
-                );
-                encrypted_summary(n)
-            }
-            None => String::new(),
-        }
-    } else {
-        message
-    };
-    // Kept blocks stay in journal order (the projection's rule); Codex's own order is not kept.
-    b.push(ts, line.no, line.offset, Body::Compact(compact_rec(summary, None, Some(kept))));
-    for (role, text) in added {
-        let id = b.unique_id(&format!("{}{}", if role == "user" { "u" } else { "n" }, line.no));
-        seen.push(role, text.clone(), id.clone());
-        let body = if role == "user" {
-            Body::User(UserRec { id, text: Arc::from(text), attachments: Vec::new() })
-        } else {
-            Body::Notice(NoticeRec { id, text: Arc::from(text), topic: Some("developer".into()) })
-        };
-        b.push(ts, line.no, line.offset, body);
-    }
-    let _ = rev;
-}
-
-/// The base64 length of an encrypted payload: the string's, or the `len=` of the sanitiser's
-/// marker that replaced it.
-fn encrypted_len(payload: &str) -> u64 {
-    redacted::whole(payload).map_or(payload.len() as u64, |m| m.len)
-}
-
-/// The summary of a remote compaction whose summary is encrypted: a labelled placeholder holding
-/// an estimate marker that counts as the tokens the payload's length implies
-/// ([`redacted::encrypted_tokens`]).
-fn encrypted_summary(len: u64) -> String {
-    format!(
-        "[remote compaction: the summary is encrypted and not in the transcript; estimated from its {len} base64 characters as ≈ {} tokens] {}",
-        redacted::encrypted_tokens(len),
-        redacted::encrypted_marker("SUMMARY", len)
-    )
-}
-
-fn compact_rec(summary: String, first_kept: Option<u64>, kept: Option<Vec<String>>) -> CompactRec {
-    CompactRec {
-        trigger: None,
-        instruction: None,
-        summary: Arc::from(summary),
-        first_kept,
-        kept,
-        mode: None,
-        fallback: None,
-        tokens_before: None,
-        tokens_after: None,
     }
 }
 

@@ -1,0 +1,232 @@
+//! What `ctxj watch` reports as a session grows: one event per new call, and alerts — a cache
+//! break (the shortfall rule of `cache::billed::shortfall`, with the causes the usage lines can
+//! tell: compaction, model switch, idle past the lifetime; `ctxj cache` names the others from the
+//! reconstructed requests), a compaction, a warning band crossed, the cache about to expire
+//! while idle, and gone cold.
+
+use super::compact::WARNING_BAND;
+use super::session::LiveSession;
+use super::snapshot::Snapshot;
+use crate::cache::billed::{shortfall, BreakCause, TTL_1H, TTL_5M};
+use crate::cache::model::parse_ts;
+use crate::cache::prices::builtin_price;
+use crate::import::Format;
+
+/// Seconds before expiry when an idle session is warned.
+pub const EXPIRING_SECONDS: i64 = 60;
+
+/// How a call used the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheUse {
+    /// Read back what the previous call left (within the tolerance).
+    Hit,
+    /// A break (see the `cache_break` event).
+    Miss,
+    /// The first call, or nothing cached before.
+    Cold,
+}
+
+/// A band of the context against the compaction point.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Band {
+    Normal,
+    /// Within Claude Code's warning band (20,000 tokens below the point).
+    Warning,
+    /// At or past the point.
+    Compact,
+}
+
+/// One event of `ctxj watch` (`--format ndjson`: one object per line, `event` says which).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    Call {
+        /// 1-based, among the session's own calls.
+        call: usize,
+        ts: String,
+        model: Option<String>,
+        context: u64,
+        input: u64,
+        cache_read: u64,
+        cache_write: u64,
+        output: u64,
+        cost: Option<f64>,
+        cache: CacheUse,
+    },
+    CacheBreak {
+        call: usize,
+        /// `ttl`, `compaction`, `model_switch`; `None`: nothing in the usage lines explains it
+        /// (`ctxj cache` tells a prefix change, a system/tools change or the provider apart).
+        cause: Option<BreakCause>,
+        lost_tokens: u64,
+        /// lost × (write − read price), $.
+        cost: Option<f64>,
+        gap_seconds: Option<f64>,
+    },
+    Compaction {
+        ts: String,
+        pre_tokens: Option<u64>,
+        auto: Option<bool>,
+    },
+    Band {
+        band: Band,
+        context: u64,
+        threshold: u64,
+    },
+    Expiring {
+        seconds_left: i64,
+        rewrite_cost: Option<f64>,
+    },
+    Cold {
+        rewrite_cost: Option<f64>,
+    },
+}
+
+/// What has been reported of one session.
+#[derive(Debug, Clone, Default)]
+pub struct Watcher {
+    calls: usize,
+    compactions: usize,
+    band: Option<Band>,
+    /// The expiry already warned about / reported cold.
+    expiring: Option<String>,
+    cold: Option<String>,
+}
+
+impl Watcher {
+    /// A watcher that reports only what comes after `s`'s current state (`--since now`).
+    pub fn after(s: &LiveSession, snap: &Snapshot) -> Watcher {
+        let read = s.read();
+        let main = s.main_file();
+        let mut w = Watcher {
+            calls: read.entries.iter().filter(|e| e.file == main).count(),
+            compactions: read.compactions.len(),
+            ..Watcher::default()
+        };
+        w.band = band(snap);
+        if let Some(c) = snap.cache.as_ref().filter(|c| !c.warm) {
+            w.cold = Some(c.expires_at.clone());
+            w.expiring = Some(c.expires_at.clone());
+        }
+        w
+    }
+
+    /// The events since the last step.
+    pub fn step(&mut self, s: &LiveSession, snap: &Snapshot) -> Vec<Event> {
+        let mut out = Vec::new();
+        let read = s.read();
+        let main = s.main_file();
+        let own: Vec<_> = read.entries.iter().filter(|e| e.file == main).collect();
+        let one_hour = s.last_writes().is_some_and(|(h, all)| all > 0 && h >= all);
+        let ttl = if one_hour { TTL_1H } else { TTL_5M };
+        for i in self.calls..own.len() {
+            let e = own[i];
+            let prev = own[..i].iter().rev().find(|p| p.tokens.prompt() > 0);
+            let mut cache = CacheUse::Cold;
+            if let Some(p) = prev.filter(|_| e.tokens.prompt() > 0) {
+                let expected = if s.agent() == Format::Codex {
+                    p.tokens.prompt()
+                } else {
+                    p.tokens.cache_read.saturating_add(p.tokens.cache_creation)
+                };
+                cache = CacheUse::Hit;
+                if let Some(lost) = shortfall(expected, e.tokens.cache_read) {
+                    cache = CacheUse::Miss;
+                    let gap = parse_ts(&p.ts).zip(parse_ts(&e.ts)).map(|(a, b)| (b - a).max(0) as f64 / 1000.0);
+                    let compacted = read.compactions.iter().any(|c| c.ts > p.ts && c.ts <= e.ts);
+                    let cause = if compacted {
+                        Some(BreakCause::Compaction)
+                    } else if p.model.is_some() && e.model.is_some() && p.model != e.model {
+                        Some(BreakCause::ModelSwitch)
+                    } else if gap.is_some_and(|g| g > ttl as f64) {
+                        Some(BreakCause::Ttl)
+                    } else {
+                        None
+                    };
+                    let price = e
+                        .model
+                        .as_deref()
+                        .and_then(|m| builtin_price(m).or_else(|| builtin_price(m.rsplit('/').next()?)));
+                    let rate = |p: &crate::cache::prices::Price| {
+                        if e.tokens.cache_creation > 0 {
+                            p.write_rate()
+                        } else {
+                            p.input
+                        }
+                    };
+                    out.push(Event::CacheBreak {
+                        call: i + 1,
+                        cause,
+                        lost_tokens: lost,
+                        cost: price.map(|p| lost as f64 * (rate(&p) - p.cached_rate()).max(0.0) / 1e6),
+                        gap_seconds: gap,
+                    });
+                }
+            }
+            out.insert(
+                out.len().saturating_sub(usize::from(cache == CacheUse::Miss)),
+                Event::Call {
+                    call: i + 1,
+                    ts: e.ts.clone(),
+                    model: e.model.clone(),
+                    context: e.tokens.prompt(),
+                    input: e.tokens.input,
+                    cache_read: e.tokens.cache_read,
+                    cache_write: e.tokens.cache_creation,
+                    output: e.tokens.output,
+                    cost: e.cost,
+                    cache,
+                },
+            );
+        }
+        if own.len() > self.calls {
+            // A new call refreshes the cache: its expiry is warned about afresh.
+            self.expiring = None;
+            self.cold = None;
+        }
+        self.calls = own.len();
+        for c in read.compactions.iter().skip(self.compactions) {
+            let seen = s.observed().iter().find(|o| o.ts == c.ts);
+            out.push(Event::Compaction {
+                ts: c.ts.clone(),
+                pre_tokens: seen.map(|o| o.pre_tokens),
+                auto: seen.map(|o| o.auto),
+            });
+        }
+        self.compactions = read.compactions.len();
+        let now = band(snap);
+        if now > self.band && now > Some(Band::Normal) {
+            if let (Some(b), Some(c), Some(p)) = (now, snap.context, snap.compact_at) {
+                out.push(Event::Band { band: b, context: c, threshold: p.tokens });
+            }
+        }
+        self.band = now;
+        if let Some(c) = &snap.cache {
+            if c.warm && c.seconds_left <= EXPIRING_SECONDS && self.expiring.as_ref() != Some(&c.expires_at) {
+                self.expiring = Some(c.expires_at.clone());
+                out.push(Event::Expiring { seconds_left: c.seconds_left, rewrite_cost: c.rewrite_cost });
+            }
+            if !c.warm && self.cold.as_ref() != Some(&c.expires_at) {
+                self.cold = Some(c.expires_at.clone());
+                out.push(Event::Cold { rewrite_cost: c.rewrite_cost });
+            }
+        }
+        out
+    }
+}
+
+/// The band of the snapshot's context.
+pub fn band(s: &Snapshot) -> Option<Band> {
+    let (c, p) = (s.context?, s.compact_at?.tokens);
+    Some(if c >= p {
+        Band::Compact
+    } else if c + WARNING_BAND >= p {
+        Band::Warning
+    } else {
+        Band::Normal
+    })
+}

@@ -1,0 +1,223 @@
+//! One live session: its files (the transcript, and for Claude Code its subagents' files),
+//! followed by offset ([`super::tail`]), their lines folded by the agent's [`super::Fold`], and
+//! the compactions seen. The whole state saves to bytes and resumes from them, so a short-lived
+//! `ctxj statusline` reads only what was appended since its previous run.
+
+use std::path::{Path, PathBuf};
+
+use super::compact::{self, Observed};
+use super::tail::{Appended, Tail};
+use super::Fold;
+use crate::import::Format;
+use crate::usage::entry::Read;
+
+/// Bytes read per look at a file (a larger append is folded over several looks).
+const CAP: u64 = 64 << 20;
+/// The saved state's layout version.
+const VERSION: u32 = 1;
+
+/// Why a session cannot be followed.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    #[error("{path}: {err}")]
+    Io { path: String, err: std::io::Error },
+    #[error("{path}: not a transcript of an agent ctxj reads usage from")]
+    Unknown { path: String },
+}
+
+/// A followed session.
+pub struct LiveSession {
+    agent: Format,
+    main: PathBuf,
+    tails: Vec<Tail>,
+    fold: Box<dyn Fold>,
+    observed: Vec<Observed>,
+    resets: usize,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Saved {
+    version: u32,
+    agent: String,
+    main: PathBuf,
+    tails: Vec<Tail>,
+    fold: serde_json::Value,
+    observed: Vec<Observed>,
+}
+
+fn agent_named(name: &str) -> Option<Format> {
+    [Format::ClaudeCode, Format::Codex, Format::Pi].into_iter().find(|f| f.name() == name)
+}
+
+impl LiveSession {
+    /// Starts following `main` (its format detected when `agent` is `None`); nothing read yet.
+    pub fn open(main: &Path, agent: Option<Format>) -> Result<LiveSession, LiveError> {
+        let unknown = || LiveError::Unknown { path: main.display().to_string() };
+        if let Err(err) = crate::journal::input::open_regular(main) {
+            return Err(LiveError::Io { path: main.display().to_string(), err });
+        }
+        let agent = agent.or_else(|| crate::import::detect_file(main)).ok_or_else(unknown)?;
+        let mut fold = super::fold_for(agent, None).ok_or_else(unknown)?;
+        fold.add_file(0);
+        Ok(LiveSession {
+            agent,
+            main: main.to_path_buf(),
+            tails: vec![Tail::new(main.to_path_buf())],
+            fold,
+            observed: Vec::new(),
+            resets: 0,
+        })
+    }
+
+    /// Resumes from [`LiveSession::save`]d bytes when they follow `main`; `None` otherwise (an
+    /// unreadable or older state is read again from zero by the caller).
+    pub fn resume(bytes: &[u8], main: &Path) -> Option<LiveSession> {
+        let s: Saved = serde_json::from_slice(bytes).ok()?;
+        if s.version != VERSION || s.main != main {
+            return None;
+        }
+        let agent = agent_named(&s.agent)?;
+        Some(LiveSession {
+            agent,
+            main: s.main,
+            tails: s.tails,
+            fold: super::fold_for(agent, Some(s.fold))?,
+            observed: s.observed,
+            resets: 0,
+        })
+    }
+
+    /// The state as bytes (JSON).
+    pub fn save(&self) -> Vec<u8> {
+        let s = Saved {
+            version: VERSION,
+            agent: self.agent.name().to_string(),
+            main: self.main.clone(),
+            tails: self.tails.clone(),
+            fold: self.fold.save(),
+            observed: self.observed.clone(),
+        };
+        serde_json::to_vec(&s).unwrap_or_default()
+    }
+
+    pub fn agent(&self) -> Format {
+        self.agent
+    }
+    pub fn main(&self) -> &Path {
+        &self.main
+    }
+    /// The followed files, in the order `usage` reads them.
+    pub fn files(&self) -> Vec<PathBuf> {
+        self.tails.iter().map(|t| t.path.clone()).collect()
+    }
+    /// Compactions with a recorded size, in order.
+    pub fn observed(&self) -> &[Observed] {
+        &self.observed
+    }
+    /// Times a file shrank or was replaced and the session was folded again from zero.
+    pub fn resets(&self) -> usize {
+        self.resets
+    }
+
+    fn main_index(&self) -> usize {
+        self.tails.iter().position(|t| t.path == self.main).unwrap_or(0)
+    }
+
+    /// Claude Code subagent files that appeared (`<session>/subagents/*.jsonl`), placed in the
+    /// order `usage` sorts files.
+    fn discover(&mut self) {
+        if self.agent != Format::ClaudeCode {
+            return;
+        }
+        let dir = self.main.with_extension("").join("subagents");
+        let Ok(rd) = std::fs::read_dir(&dir) else { return };
+        let mut found: Vec<PathBuf> = rd
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
+            .collect();
+        found.sort();
+        for p in found {
+            if let Err(at) = self.tails.binary_search_by(|t| t.path.cmp(&p)) {
+                self.tails.insert(at, Tail::new(p));
+                self.fold.add_file(at);
+            }
+        }
+    }
+
+    /// Folds every complete line appended since the last look; the number of bytes folded. A
+    /// file that shrank or was replaced folds the whole session again from zero.
+    pub fn poll(&mut self) -> Result<u64, LiveError> {
+        self.discover();
+        let mut folded = 0;
+        let mut i = 0;
+        while i < self.tails.len() {
+            let main = i == self.main_index();
+            let looked = self.tails[i].look(CAP);
+            match looked {
+                Ok(Appended::Lines(lines)) => {
+                    folded += lines.len() as u64;
+                    self.fold.feed(i, &lines);
+                    if main && self.agent == Format::ClaudeCode {
+                        self.note_compactions(&lines);
+                    }
+                    continue; // look again: more than CAP may have been appended
+                }
+                Ok(Appended::Nothing) => {}
+                Ok(Appended::Reset) => {
+                    self.restart();
+                    i = 0;
+                    continue;
+                }
+                Err(err) if i == self.main_index() => {
+                    return Err(LiveError::Io { path: self.tails[i].path.display().to_string(), err })
+                }
+                Err(_) => {} // a subagent file that went away: what it held stays counted
+            }
+            i += 1;
+        }
+        Ok(folded)
+    }
+
+    /// Forgets everything read and starts every file at byte 0.
+    fn restart(&mut self) {
+        self.resets += 1;
+        for t in &mut self.tails {
+            t.rewind();
+        }
+        self.fold = super::fold_for(self.agent, None).expect("a followed agent has a fold");
+        for at in 0..self.tails.len() {
+            self.fold.add_file(at);
+        }
+        self.observed.clear();
+    }
+
+    fn note_compactions(&mut self, lines: &[u8]) {
+        let mut seen = compact::scan(lines);
+        if seen.is_empty() {
+            return;
+        }
+        let read = self.read();
+        let main = self.main_index();
+        for c in &mut seen {
+            c.model =
+                read.entries.iter().rev().filter(|e| e.file == main && e.ts <= c.ts).find_map(|e| e.model.clone());
+        }
+        self.observed.extend(seen);
+    }
+
+    /// What the batch `usage` read of the session's files gives now.
+    pub fn read(&self) -> Read {
+        self.fold.read(&self.files())
+    }
+
+    /// The last call's cache writes (one-hour part, all), when the agent records them.
+    pub fn last_writes(&self) -> Option<(u64, u64)> {
+        self.fold.last_writes(self.main_index())
+    }
+
+    /// The index of the session's own file among [`LiveSession::files`].
+    pub fn main_file(&self) -> usize {
+        self.main_index()
+    }
+}

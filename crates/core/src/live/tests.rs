@@ -1,0 +1,142 @@
+//! The engine against the batch read: any transcript appended in random pieces (the state saved
+//! and resumed between some of them, as `ctxj statusline` does between runs) ends in exactly what
+//! `usage` reads from the whole file.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+
+use super::LiveSession;
+use crate::import::Format;
+
+/// Appends `bytes` to a copy of `name` in a fresh folder in pieces cut at `cuts` (fractions of
+/// the length), polling after each and resuming from the saved state after every other; the
+/// engine's read and the batch read of the final file, as text.
+fn chunked_and_batch(name: &str, bytes: &[u8], agent: Format, cuts: &[f64]) -> (String, String) {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(name);
+    let mut f = std::fs::File::create(&path).unwrap();
+    let mut at: Vec<usize> = cuts.iter().map(|c| (c * bytes.len() as f64) as usize).collect();
+    at.push(bytes.len());
+    at.sort_unstable();
+    let mut live = LiveSession::open(&path, Some(agent)).unwrap();
+    let mut from = 0;
+    for (k, &to) in at.iter().enumerate() {
+        f.write_all(&bytes[from..to]).unwrap();
+        f.flush().unwrap();
+        from = to;
+        live.poll().unwrap();
+        if k % 2 == 1 {
+            live = LiveSession::resume(&live.save(), &path).expect("the saved state resumes");
+        }
+    }
+    if !bytes.ends_with(b"\n") {
+        // The engine waits for a torn last line's end; the batch read takes it as a line.
+        f.write_all(b"\n").unwrap();
+        live.poll().unwrap();
+    }
+    let batch = crate::usage::read(&BTreeMap::from([(agent, vec![path.clone()])])).0;
+    (format!("{:?}", live.read()), format!("{batch:?}"))
+}
+
+/// The transcripts of the agents with a usage reader: the shared samples and corpus.
+fn transcripts() -> Vec<(PathBuf, Format)> {
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../.."));
+    let var = |k: &str, d: &str| std::env::var_os(k).map(PathBuf::from).unwrap_or_else(|| root.join("shared").join(d));
+    let (samples, corpus) = (var("CTXJ_SHARED_SAMPLES", "samples"), var("CTXJ_SHARED_CORPUS", "corpus"));
+    assert!(samples.is_dir() && corpus.is_dir(), "{} / {} missing", samples.display(), corpus.display());
+    let mut out = Vec::new();
+    for base in [samples, corpus] {
+        for agent in ["claude-code", "codex", "pi"] {
+            for e in walkdir::WalkDir::new(base.join(agent)).into_iter().flatten() {
+                let p = e.into_path();
+                if p.extension().is_some_and(|x| x == "jsonl") {
+                    if let Some(f) = crate::import::detect_file(&p).filter(|f| *f != Format::Ctxj) {
+                        out.push((p, f));
+                    }
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn cuts(seed: u64, n: usize) -> Vec<f64> {
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 1_000_000) as f64 / 1_000_000.0
+        })
+        .collect()
+}
+
+/// Issue 33: every shared transcript of every agent ctxj reads, fed in random pieces, ends in
+/// exactly the batch result (entries, costs, compactions, duplicates).
+#[test]
+#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+fn chunked_folds_equal_the_batch_read_on_every_shared_transcript() {
+    let all = transcripts();
+    let mut agents = std::collections::BTreeSet::new();
+    for (i, (p, agent)) in all.iter().enumerate() {
+        let bytes = std::fs::read(p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy();
+        let (live, batch) = chunked_and_batch(&name, &bytes, *agent, &cuts(i as u64, 12));
+        assert!(live == batch, "{}: the chunked fold differs from the batch read", p.display());
+        agents.insert(*agent);
+    }
+    assert_eq!(agents.len(), 3, "transcripts of Claude Code, Codex and pi: {agents:?}");
+}
+
+fn small(agent: Format) -> (&'static str, String) {
+    match agent {
+        Format::ClaudeCode => ("s.jsonl", (0..6).map(|i| format!(
+            r#"{{"type":"assistant","requestId":"r{r}","timestamp":"2026-01-01T00:0{i}:00Z","message":{{"id":"m{r}","model":"claude-sonnet-4-5","usage":{{"input_tokens":{i},"cache_creation_input_tokens":1000,"cache_creation":{{"ephemeral_1h_input_tokens":{h}}},"cache_read_input_tokens":{c},"output_tokens":7}}}}}}
+{{"type":"system","subtype":"compact_boundary","timestamp":"2026-01-01T00:0{i}:30Z","compactMetadata":{{"trigger":"auto","preTokens":{c}}}}}
+"#, r = i / 2, h = i * 100, c = 5000 * i)).collect()),
+        Format::Codex => ("rollout-x.jsonl", (0..6).map(|i| format!(
+            r#"{{"type":"turn_context","payload":{{"model":"gpt-5.{m}-codex"}}}}
+{{"timestamp":"2026-03-14T10:00:0{i}Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{t}}},"last_token_usage":{{"input_tokens":{t},"cached_input_tokens":40,"output_tokens":5}}}}}}}}
+{{"type":"compacted","timestamp":"x{i}"}}
+"#, m = i % 2 + 2, t = 100 * (i / 2 + 1))).collect()),
+        _ => ("2026_abc.jsonl", (0..6).map(|i| format!(
+            r#"{{"type":"message","timestamp":"2026-01-01T00:00:0{i}Z","message":{{"role":"assistant","model":"claude-sonnet-4-5","usage":{{"input":{i},"output":3,"cacheRead":10,"cacheWrite":2,"cost":{{"total":0.{i}1}}}}}}}}
+{{"type":"compaction","timestamp":"c{i}"}}
+"#)).collect()),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Any cut of a transcript (through lines, through multi-byte characters) folds to the batch
+    /// read, for each agent.
+    #[test]
+    fn any_cut_folds_to_the_batch_read(cuts in proptest::collection::vec(0.0f64..1.0, 0..20), which in 0usize..3) {
+        let agent = [Format::ClaudeCode, Format::Codex, Format::Pi][which];
+        let (name, text) = small(agent);
+        let (live, batch) = chunked_and_batch(name, text.trim_end().as_bytes(), agent, &cuts);
+        prop_assert_eq!(live, batch);
+    }
+}
+
+/// A file cut short or replaced while followed is folded again from zero.
+#[test]
+fn a_rewritten_transcript_refolds_from_zero() {
+    let (_, text) = small(Format::Pi);
+    let d = tempfile::tempdir().unwrap();
+    let p: &Path = &d.path().join("2026_abc.jsonl");
+    std::fs::write(p, &text).unwrap();
+    let mut live = LiveSession::open(p, None).unwrap();
+    live.poll().unwrap();
+    assert_eq!(live.read().entries.len(), 6);
+    let first_two: String = text.lines().take(2).map(|l| format!("{l}\n")).collect();
+    std::fs::write(p, first_two).unwrap();
+    live.poll().unwrap();
+    assert_eq!((live.read().entries.len(), live.resets()), (1, 1));
+}

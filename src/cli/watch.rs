@@ -1,0 +1,293 @@
+//! `ctxj watch`: follow running sessions and print one line per call and an alert per event
+//! (cache break, compaction, warning band, cache about to expire, gone cold), or NDJSON.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{Context as _, Result};
+
+use ctxj::render::live::StatusDoc;
+use ctxj::render::live_watch::{event_line, is_alert, WatchDoc};
+use ctxj::render::style::Paint;
+use ctxj_core::live::compact::Overrides;
+use ctxj_core::live::events::{Event, Watcher};
+use ctxj_core::live::{find, store, Inputs, LiveSession, Snapshot};
+use ctxj_core::text::escape_line;
+
+use super::{Ctx, EXIT_OK};
+
+/// Follow running sessions: one line per call, and alerts as they happen.
+///
+/// With no argument, follows the most recently written session of the current project under
+/// each agent's default folder (Claude Code's and pi's project folder, Codex's newest rollout);
+/// `--all` follows every session written to in the last `--live-minutes`. A folder argument is
+/// searched the same way; a file is followed as given. A new session file in a followed folder
+/// (Claude Code's `/clear`) is followed when it appears; subagent files count toward their
+/// session. Lines are read by byte offset as they are appended (a stat poll every `--poll-ms`).
+///
+/// Alerts: cache break (cause when the usage lines tell it, lost tokens, $), compaction, the
+/// warning band (20,000 tokens below the compaction point) or the point crossed, the cache about
+/// to expire while idle (60 s), gone cold (what the next prompt re-writes). `--notify` sends
+/// them to the terminal (OSC 9); `--exec CMD` runs CMD with the event's JSON in $CTXJ_EVENT (one
+/// at a time, `--cooldown` apart, killed after 10 s). Each session's snapshot is written to
+/// `--state-dir` for `ctxj statusline --state FILE` (tmux, starship, a pi extension).
+///
+/// Examples:
+///   ctxj watch --once --from-start sample-journals/transcripts/pi/sessions/*/*.jsonl
+///   ctxj watch --once --from-start --format ndjson sample-journals/transcripts/codex/sessions/*/*/*/*
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// A transcript, or a folder to find live sessions in; default: the agents' folders.
+    pub target: Option<PathBuf>,
+    /// Every live session, not only the most recent per folder.
+    #[arg(long)]
+    pub all: bool,
+    /// A session is live when written to within this many minutes.
+    #[arg(long, default_value_t = 30, value_name = "MIN")]
+    pub live_minutes: u64,
+    /// Output: text lines, or NDJSON (schema ctxj.watch/1).
+    #[arg(long, value_enum, default_value_t = WatchFormat::Text)]
+    pub format: WatchFormat,
+    /// Report the calls already in the sessions too (default: only what comes next).
+    #[arg(long)]
+    pub from_start: bool,
+    /// Read what is there, report, and exit.
+    #[arg(long)]
+    pub once: bool,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Milliseconds between looks at the files.
+    #[arg(long, default_value_t = 250, value_name = "MS")]
+    pub poll_ms: u64,
+    /// Send alerts to the terminal as notifications (OSC 9).
+    #[arg(long)]
+    pub notify: bool,
+    /// Run this shell command on each alert ($CTXJ_EVENT holds its JSON).
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
+    /// Seconds between two `--exec` runs (alerts in between are not run).
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    pub cooldown: u64,
+    /// Where each session's snapshot is written (default: the user's cache folder, `live/watch`).
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WatchFormat {
+    Text,
+    Ndjson,
+}
+
+/// The seconds an `--exec` command may run.
+const EXEC_DEADLINE: Duration = Duration::from_secs(10);
+/// How often folders are searched again for new sessions.
+const DISCOVER_EVERY: Duration = Duration::from_secs(1);
+
+struct Followed {
+    live: LiveSession,
+    watcher: Watcher,
+    name: String,
+    /// The folder it was found in (`None`: given as a file).
+    from: Option<PathBuf>,
+}
+
+/// Runs `--exec` commands one at a time, `cooldown` apart, each killed at its deadline.
+struct Exec {
+    cmd: String,
+    cooldown: Duration,
+    running: Option<(Child, Instant)>,
+    last: Option<Instant>,
+}
+
+impl Exec {
+    fn reap(&mut self) {
+        if let Some((child, started)) = &mut self.running {
+            if !matches!(child.try_wait(), Ok(None)) {
+                self.running = None;
+            } else if started.elapsed() > EXEC_DEADLINE {
+                let _ = child.kill();
+                let _ = child.wait();
+                self.running = None;
+            }
+        }
+    }
+
+    fn fire(&mut self, json: &str) {
+        self.reap();
+        if self.running.is_some() || self.last.is_some_and(|l| l.elapsed() < self.cooldown) {
+            return;
+        }
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(&self.cmd).env("CTXJ_EVENT", json).stdin(std::process::Stdio::null());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            c.process_group(0);
+        }
+        if let Ok(child) = c.spawn() {
+            self.running = Some((child, Instant::now()));
+            self.last = Some(Instant::now());
+        }
+    }
+}
+
+/// The sessions to follow now: (transcript, folder it was found in).
+fn targets(args: &Args) -> Result<Vec<(PathBuf, Option<PathBuf>)>> {
+    let within = Duration::from_secs(args.live_minutes.saturating_mul(60));
+    let now = SystemTime::now();
+    let folders: Vec<PathBuf> = match &args.target {
+        Some(t) if t.is_file() => return Ok(vec![(t.clone(), None)]),
+        Some(t) if t.is_dir() => vec![t.clone()],
+        Some(t) => anyhow::bail!("{}: no such file or folder", escape_line(&t.display().to_string())),
+        None => {
+            let cwd = std::env::current_dir().context("the current folder")?;
+            let roots = ctxj_core::usage::existing_default_roots(None);
+            find::project_folders(&roots, &cwd, args.all).into_iter().map(|(d, _)| d).collect()
+        }
+    };
+    Ok(folders
+        .iter()
+        .flat_map(|d| find::live_in(d, now, within, args.all).into_iter().map(move |p| (p, Some(d.clone()))))
+        .collect())
+}
+
+/// The last 8 characters of the file's stem: the tail of the session id for every agent (the
+/// stems of Codex and pi begin with a date).
+fn short_name(p: &Path) -> String {
+    let stem: Vec<char> = p.file_stem().map(|s| s.to_string_lossy().chars().collect()).unwrap_or_default();
+    stem[stem.len().saturating_sub(8)..].iter().collect()
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
+    let paint = Paint::new(ctx.color);
+    let overrides = Overrides::from_user();
+    let state_dir = args.state_dir.clone().or_else(|| store::dir().map(|d| d.join("watch")));
+    if let Some(d) = &state_dir {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", escape_line(&d.display().to_string())))?;
+    }
+    let observed = store::dir().map(|d| store::observed(&d)).unwrap_or_default();
+    let mut exec = args.exec.clone().map(|cmd| Exec {
+        cmd,
+        cooldown: Duration::from_secs(args.cooldown),
+        running: None,
+        last: None,
+    });
+    let started = Instant::now();
+    let mut followed: Vec<Followed> = Vec::new();
+    let mut last_discover: Option<Instant> = None;
+    let mut first = true;
+    let mut out = super::stdout();
+    if args.target.is_some() && targets(&args)?.is_empty() {
+        anyhow::bail!("no session written to in the last {} minutes there", args.live_minutes);
+    }
+    loop {
+        if last_discover.is_none_or(|t| t.elapsed() >= DISCOVER_EVERY) {
+            last_discover = Some(Instant::now());
+            let now_targets = targets(&args)?;
+            for (path, from) in now_targets {
+                if followed.iter().any(|f| f.live.main() == path) {
+                    continue;
+                }
+                let Ok(mut live) = LiveSession::open(&path, None) else { continue };
+                if !args.all {
+                    // A newer session in the same folder replaces the one followed (`/clear`).
+                    followed.retain(|f| f.from.is_none() || f.from != from);
+                }
+                let mut watcher = Watcher::default();
+                if first && !args.from_start {
+                    let _ = live.poll();
+                    let snap = Snapshot::of(&live, &inputs(&overrides, &observed));
+                    watcher = Watcher::after(&live, &snap);
+                }
+                followed.push(Followed { name: short_name(&path), live, watcher, from });
+            }
+            first = false;
+        }
+        for f in &mut followed {
+            let Ok(_) = f.live.poll() else { continue };
+            let snap = Snapshot::of(&f.live, &inputs(&overrides, &observed));
+            let events = f.watcher.step(&f.live, &snap);
+            let agent = f.live.agent().name();
+            let session = f.live.main().display().to_string();
+            for e in &events {
+                write_event(&mut out, args.format, agent, &session, &f.name, e, &paint)?;
+                if is_alert(e) {
+                    let json = serde_json::to_string(&WatchDoc::new(agent, &session, e.clone()))?;
+                    if args.notify {
+                        notify(&mut out, &f.name, e)?;
+                    }
+                    if let Some(x) = &mut exec {
+                        x.fire(&json);
+                    }
+                }
+            }
+            if !events.is_empty() {
+                if let Some(d) = &state_dir {
+                    let doc = StatusDoc::new(snap, None, None);
+                    let stem = f.live.main().file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                    let file = d.join(format!("{}.json", stem.replace(['/', '\\', '.'], "_")));
+                    let _ =
+                        ctxj_core::journal::session::write_guarded(&file, &serde_json::to_vec(&doc)?, &[f.live.main()]);
+                }
+            }
+        }
+        out.flush()?;
+        if let Some(x) = &mut exec {
+            x.reap();
+        }
+        if args.once || args.timeout.is_some_and(|t| started.elapsed().as_secs_f64() >= t) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(args.poll_ms.max(10)));
+    }
+    if let Some(mut x) = exec {
+        // Give the last command its deadline, no more.
+        while x.running.is_some() {
+            x.reap();
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn inputs(o: &Overrides, observed: &[ctxj_core::live::compact::Observed]) -> Inputs {
+    Inputs {
+        now_ms: ctxj_core::live::now_ms(None).unwrap_or_default(),
+        overrides: *o,
+        observed: observed.to_vec(),
+        context: None,
+    }
+}
+
+fn write_event(
+    out: &mut impl std::io::Write,
+    format: WatchFormat,
+    agent: &str,
+    session: &str,
+    name: &str,
+    e: &Event,
+    paint: &Paint,
+) -> Result<()> {
+    match format {
+        WatchFormat::Ndjson => {
+            serde_json::to_writer(&mut *out, &WatchDoc::new(agent, session, e.clone()))?;
+            writeln!(out)?;
+        }
+        WatchFormat::Text => writeln!(out, "{}", event_line(name, e, paint))?,
+    }
+    Ok(())
+}
+
+/// An OSC 9 notification (iTerm2, WezTerm, kitty, Windows Terminal; tmux passes it with
+/// `allow-passthrough`): the alert's text, escaped, without colour.
+fn notify(out: &mut impl std::io::Write, name: &str, e: &Event) -> Result<()> {
+    let text = event_line(name, e, &Paint::new(false));
+    let text: String = text.chars().filter(|c| !c.is_control()).collect();
+    write!(out, "\x1b]9;ctxj: {text}\x07")?;
+    Ok(())
+}

@@ -1,0 +1,88 @@
+//! `ctxj watch` output: one line per event (a call, or an alert), or one NDJSON object per event
+//! (schema `ctxj.watch/1`).
+
+use ctxj_core::live::events::{Band, CacheUse, Event};
+use ctxj_core::text::escape_line;
+
+use super::format::{thousands, usd};
+use super::live::tokens_short;
+use super::style::Paint;
+
+/// One NDJSON line of `ctxj watch --format ndjson`.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct WatchDoc {
+    pub schema: &'static str,
+    pub agent: String,
+    /// The followed transcript.
+    pub session: String,
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+impl WatchDoc {
+    pub fn new(agent: &str, session: &str, event: Event) -> WatchDoc {
+        WatchDoc { schema: "ctxj.watch/1", agent: agent.to_string(), session: session.to_string(), event }
+    }
+}
+
+fn money(c: Option<f64>) -> String {
+    c.map(usd).unwrap_or_default()
+}
+
+/// Whether the event is an alert (notified, `--exec`), not a plain call.
+pub fn is_alert(e: &Event) -> bool {
+    !matches!(e, Event::Call { .. })
+}
+
+/// The event as one line of text (`name` is the session's short name).
+pub fn event_line(name: &str, e: &Event, p: &Paint) -> String {
+    let name = p.dim(&escape_line(name));
+    match e {
+        Event::Call { call, ts, model, context, cache_read, cache_write, output, cost, cache, .. } => {
+            let time = ts.get(11..19).unwrap_or("");
+            let tag = match cache {
+                CacheUse::Hit => p.green("hit"),
+                CacheUse::Miss => p.red("miss"),
+                CacheUse::Cold => p.yellow("cold"),
+            };
+            let model = model.as_deref().map(escape_line).unwrap_or_default();
+            format!(
+                "{time} {name} call {call} {model} ctx {} read {} write {} out {} {} {tag}",
+                tokens_short(*context),
+                tokens_short(*cache_read),
+                tokens_short(*cache_write),
+                tokens_short(*output),
+                money(*cost),
+            )
+        }
+        Event::CacheBreak { call, cause, lost_tokens, cost, .. } => {
+            let why = cause.map_or("unexplained in the usage lines (see `ctxj cache`)", |c| c.name());
+            p.red(&format!(
+                "! {name} cache break at call {call}: {why}, {} tokens re-written {}",
+                thousands(*lost_tokens),
+                money(*cost)
+            ))
+        }
+        Event::Compaction { pre_tokens, auto, .. } => {
+            let how = match auto {
+                Some(true) => "auto ",
+                Some(false) => "manual ",
+                None => "",
+            };
+            let pre = pre_tokens.map(|t| format!(" at {}", tokens_short(t))).unwrap_or_default();
+            p.yellow(&format!("! {name} {how}compaction{pre}"))
+        }
+        Event::Band { band, context, threshold } => {
+            let what = if *band == Band::Compact { "at the compaction point" } else { "in the warning band" };
+            p.yellow(&format!("! {name} {what}: ctx {} of {}", tokens_short(*context), tokens_short(*threshold)))
+        }
+        Event::Expiring { seconds_left, rewrite_cost } => {
+            let cost = rewrite_cost.map(|c| format!(" (cold re-write ≈{})", usd(c))).unwrap_or_default();
+            p.yellow(&format!("! {name} cache expires in {seconds_left} s{cost}"))
+        }
+        Event::Cold { rewrite_cost } => {
+            let cost = rewrite_cost.map(|c| format!(": the next prompt re-writes ≈{}", usd(c))).unwrap_or_default();
+            p.red(&format!("! {name} cache gone cold{cost}"))
+        }
+    }
+}

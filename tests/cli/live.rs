@@ -1,0 +1,176 @@
+//! `ctxj statusline` and `ctxj watch` driven as the harnesses drive them: Claude Code's JSON on
+//! stdin with a transcript growing between runs, and a watcher following appends in real time.
+
+use std::io::{BufRead as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::common::{ctxj, hermetic, shared_corpus, shared_samples};
+
+/// One Claude Code assistant line: call `i` at minute `min`, prompt `read + write + 3`.
+fn cc_call(i: usize, min: u32, read: u64, write: u64) -> String {
+    format!(
+        r#"{{"type":"assistant","parentUuid":null,"sessionId":"s1","uuid":"u{i}","requestId":"r{i}","timestamp":"2026-05-01T10:{min:02}:00Z","message":{{"id":"m{i}","model":"claude-sonnet-4-5","usage":{{"input_tokens":3,"cache_creation_input_tokens":{write},"cache_read_input_tokens":{read},"output_tokens":500}}}}}}"#
+    ) + "\n"
+}
+
+/// A project folder with one session of `calls` growing calls; (tempdir, transcript, cache dir).
+fn session(calls: usize) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let proj = d.path().join("projects").join("-p");
+    std::fs::create_dir_all(&proj).unwrap();
+    let t = proj.join("s1.jsonl");
+    let text: String = (0..calls).map(|i| cc_call(i, i as u32, 20_000 + 10_000 * i as u64, 10_000)).collect();
+    std::fs::write(&t, text).unwrap();
+    let cache = d.path().join("cache");
+    (d, t, cache)
+}
+
+fn statusline(t: &Path, cache: &Path, extra: &[&str], stdin: Option<String>) -> assert_cmd::assert::Assert {
+    let input =
+        stdin.unwrap_or_else(|| format!(r#"{{"transcript_path":{},"unknown":{{"x":1}}}}"#, serde_json::json!(t)));
+    ctxj()
+        .env("CTXJ_CACHE_DIR", cache)
+        .args(["statusline", "--now", "2026-05-01T10:06:30Z"])
+        .args(extra)
+        .write_stdin(input)
+        .assert()
+}
+
+#[test]
+fn statusline_shows_context_cache_and_dollars_and_hides_what_is_absent() {
+    let (_d, t, cache) = session(6);
+    let out = statusline(&t, &cache, &["--lines", "2"], None).success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    insta::assert_snapshot!("statusline_two_lines", text);
+    let out = statusline(&t, &cache, &["--format", "json"], None).success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["schema"], "ctxj.statusline/1");
+    assert_eq!(v["context"], 80_003);
+    assert_eq!(v["compact_at"]["tokens"], 167_000, "Sonnet 4.5's 200k window by the documented rule");
+    assert_eq!(v["cache"]["warm"], true);
+    // No model name, no transcript: nothing but what the harness said, no zeros.
+    let out = statusline(&t, &cache, &[], Some(r#"{"model":{"display_name":"Opus"}}"#.into())).success();
+    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout), "Opus\n");
+}
+
+#[test]
+fn statusline_reads_only_what_was_appended_and_keeps_its_state_out_of_the_session() {
+    let (d, t, cache) = session(3);
+    statusline(&t, &cache, &[], None).success();
+    let states: Vec<_> = std::fs::read_dir(cache.join("live")).unwrap().flatten().collect();
+    assert_eq!(states.len(), 1, "one state file in the cache folder");
+    let listed = |p: &Path| std::fs::read_dir(p).unwrap().count();
+    assert_eq!(listed(t.parent().unwrap()), 1, "nothing written beside the transcript");
+    // Append three calls, a torn fourth; then complete it.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&t).unwrap();
+    for i in 3..6 {
+        f.write_all(cc_call(i, i as u32, 20_000 + 10_000 * i as u64, 10_000).as_bytes()).unwrap();
+    }
+    let torn = cc_call(6, 6, 90_000, 10_000);
+    f.write_all(&torn.as_bytes()[..40]).unwrap();
+    let json = |a: assert_cmd::assert::Assert| -> serde_json::Value {
+        serde_json::from_slice(&a.get_output().stdout).unwrap()
+    };
+    let v = json(statusline(&t, &cache, &["--format", "json"], None).success());
+    assert_eq!((v["calls"].as_u64(), v["context"].as_u64()), (Some(6), Some(80_003)), "the torn line waits");
+    f.write_all(&torn.as_bytes()[40..]).unwrap();
+    let v = json(statusline(&t, &cache, &["--format", "json"], None).success());
+    assert_eq!((v["calls"].as_u64(), v["context"].as_u64()), (Some(7), Some(100_003)));
+    // The same figures as a run from zero and as `ctxj usage`.
+    let fresh = json(statusline(&t, &d.path().join("other-cache"), &["--format", "json"], None).success());
+    assert_eq!(v, fresh);
+    let usage = ctxj().args(["usage", "--by", "session", "--format", "json"]).arg(d.path()).assert().success();
+    let u: serde_json::Value = serde_json::from_slice(&usage.get_output().stdout).unwrap();
+    assert_eq!(u["rows"][0]["cost_usd"], v["cost"]);
+}
+
+#[test]
+fn statusline_refuses_what_is_not_json_and_renders_a_watch_state() {
+    let (_d, t, cache) = session(2);
+    statusline(&t, &cache, &[], Some("{not json".into())).code(2);
+    let out = statusline(&t, &cache, &["--format", "json"], None).success();
+    let state = cache.join("state.json");
+    std::fs::write(&state, &out.get_output().stdout).unwrap();
+    let a = ctxj()
+        .env("CTXJ_CACHE_DIR", &cache)
+        .args(["statusline", "--now", "2026-05-01T11:00:00Z", "--state"])
+        .arg(&state)
+        .assert()
+        .success();
+    let line = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+    assert!(line.contains("cache 5m cold"), "the state's expiry is read again at render time: {line}");
+}
+
+/// Issue 33: the session $ of the status line is what `ctxj usage` bills, on every shared
+/// Claude Code session (its subagents' files included).
+#[test]
+#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+fn statusline_cost_equals_usage_on_every_shared_claude_code_session() {
+    let cache = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for base in [shared_samples(), shared_corpus()] {
+        let projects = base.join("claude-code").join("projects");
+        for proj in std::fs::read_dir(&projects).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()) {
+            let usage = ctxj().args(["usage", "--by", "session", "--format", "json"]).arg(&proj).assert().success();
+            let u: serde_json::Value = serde_json::from_slice(&usage.get_output().stdout).unwrap();
+            for row in u["rows"].as_array().unwrap() {
+                let key = row["key"].as_str().unwrap();
+                let t = proj.join(format!("{}.jsonl", key.rsplit('/').next().unwrap()));
+                if !t.is_file() {
+                    continue;
+                }
+                let a = ctxj()
+                    .env("CTXJ_CACHE_DIR", cache.path())
+                    .args(["statusline", "--format", "json", "--transcript"])
+                    .arg(&t)
+                    .assert()
+                    .success();
+                let v: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+                assert_eq!(v["cost"], row["cost_usd"], "{}", t.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "{checked} sessions checked");
+}
+
+/// `ctxj watch` prints a call's event after it is appended, and a cache break with its cause;
+/// the time from append to event is bounded.
+#[test]
+fn watch_reports_appended_calls_and_breaks_as_they_happen() {
+    let (_d, t, cache) = session(2);
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_ctxj"));
+    hermetic(&mut cmd)
+        .env("CTXJ_CACHE_DIR", &cache)
+        .args(["watch", "--format", "ndjson", "--poll-ms", "20", "--timeout", "20"])
+        .arg(&t)
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    // The transcript's times are long past: each new call is followed by a `cold` alert.
+    let mut next = move || loop {
+        let v: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        if v["event"] != "cold" {
+            return v;
+        }
+    };
+    std::thread::sleep(Duration::from_millis(300)); // the watcher has read what is there
+    let mut f = std::fs::OpenOptions::new().append(true).open(&t).unwrap();
+    let appended = Instant::now();
+    f.write_all(cc_call(2, 2, 40_000, 10_000).as_bytes()).unwrap();
+    let first = next();
+    let latency = appended.elapsed();
+    assert_eq!((first["schema"].as_str(), first["event"].as_str()), (Some("ctxj.watch/1"), Some("call")));
+    assert_eq!((first["call"].as_u64(), first["cache"].as_str()), (Some(3), Some("hit")));
+    assert!(latency < Duration::from_secs(2), "append → event took {latency:?}");
+    // The next call reads nothing back after an idle of more than five minutes.
+    f.write_all(cc_call(3, 40, 0, 60_000).as_bytes()).unwrap();
+    let (call, brk) = (next(), next());
+    assert_eq!((call["event"].as_str(), call["cache"].as_str()), (Some("call"), Some("miss")));
+    assert_eq!((brk["event"].as_str(), brk["cause"].as_str()), (Some("cache_break"), Some("ttl")));
+    assert_eq!(brk["lost_tokens"], 50_000);
+    let _ = child.kill();
+    let _ = child.wait();
+}
