@@ -33,7 +33,7 @@ pub struct ReadArgs {
 /// `--from`: the input format.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct FormatArgs {
-    /// Input format: auto (detected from the content), claude-code, codex, pi or ctxj.
+    /// Input format: auto (detected from the content) or one of the formats below.
     #[arg(long, value_enum, default_value_t = FromArg::Auto, value_name = "FORMAT")]
     pub from: FromArg,
 }

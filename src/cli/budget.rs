@@ -11,7 +11,7 @@ use ctxj::render::tokens::{budget_doc, budget_text};
 use ctxj_core::tokens::budget::{resolve, Config};
 
 use super::args::RowsArgs;
-use super::{Ctx, EXIT_OK};
+use super::{Ctx, EXIT_FINDINGS, EXIT_OK};
 
 /// Resolve the context settings of a model from a harness config, with the rule behind each.
 ///
@@ -21,7 +21,8 @@ use super::{Ctx, EXIT_OK};
 /// applies; a profile value overrides the top-level one, except that a non-zero top-level
 /// context_budget beats the profile's; then 0 means auto (budget: 100,000 when ctx_window <=
 /// 300,000, else 200,000; target: 70% of the budget, rounded down). A target at or above the budget
-/// is reported and replaced by the auto rule. Keys set nowhere take the defaults
+/// is reported and replaced by the auto rule. A budget above ctx_window − context_reserve is
+/// reported as the error `audit` calls budget-over-window (exit 1). Keys set nowhere take the defaults
 /// (ctx_window 1,000,000, context_reserve 8,192, keep_results 5). Without --config: no file, the
 /// defaults and auto rules alone. --format json|ndjson|csv: the rows are the settings
 /// (docs/json.md, `ctxj.budget/1`).
@@ -66,5 +67,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         budget_text(name.as_deref(), &cfg, &r, &Paint::new(ctx.color), args.output.layout())
     })?;
     out.flush()?;
-    Ok(EXIT_OK)
+    // A budget the window cannot hold is the error `audit` reports (budget-over-window): one
+    // answer for one setting, so it exits 1 here too.
+    Ok(if r.over_window() { EXIT_FINDINGS } else { EXIT_OK })
 }

@@ -90,6 +90,16 @@ pub enum FromArg {
     Codex,
     Pi,
     Ctxj,
+    /// Gemini CLI chats (`session-*.json` or `.jsonl`).
+    Gemini,
+    /// Qwen Code chats (`projects/<p>/chats/<id>.jsonl`).
+    Qwen,
+    /// Kimi Code wire logs (`sessions/<ws>/<id>/agents/<agent>/wire.jsonl`).
+    Kimi,
+    /// Cline (`<id>.messages.json`, legacy `api_conversation_history.json`).
+    Cline,
+    /// OpenCode and Kilo CLI stores (`opencode.db`, `kilo.db`; `store.db#<session id>`).
+    Opencode,
 }
 
 impl FromArg {
@@ -101,6 +111,11 @@ impl FromArg {
             FromArg::Codex => FromFormat::Fixed(Format::Codex),
             FromArg::Pi => FromFormat::Fixed(Format::Pi),
             FromArg::Ctxj => FromFormat::Fixed(Format::Ctxj),
+            FromArg::Gemini => FromFormat::Fixed(Format::GeminiCli),
+            FromArg::Qwen => FromFormat::Fixed(Format::QwenCode),
+            FromArg::Kimi => FromFormat::Fixed(Format::KimiCode),
+            FromArg::Cline => FromFormat::Fixed(Format::Cline),
+            FromArg::Opencode => FromFormat::Fixed(Format::OpenCode),
         }
     }
 }

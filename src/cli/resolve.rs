@@ -103,15 +103,17 @@ pub struct SummarizerArgs {
     /// ($CTXJ_CACHE_DIR, else ~/.cache/ctxj), in summaries/.
     #[arg(long, value_name = "CMD")]
     pub summarizer: Option<String>,
-    /// Seconds one summary may take before the command is killed.
-    #[arg(long, value_name = "SECS", default_value_t = 120, requires = "summarizer")]
+    /// Seconds one summary may take before the command (its whole process group) is killed; at
+    /// least 1 (`--summarizer-timeout 0` is refused).
+    #[arg(long, value_name = "SECS", default_value_t = 120, requires = "summarizer",
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub summarizer_timeout: u64,
 }
 
 impl SummarizerArgs {
     /// The summarizer, when `--summarizer` is given.
     fn get(&self) -> Option<Arc<Summarizer>> {
-        let t = std::time::Duration::from_secs(self.summarizer_timeout.max(1));
+        let t = std::time::Duration::from_secs(self.summarizer_timeout);
         self.summarizer.as_deref().map(|c| Arc::new(Summarizer::new(c, t)))
     }
 }

@@ -127,7 +127,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         Some(h) => h,
         None => {
             let (f, _) = by_format.iter().max_by_key(|(_, v)| v.len()).expect("at least one session");
-            tune::harness_of(*f)
+            tune::harness_of(*f).with_context(|| {
+                format!("ctxj tune has no knobs of {} yet; --harness api sweeps the provider's own", f.name())
+            })?
         }
     };
     let journals: Vec<&Journal> = match format_of(harness) {

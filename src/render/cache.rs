@@ -6,11 +6,12 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::render::cache_wire::{BilledDoc, CacheBreakDoc};
+use crate::render::cache_words::divergence;
 use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{money_or_na as money, percent, thousands};
 use crate::render::style::Paint;
-use ctxj_core::cache::replay::CacheBreak;
-use ctxj_core::cache::{Billed, CacheModel, Comparison, Limits, Price, Simulation, Summary, TurnFigures};
+use ctxj_core::cache::{CacheModel, Comparison, Limits, Price, Simulation, Summary, TurnFigures};
 use ctxj_core::journal::Journal;
 use ctxj_core::text::escape_line;
 
@@ -35,10 +36,10 @@ pub struct CacheDoc {
     pub encoding: String,
     pub memo: MemoDoc,
     /// The session as the provider billed it.
-    pub recorded: Billed,
+    pub recorded: BilledDoc,
     /// What every simulated strategy shares with the provider's record: each turn's model, the
     /// recorded cache losses replayed (`--provider-breaks`), the lifetime the provider showed.
-    pub environment: ctxj_core::cache::pricing::EnvironmentSummary,
+    pub environment: ctxj_core::cache::EnvironmentSummary,
     /// The context window and cache minimum the requests were checked against.
     pub limits: Limits,
     pub prices: PricesDoc,
@@ -70,7 +71,7 @@ pub struct PricesDoc {
 pub struct StrategyDoc {
     pub summary: Summary,
     pub cost_vs_baseline: Option<f64>,
-    pub breaks: Vec<CacheBreak>,
+    pub breaks: Vec<CacheBreakDoc>,
     /// `null` without `--per-turn`.
     pub turns: Option<Vec<TurnFigures>>,
 }
@@ -107,7 +108,7 @@ pub fn doc(c: &Comparison, shown: Shown) -> CacheDoc {
             bytes_tokenized: c.memo.bytes_tokenized,
             stored: c.memo.stored,
         },
-        recorded: c.billed.clone(),
+        recorded: BilledDoc::from(&c.billed),
         environment: c.environment.clone(),
         limits: p.limits.clone(),
         prices: PricesDoc {
@@ -119,7 +120,7 @@ pub fn doc(c: &Comparison, shown: Shown) -> CacheDoc {
             .map(|s| StrategyDoc {
                 summary: s.summary.clone(),
                 cost_vs_baseline: c.vs_baseline(s),
-                breaks: s.breaks.clone(),
+                breaks: s.breaks.iter().map(CacheBreakDoc::from).collect(),
                 turns: shown.per_turn.then(|| s.turns.clone()),
             })
             .collect(),
@@ -308,9 +309,9 @@ fn breaks(s: &Simulation, n: usize, paint: &Paint) -> String {
             out,
             "  turn {}: prefix diverged at block {} ({}): {}",
             b.turn,
-            b.block,
-            escape_line(&b.was.to_string()),
-            escape_line(&b.reason)
+            b.at.block,
+            escape_line(&b.at.was.to_string()),
+            escape_line(&divergence(&b.at))
         );
     }
     if s.breaks.len() > n {

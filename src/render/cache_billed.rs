@@ -67,7 +67,7 @@ pub fn line(b: &Billed) -> String {
 
 /// One line when the simulations share something with the provider's record: the models the
 /// turns are priced at (when more than one), the recorded cache losses replayed, the lifetime.
-pub fn environment(e: &ctxj_core::cache::pricing::EnvironmentSummary) -> String {
+pub fn environment(e: &ctxj_core::cache::EnvironmentSummary) -> String {
     use ctxj_core::cache::ProviderBreaks;
     let mut parts = Vec::new();
     if e.models.len() > 1 {
@@ -84,7 +84,7 @@ pub fn environment(e: &ctxj_core::cache::pricing::EnvironmentSummary) -> String 
     if let Some(s) = e.kept_idle_seconds {
         parts.push(format!(
             "cache lifetime {} (the provider's cache survived that idle gap)",
-            ctxj_core::cache::billed::duration(s as i64)
+            super::cache_words::duration(s as i64)
         ));
     }
     match parts.is_empty() {
@@ -114,7 +114,7 @@ pub fn breaks(b: &Billed, n: usize, paint: &Paint) -> String {
             thousands(x.expected_read),
             thousands(x.rewritten_tokens),
             money(x.cost),
-            escape_line(&x.detail)
+            escape_line(&super::cache_words::evidence(&x.evidence))
         );
     }
     if b.breaks.len() > n {

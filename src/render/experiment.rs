@@ -132,6 +132,12 @@ pub fn table(e: &Experiment, detail: bool, layout: Layout) -> String {
     for a in &e.arms {
         out.push_str(&format!("{}: {}\n", label(a), escape_line(&a.verdict)));
     }
+    if !e.notes.is_empty() {
+        out.push('\n');
+        for n in &e.notes {
+            out.push_str(&format!("note: {}\n", escape_line(n)));
+        }
+    }
     if detail {
         out.push('\n');
         out.push_str(&details(e, layout));

@@ -52,7 +52,15 @@ pub fn render(e: &Experiment) -> String {
     for a in &e.arms {
         let _ = write!(h, "<li><b>{}</b>: {}</li>", arm_name(a), escape(&a.verdict));
     }
-    h.push_str("</ul><h2>Per arm: mean, 95% interval, runs</h2>");
+    h.push_str("</ul>");
+    if !e.notes.is_empty() {
+        h.push_str("<ul class=\"note\">");
+        for n in &e.notes {
+            let _ = write!(h, "<li>{}</li>", escape(n));
+        }
+        h.push_str("</ul>");
+    }
+    h.push_str("<h2>Per arm: mean, 95% interval, runs</h2>");
     for m in [Metric::Cost, Metric::Turns, Metric::PeakPrompt, Metric::CacheHitRate, Metric::CacheBreaks] {
         h.push_str(&bars(e, m));
     }

@@ -5,6 +5,8 @@
 pub mod cache;
 pub mod cache_billed;
 pub mod cache_limits;
+pub mod cache_wire;
+pub mod cache_words;
 pub mod check;
 pub mod diff;
 pub mod experiment;

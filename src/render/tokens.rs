@@ -240,7 +240,11 @@ pub fn context_text(v: &ctxj_core::check::context::ContextView, paint: &Paint, l
     }
     out.push('\n');
     if let Some(u) = &v.until {
-        out += &format!("{} tokens until {} (at {})\n", kilo(u.left), u.what, thousands(u.at));
+        if u.past > 0 {
+            out += &format!("{} tokens past {} (at {}): it is due\n", kilo(u.past), u.what, thousands(u.at));
+        } else {
+            out += &format!("{} tokens until {} (at {})\n", kilo(u.left), u.what, thousands(u.at));
+        }
     }
     let columns =
         [Column::text("part", 0), Column::number("tokens", 0), Column::number("items", 1), Column::number("share", 2)];
@@ -259,6 +263,13 @@ pub fn context_text(v: &ctxj_core::check::context::ContextView, paint: &Paint, l
         })
         .collect();
     out += &format!("{}\n", fit(&columns, &rows, layout));
+    if let (Some(free), Some(w)) = (v.free_space, v.window.filter(|w| *w > 0)) {
+        out += &format!("free space {} ({})", thousands(free), pct(free, w));
+        if let Some(b) = v.autocompact_buffer {
+            out += &format!(" · autocompact buffer {} ({})", thousands(b), pct(b, w));
+        }
+        out.push('\n');
+    }
     for h in &v.hints {
         out += &format!("hint: {}\n", escape_line(&hint(h)));
     }
@@ -278,6 +289,11 @@ fn hint(h: &ctxj_core::check::context::Hint) -> String {
         Hint::Clear { keep, tool, results, frees } => format!(
             "ctx clear {{\"keep_last\": {keep}, \"tool\": \"{tool}\"}} would free {} tokens ({results} result(s))",
             kilo(*frees)
+        ),
+        Hint::Compact { percent, urgent, at } => format!(
+            "{}/compact at a task boundary: {percent:.1}% of the window is used, auto-compaction fires at {}",
+            if *urgent { "run " } else { "consider " },
+            thousands(*at)
         ),
     }
 }

@@ -247,3 +247,37 @@ fn audit_and_show_agree_on_unknown_encoding() {
     // --encoding overrides the session's hint.
     ctxj().args(["tokens", "--encoding", "cl100k_base"]).arg(d.path()).assert().code(0);
 }
+
+/// Issue 30: each omission and failure rule has a journal in `tests/data/valid/` that passes —
+/// the same session doing what its profile's seed asks — and audits clean under the profile its
+/// `harness` field names, warnings denied.
+#[test]
+fn every_valid_journal_audits_clean_under_its_own_profile() {
+    let mut n = 0;
+    for e in std::fs::read_dir(data("valid")).unwrap().flatten() {
+        let path = e.path();
+        if path.extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        n += 1;
+        for command in ["validate", "audit"] {
+            let (v, code) = run_json(command, &path, &["--deny", "warnings"]);
+            assert_eq!(code, 0, "{command} {}: {:?}", path.display(), findings(&v));
+        }
+    }
+    assert!(n >= 5, "only {n} valid journals");
+}
+
+/// Issue 30: harness detection was exact-name only; the profile is the `harness` field's first
+/// word, and every audit names it.
+#[test]
+fn regression_profile_detected_from_a_versioned_harness_field() {
+    for (file, want) in [
+        ("valid/compact-missing-veles.jsonl", "veles"),
+        ("valid/compact-missing-claude-code.jsonl", "claude-code"),
+        ("valid/compact-missing-command-code.jsonl", "command-code"),
+    ] {
+        let (v, _) = run_json("audit", &data(file), &[]);
+        assert_eq!(v["harness"], want, "{file}");
+    }
+}

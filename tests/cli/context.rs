@@ -47,6 +47,32 @@ fn context_json_and_the_harness_override() {
     let v: Value =
         serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json", "--harness", "command-code"])).unwrap();
     assert_eq!(v["context"]["tiers"], serde_json::json!([50, 80, 90]));
-    assert_eq!(v["context"]["until"]["what"], "auto-compact");
-    assert_eq!(v["context"]["until"]["at"], 180_000);
+    // seed 003: the distance to auto-compact shows only past 40 % (this request is at 2.7 %);
+    // the buffer is the 10 % above tier 3
+    assert!(v["context"]["until"].is_null(), "{}", v["context"]);
+    assert_eq!(v["context"]["autocompact_buffer"], 20_000);
+    let hints = v["context"]["hints"].as_array().unwrap();
+    assert!(
+        hints.iter().all(|h| h["hint"] != "elide" && h["hint"] != "clear"),
+        "journal-v1's levers only under ctxj: {hints:?}"
+    );
+}
+
+#[test]
+fn regression_a_hints_share_is_its_tables_and_tool_schemas_count_tools() {
+    // The Claude Code transcript: Read results are 1.9 % of the listed parts (the inferred prefix
+    // included), so no hint may call them 21.3 % of the request.
+    let v: Value = serde_json::from_str(&tokens(&["sample-journals/transcripts/claude-code", "--json"])).unwrap();
+    let c = &v["context"];
+    let listed: u64 = c["parts"].as_array().unwrap().iter().filter_map(|p| p["tokens"].as_u64()).sum();
+    for h in c["hints"].as_array().unwrap().iter().filter(|h| h["hint"] == "dominates") {
+        let share = h["tokens"].as_f64().unwrap() * 100.0 / listed as f64;
+        assert!((h["percent"].as_f64().unwrap() - share).abs() < 0.05, "{h} vs the table's {share:.1}%");
+        assert!(share >= 20.0, "{h}: dominates below a fifth of the table");
+    }
+    let v: Value = serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json"])).unwrap();
+    let schemas =
+        v["context"]["parts"].as_array().unwrap().iter().find(|p| p["name"] == "tool schemas").unwrap().clone();
+    assert!(schemas["items"].as_u64().unwrap() > 1, "one item per tool: {schemas}");
+    assert_eq!(v["context"]["until"]["past"], 0);
 }

@@ -313,3 +313,39 @@ fn the_bundled_experiment_table_snapshot() {
     assert_eq!(out.status.code(), Some(0));
     insta::assert_snapshot!(String::from_utf8(out.stdout).unwrap());
 }
+
+/// Copies three bundled baseline runs into a fresh folder and writes `manifest` beside them.
+fn three_runs(manifest: &str) -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    for i in 1..=3 {
+        let to = d.path().join(format!("runs/r{i}"));
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(bundled().join(format!("runs/baseline-{i}/journal.jsonl")), to.join("journal.jsonl")).unwrap();
+    }
+    let m = write(d.path(), "e.toml", manifest);
+    (d, m)
+}
+
+#[test]
+fn regression_a_session_matched_twice_in_one_arm_is_one_run_and_a_note_says_so() {
+    // 3 sessions, one of them named again as its journal file and through `./`: 3 runs, not 5.
+    let (_d, m) = three_runs(
+        "[[arm]]\nlabel = \"a\"\nsessions = [\"runs/r*\", \"runs/r1/journal.jsonl\", \"./runs/r2\"]\n\
+         [[arm]]\nlabel = \"b\"\nsessions = [\"runs/r3\"]\n",
+    );
+    let doc = json(&m, &[]);
+    assert_eq!(arm(&doc, "a")["runs"], 3, "{doc}");
+    let notes: Vec<&str> = doc["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert_eq!(notes.iter().filter(|n| n.contains("counted once")).count(), 2, "{notes:?}");
+    assert!(notes.iter().any(|n| n.contains("belong to both arms") && n.contains("runs/r3")), "{notes:?}");
+}
+
+#[test]
+fn regression_identical_arms_are_warned_about() {
+    let (_d, m) = three_runs(
+        "[[arm]]\nlabel = \"a\"\nsessions = [\"runs/r*\"]\n[[arm]]\nlabel = \"b\"\nsessions = [\"runs/r1\", \"runs/r2\", \"runs/r3\"]\n",
+    );
+    let out = ctxj().arg("experiment").arg(&m).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("hold the same 3 run(s)"), "{text}");
+}

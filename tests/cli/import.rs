@@ -168,7 +168,7 @@ fn every_shared_sample_imports_with_raw_counts() {
             ctxj_core::import::Format::ClaudeCode => raw_claude(f),
             ctxj_core::import::Format::Codex => raw_codex(f),
             ctxj_core::import::Format::Pi => raw_pi(f),
-            ctxj_core::import::Format::Ctxj => panic!("{}: a sample detected as a ctxj journal", f.display()),
+            other => panic!("{}: a sample of the three first formats detected as {other}", f.display()),
         };
         assert_eq!(imported_counts(&im), raw, "{}", f.display());
         assert!(raw.turns > 0, "{}: no turns", f.display());

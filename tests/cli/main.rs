@@ -22,6 +22,8 @@ mod help;
 mod hostile;
 mod images;
 mod import;
+mod import_agents;
+mod import_opencode;
 mod layering;
 mod live;
 mod memo;

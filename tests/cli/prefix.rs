@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{ctxj, repo, sample, shared_samples};
+use crate::common::{ctxj, repo, sample, shared_corpus, shared_samples};
 
 fn json(args: &[&str], file: &Path) -> Value {
     let out = ctxj().args(args).arg(file).output().expect("runs ctxj");
@@ -157,4 +157,62 @@ fn calibration_meets_the_targets_on_every_shared_sample() {
     for agent in ["claude-code/", "codex/", "pi/", "/subagents/"] {
         assert!(measured.iter().any(|n| n.contains(agent)), "no {agent} file measured: {measured:?}");
     }
+}
+
+/// The corpus files that do not meet the targets yet, with today's figures as ceilings (issue
+/// 28 item 5 is open on them: docs/tokens-and-cache.md, "Calibration on every shared
+/// transcript"), so that they cannot get worse unnoticed.
+const CORPUS_CALIBRATION_CEILINGS: &[(&str, Limits)] = &[
+    // 5 measured turns: the median is the third; turn 2 (no slope yet) 2.5 %
+    ("claude-code/projects/agtrace/7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9.jsonl", (1.2, 3.0, 3.0)),
+    // turn 11: +31.8 % after a large rewrite on a slope learnt from ten turns
+    ("claude-code/projects/spotter-2/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl", (1.0, 3.0, 32.5)),
+    (
+        "claude-code/projects/spotter-2/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-a7be2f0.jsonl",
+        (1.1, 3.0, 3.0),
+    ),
+    // 17 measured turns, p90 is the second worst (turns 16-17: 4-6 %)
+    (
+        "claude-code/projects/spotter-subagent-only/6c2214d7-b87e-4432-8e41-22ba294ea584/subagents/agent-afc096d.jsonl",
+        (1.0, 4.5, 6.5),
+    ),
+    // 6 measured turns of Codex 0.66: turn 4 +5.2 %
+    (
+        "codex/sessions/2025/12/09/rollout-2025-12-09T19-55-16-019b04ae-b1c6-7c72-a134-a4c2de66058c.jsonl",
+        (1.5, 5.5, 5.5),
+    ),
+    // 4 measured turns with unrecorded thinking blocks
+    ("pi/sessions/--Users-philipp-dev-agentlogs-fixtures-pi--/crud.jsonl", (2.0, 4.5, 4.5)),
+];
+
+/// Issue 28: the same targets on every Claude Code, Codex and pi transcript of the shared corpus
+/// with ≥ 5 turns (`scripts/calibration` prints the same rows); the files above are held to
+/// their ceilings.
+#[test]
+#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+fn calibration_meets_the_targets_on_every_corpus_transcript() {
+    let d = shared_corpus();
+    let mut measured = Vec::new();
+    for agent in ["claude-code", "codex", "pi"] {
+        for f in crate::common::files_under(&d.join(agent), "jsonl") {
+            let name = f.strip_prefix(&d).unwrap().to_string_lossy().into_owned();
+            let rows = json(&["tokens", "--per-turn", "--json"], &f);
+            let turns = rows["turns"].as_array().expect("rows");
+            if turns.len() < 5 || turns.iter().all(|t| t["prompt_tokens"].is_null()) {
+                continue;
+            }
+            let (median, p90, worst, _) = stats(&f);
+            let ceiling = CORPUS_CALIBRATION_CEILINGS.iter().find(|(n, _)| *n == name).map(|(_, c)| *c);
+            let (m, p, w) = ceiling.unwrap_or((1.0, 3.0, 25.0));
+            assert!(
+                median <= m && p90 <= p && worst <= w,
+                "{name}: median {median:.2} p90 {p90:.2} worst {worst:.2} (limits {m} / {p} / {w})"
+            );
+            measured.push(name);
+        }
+    }
+    for (name, _) in CORPUS_CALIBRATION_CEILINGS {
+        assert!(d.join(name).is_file(), "stale ceiling: {name}");
+    }
+    assert!(measured.len() >= 12, "{measured:?}");
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{ctxj, files_under, repo, shared_samples};
+use crate::common::{ctxj, files_under, repo, shared_corpus, shared_samples};
 
 fn json_of(args: &[&str], path: &Path) -> Value {
     let out = ctxj().args(args).arg(path).output().unwrap();
@@ -109,7 +109,7 @@ fn recorded_provider_losses_are_replayed_unless_ignored() {
 /// 5 %, with the band the docs give (docs/tokens-and-cache.md, "Simulated against billed").
 const KNOWN_GAPS: &[(&str, f64, f64)] = &[
     // Hand-written fixture: 168 prompt tokens recorded for 445 counted, one call of four priced.
-    ("claude-code-log/edge_cases.jsonl", 50.0, 80.0),
+    ("claude-code-log/edge_cases.jsonl", 40.0, 55.0),
 ];
 
 /// Every priced shared sample: the plain simulated `recorded` cost within 5 % of the billed cost
@@ -135,6 +135,47 @@ fn simulated_recorded_cost_is_within_five_percent_of_billed_on_every_shared_samp
         checked += 1;
     }
     assert!(checked >= 18, "{checked} priced samples");
+}
+
+/// The corpus files whose simulated `recorded` cost misses the billed one by more than 5 %, with
+/// their band (docs/tokens-and-cache.md, "Simulated against billed").
+const CORPUS_KNOWN_GAPS: &[(&str, f64, f64)] = &[
+    // 3 calls: Claude Code put its breakpoint before the last 2,326 input tokens of call 2, which
+    // the provider billed as input and never cached; the simulated cache writes and reads them.
+    ("spotter-2/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl", -9.0, -6.0),
+];
+
+/// Issue 28: every Claude Code, Codex and pi transcript of the shared corpus billed at ≥ $0.05:
+/// the simulated `recorded` cost within 5 % of the billed one, or inside its documented band.
+#[test]
+#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+fn simulated_recorded_cost_is_within_five_percent_of_billed_on_every_corpus_transcript() {
+    let root = shared_corpus();
+    let mut checked = Vec::new();
+    for agent in ["claude-code", "codex", "pi"] {
+        for f in files_under(&root.join(agent), "jsonl") {
+            let c = json_of(&["cache", "--json", "--strategy", "recorded"], &f);
+            let (Some(sim), Some(billed)) =
+                (c["strategies"][0]["summary"]["cost"].as_f64(), c["recorded"]["cost"].as_f64())
+            else {
+                continue;
+            };
+            if billed < 0.05 {
+                continue;
+            }
+            let gap = gap_pct(sim, billed);
+            let name = f.display().to_string();
+            match CORPUS_KNOWN_GAPS.iter().find(|(k, _, _)| name.ends_with(k)) {
+                Some((_, lo, hi)) => assert!((*lo..=*hi).contains(&gap), "{name}: {gap:+.1} % left its band"),
+                None => assert!(gap.abs() <= 5.0, "{name}: simulated ${sim:.3} vs billed ${billed:.3} ({gap:+.1} %)"),
+            }
+            checked.push(name);
+        }
+    }
+    assert!(checked.len() >= 15, "{} priced corpus files billed at ≥ $0.05: {checked:?}", checked.len());
+    for agent in ["/claude-code/", "/codex/", "/pi/"] {
+        assert!(checked.iter().any(|n| n.contains(agent)), "no {agent} file checked");
+    }
 }
 
 /// `sessions` costs each transcript as `usage` does (pi's recorded cost, Codex's counting), not

@@ -138,3 +138,26 @@ fn a_summarizer_command_writes_the_summary_and_is_cached() {
         assert!(out.stdout.is_empty(), "{bad}: nothing printed");
     }
 }
+
+/// Issue 30: `--summarizer-timeout 0` silently meant one second; it is a usage error now.
+#[test]
+fn regression_summarizer_timeout_zero_is_refused() {
+    let out = ctxj()
+        .current_dir(repo())
+        .args([
+            "cache",
+            "sample-journals/bugfix-todo",
+            "-s",
+            "compact-at-2000t",
+            "--summarizer",
+            "cat",
+            "--summarizer-timeout",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--summarizer-timeout"), "{err}");
+    assert!(out.stdout.is_empty());
+}

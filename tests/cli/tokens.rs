@@ -269,3 +269,25 @@ context_target = 350000
     ctxj().args(["budget", "--model", "m", "--config"]).arg(&p).assert().code(2);
     ctxj().args(["budget", "--model", "m", "--config"]).arg(d.path().join("missing.toml")).assert().code(2);
 }
+
+#[test]
+fn regression_budget_and_audit_agree_on_a_budget_above_the_window() {
+    // The settings of tests/data/invalid/budget-over-window.jsonl: `audit` calls them an error, so
+    // `budget` on the same settings reports it and exits 1; one setting less, both are clean.
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("harness.toml");
+    std::fs::write(&p, "ctx_window = 4000\ncontext_budget = 3600\ncontext_reserve = 500\ncontext_target = 600\n")
+        .unwrap();
+    let out = ctxj().args(["budget", "--json", "--model", "vendor/model-x", "--config"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = json_of(&out.stdout);
+    assert!(
+        j["problems"].as_array().unwrap().iter().any(|x| x.as_str().unwrap().contains("budget-over-window")),
+        "{j}"
+    );
+    let journal = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/invalid/budget-over-window.jsonl");
+    ctxj().args(["audit", "--harness", "ctxj"]).arg(&journal).assert().code(1);
+    std::fs::write(&p, "ctx_window = 4000\ncontext_budget = 3500\ncontext_reserve = 500\ncontext_target = 600\n")
+        .unwrap();
+    ctxj().args(["budget", "--model", "vendor/model-x", "--config"]).arg(&p).assert().code(0);
+}

@@ -82,7 +82,7 @@ fn recorded_break(h: &mut String, b: &RecordedBreakView) {
         escape(&b.cause),
         thousands(b.rewritten_tokens),
         b.cost.map_or(String::new(), |c| format!(", {} extra", money(c))),
-        escape(&b.detail)
+        escape(&crate::render::cache_words::evidence(&b.evidence))
     );
 }
 

@@ -376,7 +376,7 @@ fn break_marks(h: &mut String, c: &Chart, f: &Frame) {
             b.cause,
             thousands(b.rewritten_tokens),
             b.cost.map_or(String::new(), |c| format!(", {} extra", money(c))),
-            b.detail
+            crate::render::cache_words::evidence(&b.evidence)
         );
         let _ = writeln!(
             h,

@@ -138,7 +138,12 @@ pub(super) fn comparison(h: &mut String, d: &ReportData) {
                 .breaks
                 .iter()
                 .map(|b| {
-                    format!("<a href=\"#turn-{0}\">turn {0}</a>, block {1}: {2}", b.turn, b.block, escape(&b.reason))
+                    format!(
+                        "<a href=\"#turn-{0}\">turn {0}</a>, block {1}: {2}",
+                        b.turn,
+                        b.at.block,
+                        escape(&crate::render::cache_words::divergence(&b.at))
+                    )
                 })
                 .collect();
             let _ = writeln!(

@@ -8,9 +8,9 @@
 
 use std::collections::HashMap;
 
+use super::explain::Divergence;
 use super::model::parse_ts;
 use super::prices::{Price, PriceTable};
-use super::replay::{explain, BlockRef};
 use crate::journal::record::CtxSettings;
 use crate::journal::{Body, Journal};
 use crate::projection::{diff, Block};
@@ -60,7 +60,7 @@ impl BreakCause {
 }
 
 /// A turn whose recorded cache read falls short of what the previous turn read and wrote.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RecordedBreak {
     pub turn: usize,
     pub cause: BreakCause,
@@ -83,8 +83,30 @@ pub struct RecordedBreak {
     /// it belongs to the provider's environment, and simulations replay it at the same turn
     /// (`--provider-breaks replay`).
     pub environment: bool,
-    /// One line: the evidence.
-    pub detail: String,
+    /// The evidence (`render` words it: `cache --json`'s `detail`).
+    pub evidence: Evidence,
+}
+
+/// The evidence of a recorded break, as typed values; the `ctxj` crate's `render` writes the
+/// sentence.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Evidence {
+    /// A compaction record lies between the two calls.
+    Compaction,
+    /// The previous call's model and this one's (`None`: not recorded).
+    ModelSwitch { from: Option<String>, to: Option<String> },
+    /// The idle gap before the call exceeded the cache lifetime in force (both in seconds).
+    Idle { idle: i64, lifetime: i64 },
+    /// A `system` record (system prompt / tools) lies between the calls.
+    SystemRecord,
+    /// Not even the system prompt and tools were read from the cache.
+    NothingRead,
+    /// The reconstructed request does not start with the previous one.
+    PrefixChange(Divergence),
+    /// The request was an append and nothing recorded explains the loss; the seconds since the
+    /// previous call, when known.
+    Unexplained { gap: Option<i64> },
 }
 
 /// One turn as billed.
@@ -107,8 +129,9 @@ pub struct BilledTurn {
     pub brk: Option<BreakCause>,
 }
 
-/// The session as billed (`cache --json`: the top-level `recorded` object).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+/// The session as billed (`cache --json` writes it as its top-level `recorded` object, with each
+/// break's evidence worded).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct Billed {
     /// Σ per-turn cost of the priced turns; `None` when no turn is priced.
     pub cost: Option<f64>,
@@ -137,6 +160,10 @@ pub struct Billed {
     /// when it is longer than the model's).
     pub kept_idle_seconds: Option<f64>,
     pub breaks: Vec<RecordedBreak>,
+    /// Summarizer requests recorded on `compact` records (their optional `usage`), and what the
+    /// priced ones cost; that cost is part of `cost` (a compaction pays for its own call).
+    pub summarizer_calls: usize,
+    pub summarizer_cost: Option<f64>,
     #[serde(skip)]
     pub per_turn: Vec<BilledTurn>,
 }
@@ -248,6 +275,10 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Ve
     let mut out = Vec::new();
     let mut kept: Option<i64> = None;
     let mut prev: Option<(usize, u64)> = None;
+    // A provider that reports neither a read nor a write anywhere in the session (a local model
+    // served by Ollama) shows no cache at all: nothing is expected of it.
+    let caches = turns.iter().any(|t| t.cache_read.unwrap_or(0) > 0 || t.cache_write.unwrap_or(0) > 0);
+    let mut writes_seen = !caches;
     for (i, t) in turns.iter().enumerate() {
         let (Some(prompt), Some(read)) = (t.prompt, t.cache_read) else { continue };
         if prompt == 0 {
@@ -265,14 +296,34 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Ve
                 kept = kept.max(gap_ms);
             }
         }
-        prev = Some((i, t.cache_write.map_or(prompt, |w| read.saturating_add(w))));
+        prev = Some((i, left_in_cache(t, prompt, read, &mut writes_seen)));
     }
     (out, kept)
 }
 
-/// Per turn with a candidate break: the first block of the previous recorded request not
-/// repeated, and the one-line reason (the diff engine's, as `cache` explains simulated breaks).
-fn prefix_changes(journal: &Journal, est: &dyn Estimator, wanted: &[usize]) -> HashMap<usize, (usize, String)> {
+/// What a call left in the provider's cache for the next one to read. A provider that reports
+/// writes (Anthropic: `cache_creation_input_tokens`) left what the call read and wrote. One that
+/// has reported no write in the session so far (OpenAI, GLM … through pi/OpenClaw report
+/// `cacheWrite: 0`; Codex no field at all) caches every prompt automatically: the call left its
+/// whole prompt — unless that prompt is below the model's minimum cacheable prompt, which is not
+/// cached (then nothing was left). `writes_seen` starts true for a provider that shows no cache.
+fn left_in_cache(t: &BilledTurn, prompt: u64, read: u64, writes_seen: &mut bool) -> u64 {
+    let write = t.cache_write.unwrap_or(0);
+    *writes_seen |= write > 0;
+    if *writes_seen {
+        return read.saturating_add(write);
+    }
+    let min = t.model.as_deref().and_then(super::window::cache_minimum).unwrap_or(super::model::MIN_TOKENS);
+    if prompt < min {
+        read
+    } else {
+        prompt
+    }
+}
+
+/// Per turn with a candidate break: where the reconstructed request stops repeating the previous
+/// recorded one (the diff engine's, as `cache` explains simulated breaks).
+fn prefix_changes(journal: &Journal, est: &dyn Estimator, wanted: &[usize]) -> HashMap<usize, Divergence> {
     let mut out = HashMap::new();
     let Some(&last) = wanted.iter().max() else { return out };
     let recorded = strategy::parse("recorded").expect("recorded is a strategy");
@@ -282,9 +333,7 @@ fn prefix_changes(journal: &Journal, est: &dyn Estimator, wanted: &[usize]) -> H
         let keep = r.unchanged.min(blocks.len());
         if wanted.contains(&r.turn) {
             if let Some(b) = diff::first_break(&blocks, r.blocks, keep) {
-                let was = BlockRef::of(&blocks[b.at], origins.get(b.at));
-                let why = explain(&was, b.cause, blocks.len(), r.blocks, r.origins, b.at);
-                out.insert(r.turn, (b.at + 1, format!("block {} ({was}): {why}", b.at + 1)));
+                out.insert(r.turn, Divergence::at(&blocks, &origins, r.blocks, r.origins, b.at, b.cause));
             }
         }
         blocks.truncate(keep);
@@ -319,35 +368,33 @@ fn cause_of(
     c: &Candidate,
     turns: &[BilledTurn],
     walked: &[(Option<String>, Between)],
-    prefix: &HashMap<usize, (usize, String)>,
-) -> (BreakCause, Option<usize>, String) {
+    prefix: &HashMap<usize, Divergence>,
+) -> (BreakCause, Evidence) {
     let t = &turns[c.at];
     let prev = turns[..c.at].iter().rev().find(|p| p.prompt.is_some_and(|x| x > 0) && p.cache_read.is_some());
     let between = walked.get(c.at).map(|w| &w.1).cloned().unwrap_or_default();
     let ttl = lifetime(turns, c.at);
     let tol = TOLERANCE_TOKENS.max((c.expected as f64 * TOLERANCE_SHARE) as u64);
     let gap = c.gap_ms.map(|g| g / 1000);
-    let m = |x: Option<&String>| x.map_or("?".to_string(), |s| crate::text::escape_line(s));
     if between.compaction {
-        return (BreakCause::Compaction, None, "a compaction record lies between the two calls".into());
+        return (BreakCause::Compaction, Evidence::Compaction);
     }
     if let Some(p) = prev.filter(|p| p.model.is_some() && t.model.is_some() && p.model != t.model) {
-        return (BreakCause::ModelSwitch, None, format!("model {} → {}", m(p.model.as_ref()), m(t.model.as_ref())));
+        return (BreakCause::ModelSwitch, Evidence::ModelSwitch { from: p.model.clone(), to: t.model.clone() });
     }
     if let Some(g) = gap.filter(|&g| g > ttl) {
-        return (BreakCause::Ttl, None, format!("idle {} > the {} cache lifetime", duration(g), duration(ttl)));
+        return (BreakCause::Ttl, Evidence::Idle { idle: g, lifetime: ttl });
     }
     if between.system {
-        return (BreakCause::SystemOrTools, None, "a system record (system prompt / tools) lies between".into());
+        return (BreakCause::SystemOrTools, Evidence::SystemRecord);
     }
     if c.read <= tol {
-        return (BreakCause::SystemOrTools, None, "not even the system prompt and tools were read from cache".into());
+        return (BreakCause::SystemOrTools, Evidence::NothingRead);
     }
-    if let Some((block, why)) = prefix.get(&t.turn) {
-        return (BreakCause::PrefixChange, Some(*block), why.clone());
+    if let Some(d) = prefix.get(&t.turn) {
+        return (BreakCause::PrefixChange, Evidence::PrefixChange(d.clone()));
     }
-    let after = gap.map_or(String::new(), |g| format!(" {} after the previous call", duration(g)));
-    (BreakCause::Provider, None, format!("the request was an append{after}; nothing recorded explains it"))
+    (BreakCause::Provider, Evidence::Unexplained { gap })
 }
 
 /// Whether the session writes one-hour cache entries: some call reports cache writes, and every
@@ -380,16 +427,6 @@ pub fn writes_some_one_hour(journal: &Journal) -> bool {
     })
 }
 
-/// `5 s`, `7 min 3 s`, `1 h 2 min`.
-pub fn duration(secs: i64) -> String {
-    match secs {
-        s if s < 60 => format!("{s} s"),
-        s if s < 3600 && s % 60 == 0 => format!("{} min", s / 60),
-        s if s < 3600 => format!("{} min {} s", s / 60, s % 60),
-        s => format!("{} h {} min", s / 3600, (s % 3600) / 60),
-    }
-}
-
 /// The session as billed. `fallback_model` prices turns whose model the journal does not say
 /// (`--model`); `table` is the one price table of the command.
 pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallback_model: Option<&str>) -> Billed {
@@ -400,7 +437,7 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
     let prefix = prefix_changes(journal, est, &wanted);
     let mut breaks = Vec::new();
     for c in &cands {
-        let (cause, block, detail) = cause_of(c, &per_turn, &walked, &prefix);
+        let (cause, evidence) = cause_of(c, &per_turn, &walked, &prefix);
         // A floor loss is the environment's only when the request itself did not change there.
         let changed = walked.get(c.at).is_some_and(|w| w.1.system) || prefix.contains_key(&per_turn[c.at].turn);
         let environment =
@@ -425,14 +462,46 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
             expected_read: c.expected,
             cache_read: c.read,
             gap_seconds: c.gap_ms.map(|g| g as f64 / 1000.0),
-            block,
-            detail,
+            block: match &evidence {
+                Evidence::PrefixChange(d) => Some(d.block),
+                _ => None,
+            },
             environment,
+            evidence,
         });
     }
     let mut b = totals(per_turn, breaks);
     b.kept_idle_seconds = kept.map(|g| g as f64 / 1000.0);
+    let (calls, cost) = summarizer(journal, table, fallback_model);
+    b.summarizer_calls = calls;
+    b.summarizer_cost = cost;
+    if let Some(c) = cost {
+        b.cost = Some(b.cost.unwrap_or(0.0) + c);
+    }
     b
+}
+
+/// The summarizer requests of `compact` records that carry `usage`: how many, and the cost of
+/// the priced ones at the price of the model in force there (`None` when none is priced).
+fn summarizer(journal: &Journal, table: &PriceTable, fallback: Option<&str>) -> (usize, Option<f64>) {
+    let mut model: Option<String> = None;
+    let mut ctx = CtxSettings::default();
+    let (mut calls, mut cost) = (0, None::<f64>);
+    for rec in &journal.records {
+        rec.body.update_settings(&mut model, &mut ctx);
+        let Body::Compact(c) = &rec.body else { continue };
+        let Some(u) = &c.usage else { continue };
+        calls += 1;
+        let price = model.as_deref().or(fallback).and_then(|m| table.lookup(m)).map(|(_, p)| p);
+        if let (Some(p), Some(prompt)) = (price, u.prompt_tokens) {
+            let write = u.cache_write_tokens.unwrap_or(0);
+            let w1h = u.cache_write_1h_tokens.unwrap_or(0).min(write);
+            let read = u.cached_tokens.unwrap_or(0);
+            let input = prompt.saturating_sub(read.saturating_add(write));
+            *cost.get_or_insert(0.0) += p.billed(input, write - w1h, w1h, read, u.completion_tokens.unwrap_or(0));
+        }
+    }
+    (calls, cost)
 }
 
 /// Sums the turns that carry usage.
@@ -480,155 +549,12 @@ fn totals(per_turn: Vec<BilledTurn>, breaks: Vec<RecordedBreak>) -> Billed {
         tolerance: TOLERANCE,
         kept_idle_seconds: None,
         breaks,
+        summarizer_calls: 0,
+        summarizer_cost: None,
         per_turn,
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tokens::CharEstimator;
-
-    fn journal(lines: &[String]) -> Journal {
-        let text = lines.join("\n") + "\n";
-        crate::journal::parse_bytes(std::path::Path::new("j.jsonl"), text.as_bytes(), Default::default())
-            .expect("valid journal")
-    }
-
-    /// A journal: per call (seconds, model, prompt, read, write).
-    fn calls(c: &[(u32, &str, u64, u64, u64)]) -> Journal {
-        let mut l =
-            vec![r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"claude-opus-4-6"}"#
-                .to_string()];
-        for (i, &(s, m, p, r, w)) in c.iter().enumerate() {
-            let ts = |x: u32| format!("2026-11-29T10:{:02}:{:02}Z", x / 60, x % 60);
-            l.push(format!(r#"{{"rev":{},"ts":"{}","kind":"user","id":"u{i}","text":"q{i}"}}"#, l.len() + 1, ts(s)));
-            l.push(format!(
-                r#"{{"rev":{},"ts":"{}","kind":"assistant","id":"a{i}","text":"a","model":"{m}","usage":{{"prompt_tokens":{p},"cached_tokens":{r},"cache_write_tokens":{w},"completion_tokens":10}}}}"#,
-                l.len() + 1,
-                ts(s + 1)
-            ));
-        }
-        journal(&l)
-    }
-
-    #[test]
-    fn an_unexplained_shortfall_is_a_provider_break_priced_at_write_minus_read() {
-        let j = calls(&[
-            (0, "claude-opus-4-6", 30_000, 0, 30_000),
-            (10, "claude-opus-4-6", 40_000, 30_000, 10_000),
-            (15, "claude-opus-4-6", 42_000, 10_000, 32_000),
-        ]);
-        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
-        assert_eq!(b.breaks.len(), 1);
-        let x = &b.breaks[0];
-        assert_eq!(
-            (x.turn, x.cause, x.expected_read, x.cache_read, x.rewritten_tokens),
-            (3, BreakCause::Provider, 40_000, 10_000, 30_000)
-        );
-        assert!((x.cost.unwrap() - 30_000.0 * (6.25 - 0.5) / 1e6).abs() < 1e-12);
-        assert_eq!(b.cache_write, Some(72_000));
-        assert_eq!(b.input, Some(0));
-        assert_eq!(b.hit_rate, Some(40_000.0 / 112_000.0));
-        assert!(b.unknown.is_empty());
-    }
-
-    #[test]
-    fn an_aborted_call_is_skipped_and_the_lifetime_seen_is_kept() {
-        // Call 2 billed nothing (pi's aborted requests); call 3 reads what call 1 left, 10 min on.
-        let j = calls(&[
-            (0, "claude-opus-4-6", 30_000, 0, 30_000),
-            (10, "claude-opus-4-6", 0, 0, 0),
-            (600, "claude-opus-4-6", 31_000, 30_000, 1_000),
-        ]);
-        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
-        assert!(b.breaks.is_empty(), "{:?}", b.breaks);
-        assert_eq!(b.kept_idle_seconds, Some(600.0));
-    }
-
-    #[test]
-    fn the_environment_prices_each_turn_at_its_model_and_caps_the_unexplained_losses() {
-        let j = calls(&[
-            (0, "claude-opus-4-6", 30_000, 0, 30_000),
-            (10, "claude-sonnet-4-5", 31_000, 0, 31_000),
-            (20, "claude-sonnet-4-5", 32_000, 5_000, 27_000),
-        ]);
-        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
-        let flags: Vec<(BreakCause, bool)> = b.breaks.iter().map(|x| (x.cause, x.environment)).collect();
-        assert_eq!(flags, [(BreakCause::ModelSwitch, false), (BreakCause::Provider, true)]);
-        let p = crate::cache::Pricing::for_session(&j, None, None, PriceTable::builtin());
-        let env = p.environment(&b);
-        let sonnet = PriceTable::builtin().lookup("claude-sonnet-4-5").unwrap().1;
-        assert_eq!((env.model(2), env.price(2)), (Some("claude-sonnet-4-5"), Some(sonnet)));
-        assert_eq!((env.read_cap(2), env.read_cap(3)), (None, Some(5_000 + 1_024)));
-        let ignored = p.clone().with_provider_breaks(crate::cache::ProviderBreaks::Ignore).environment(&b);
-        assert_eq!((ignored.read_cap(3), ignored.price(2)), (None, Some(sonnet)));
-        let forced = crate::cache::Pricing::for_session(&j, Some("claude-opus-4-6"), None, PriceTable::builtin());
-        assert_eq!(forced.environment(&b).price(2), None, "--model prices every turn as that model");
-    }
-
-    #[test]
-    fn small_shortfalls_are_within_tolerance() {
-        // 1,000 tokens short: under 1,024.
-        let j = calls(&[(0, "claude-opus-4-6", 30_000, 0, 30_000), (10, "claude-opus-4-6", 31_000, 29_000, 2_000)]);
-        assert!(billed(&j, &CharEstimator, &PriceTable::builtin(), None).breaks.is_empty());
-    }
-
-    #[test]
-    fn causes_in_order_ttl_model_switch_floor() {
-        let j = calls(&[
-            (0, "claude-opus-4-6", 30_000, 0, 30_000),
-            (400, "claude-opus-4-6", 31_000, 0, 31_000),
-            (410, "claude-sonnet-4-5", 32_000, 0, 32_000),
-            (420, "claude-sonnet-4-5", 33_000, 0, 33_000),
-        ]);
-        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
-        let causes: Vec<BreakCause> = b.breaks.iter().map(|x| x.cause).collect();
-        assert_eq!(causes, [BreakCause::Ttl, BreakCause::ModelSwitch, BreakCause::SystemOrTools]);
-        // Each message priced at its own model.
-        let opus = PriceTable::builtin().lookup("claude-opus-4-6").unwrap().1;
-        let sonnet = PriceTable::builtin().lookup("claude-sonnet-4-5").unwrap().1;
-        assert_eq!(b.per_turn[2].cost, Some(sonnet.billed(0, 32_000, 0, 0, 10)));
-        assert_eq!(b.per_turn[0].cost, Some(opus.billed(0, 30_000, 0, 0, 10)));
-    }
-
-    #[test]
-    fn usage_without_writes_leaves_them_unknown() {
-        let j = journal(&[
-            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"gpt-5"}"#.into(),
-            r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u","text":"q"}"#.into(),
-            r#"{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a","text":"x","usage":{"prompt_tokens":5000,"cached_tokens":0,"completion_tokens":3}}"#.into(),
-        ]);
-        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
-        assert_eq!(b.cache_write, None);
-        assert_eq!(b.unknown, ["cache_write"]);
-        assert_eq!(b.input, Some(5000));
-        assert_eq!(b.cost, Some((5000.0 * 1.25 + 3.0 * 10.0) / 1e6));
-    }
-
-    #[test]
-    fn a_call_without_a_price_is_billed_at_the_cost_its_log_recorded() {
-        let j = journal(&[
-            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"qwen3:8b"}"#.into(),
-            r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u","text":"q"}"#.into(),
-            r#"{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a","text":"x","usage":{"prompt_tokens":5000,"completion_tokens":3,"cost_usd":0.0}}"#.into(),
-            r#"{"rev":4,"ts":"2026-11-29T10:00:03Z","kind":"user","id":"u2","text":"q"}"#.into(),
-            r#"{"rev":5,"ts":"2026-11-29T10:00:04Z","kind":"assistant","id":"a2","text":"y","usage":{"prompt_tokens":6000,"completion_tokens":3}}"#.into(),
-            r#"{"rev":6,"ts":"2026-11-29T10:00:05Z","kind":"model","model":"gpt-5"}"#.into(),
-            r#"{"rev":7,"ts":"2026-11-29T10:00:06Z","kind":"user","id":"u3","text":"q"}"#.into(),
-            r#"{"rev":8,"ts":"2026-11-29T10:00:07Z","kind":"assistant","id":"a3","text":"z","usage":{"prompt_tokens":1000,"completion_tokens":1,"cost_usd":9.0}}"#.into(),
-        ]);
-        let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
-        assert_eq!((b.turns, b.unpriced_turns, b.recorded_cost_turns), (3, 1, 1));
-        // A known price wins over the recorded cost; the unpriced call with a recorded cost adds it.
-        assert_eq!(b.cost, Some(0.0 + (1000.0 * 1.25 + 10.0) / 1e6));
-    }
-
-    #[test]
-    fn durations_read_naturally() {
-        assert_eq!(duration(5), "5 s");
-        assert_eq!(duration(423), "7 min 3 s");
-        assert_eq!(duration(300), "5 min");
-        assert_eq!(duration(3720), "1 h 2 min");
-    }
-}
+#[path = "billed_tests.rs"]
+mod tests;

@@ -1,15 +1,16 @@
 //! The provider side of one replay ([`super::replay::simulate`]): one prompt cache per model (a
 //! switch finds the new model's cache cold, switching back finds the old one as its lifetime left
 //! it), each turn's price, the cache lifetimes the session shows, and the recorded cache losses
-//! replayed ([`super::pricing::Environment`]).
+//! replayed ([`super::environment::Environment`]).
 
 use std::collections::HashMap;
 
 use super::billed::{writes_one_hour, writes_some_one_hour, TTL_1H};
-use super::model::{Outcome, Request, Simulator, TTL_MS};
+use super::environment::Environment;
+use super::model::{Outcome, Request, Simulator, MIN_TOKENS, TTL_MS};
+use super::options::Options;
 use super::prices::Price;
-use super::pricing::Environment;
-use super::replay::Options;
+use super::window::cache_minimum;
 use crate::journal::Journal;
 
 /// The caches and prices a replay runs against.
@@ -46,16 +47,25 @@ impl<'a> Caches<'a> {
             parked: HashMap::new(),
             started: false,
         };
+        c.model = c.env.and_then(|e| e.model(1));
         c.sim = c.fresh();
         c
     }
 
-    /// A new (cold) cache: entries live the model's lifetime, or as long as the provider's cache
-    /// was seen to survive.
+    /// A new (cold) cache for the current model: entries live the model's lifetime, or as long as
+    /// the provider's cache was seen to survive; nothing below the model's minimum cacheable
+    /// prompt is cached (the turn's model's, else the session's).
     fn fresh(&self) -> Simulator {
         let kept = self.env.and_then(|e| e.kept_ms).unwrap_or(0);
         let hour = (TTL_1H * 1000).max(kept);
-        let s = Simulator::new(self.opts.cache);
+        // The model's minimum is in provider tokens: it applies where the replay counts in them
+        // (an imported session: blocks × the fit's slope, `pre` > 0); a journal's raw estimates
+        // keep the providers' general 1,024.
+        let min = match self.pre {
+            0 => MIN_TOKENS,
+            _ => self.model.and_then(cache_minimum).or(self.opts.cache_min).unwrap_or(MIN_TOKENS),
+        };
+        let s = Simulator::new(self.opts.cache).with_min(min);
         match (self.one_hour, self.prefix_hour) {
             (true, _) => s.with_ttl(hour),
             (false, true) => s.with_ttl(TTL_MS.max(kept)).with_long_prefix(self.pre, hour),
@@ -67,7 +77,11 @@ impl<'a> Caches<'a> {
     pub fn switch_to(&mut self, turn: usize) {
         let m = self.env.and_then(|e| e.model(turn));
         if !self.started {
-            (self.started, self.model) = (true, m);
+            self.started = true;
+            if m != self.model {
+                self.model = m;
+                self.sim = self.fresh();
+            }
         } else if m.is_some() && m != self.model {
             let next = self.parked.remove(&m).unwrap_or_else(|| self.fresh());
             self.parked.insert(self.model, std::mem::replace(&mut self.sim, next));
@@ -80,15 +94,20 @@ impl<'a> Caches<'a> {
         self.env.and_then(|e| e.price(turn)).or(self.opts.price)
     }
 
-    /// Serves `req` (turn `turn`) from the current cache, after the loss the provider recorded
-    /// there, if any.
-    pub fn step(&mut self, turn: usize, req: &Request) -> Outcome {
-        if let Some(cap) = self.env.and_then(|e| e.read_cap(turn)) {
+    /// Serves `req` (turn `turn`, sharing its first `held` blocks with the previous request)
+    /// from the current cache, after the loss the provider recorded there, if any.
+    pub fn step(&mut self, turn: usize, req: &Request, held: usize) -> Outcome {
+        let Some(env) = self.env else { return self.sim.step(req) };
+        match env.read_cap(turn) {
             // The provider read only this much here and nothing recorded explains why: the
-            // simulated cache loses the rest too.
-            self.sim.forget_beyond(req, cap);
+            // simulated cache loses the rest too, and keeps what the provider read (nothing when
+            // it read nothing: the tolerance in the cap is for estimates, not a read).
+            Some(cap) => {
+                let held = if env.provider_read(turn).unwrap_or(0) > 0 { held } else { 0 };
+                self.sim.step_after_loss(req, cap, held)
+            }
+            None => self.sim.step(req),
         }
-        self.sim.step(req)
     }
 
     /// The cost of `o` (turn `turn`, request `req`, `output` tokens) in $; `None` without a price.

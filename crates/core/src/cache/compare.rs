@@ -22,7 +22,7 @@ pub struct Comparison {
     /// The session as the provider billed it (from `usage`), with its recorded cache breaks.
     pub billed: Billed,
     /// What every replay shared with the provider's record.
-    pub environment: super::pricing::EnvironmentSummary,
+    pub environment: super::environment::EnvironmentSummary,
 }
 
 impl Comparison {
@@ -59,7 +59,7 @@ pub fn compare(
         .map(|s| {
             let base = done;
             let mut r = simulate(journal, s, est, opts.clone(), |d, _| progress(base + d, total));
-            super::window::check(&mut r, &pricing.limits);
+            super::figures::check(&mut r, &pricing.limits);
             done += journal.turns.len();
             r
         })

@@ -5,10 +5,11 @@
 use serde::Serialize;
 
 use super::billed::{billed, BreakCause};
+use super::figures::check;
 use super::model::CacheModel;
 use super::pricing::Pricing;
 use super::replay::{simulate_observed, Options};
-use super::window::{check, Limits};
+use super::window::Limits;
 use crate::journal::Journal;
 use crate::strategy::{Strategy, TurnRequest};
 use crate::tokens::Estimator;

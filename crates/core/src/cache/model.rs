@@ -261,6 +261,9 @@ pub struct Simulator {
     /// anthropic: entries of at most this many blocks live `long_ttl_ms` instead (a harness that
     /// caches its system prompt and tools for an hour, [`Simulator::with_long_prefix`]).
     long: (usize, i64),
+    /// Nothing is cached (openai, gemini) or written (anthropic) below this many tokens: the
+    /// model's minimum cacheable prompt ([`Simulator::with_min`]), else [`MIN_TOKENS`].
+    min: u64,
     /// openai / gemini: whole requests (none a prefix of a later one).
     entries: Vec<Entry>,
     /// ideal: the prefix hash of every prefix ever sent (nothing expires).
@@ -277,6 +280,7 @@ impl Simulator {
             model,
             ttl_ms: TTL_MS,
             long: (0, TTL_MS),
+            min: MIN_TOKENS,
             entries: Vec::new(),
             sent: FxHashSet::default(),
             points: FxHashMap::default(),
@@ -287,6 +291,13 @@ impl Simulator {
     /// The same simulator with (anthropic) entries of at most `blocks` blocks living `ttl_ms`.
     pub fn with_long_prefix(mut self, blocks: usize, ttl_ms: i64) -> Simulator {
         self.long = (blocks, ttl_ms);
+        self
+    }
+
+    /// The same simulator with `tokens` as the minimum cacheable prompt (the model's, as its
+    /// provider documents it: Anthropic 1,024–4,096 by model, OpenAI 1,024, Gemini 2,048–4,096).
+    pub fn with_min(mut self, tokens: u64) -> Simulator {
+        self.min = tokens;
         self
     }
 
@@ -313,7 +324,7 @@ impl Simulator {
     }
 
     /// The provider lost what its cache held of `req` past its first `tokens` tokens (a recorded
-    /// cache loss replayed, `cache::pricing::Environment`): entries along `req`'s prefix are cut
+    /// cache loss replayed, `cache::environment::Environment`): entries along `req`'s prefix are cut
     /// back to its longest whole-block prefix within `tokens`; entries elsewhere stay (`ideal`,
     /// which keeps sent prefixes rather than entries, keeps only that cut prefix).
     pub fn forget_beyond(&mut self, req: &Request, tokens: u64) {
@@ -327,8 +338,10 @@ impl Simulator {
         } else if self.model == CacheModel::Ideal {
             // `ideal` keeps prefixes, not entries: keep only the cut prefix of this request, so
             // every prefix of a sent prefix is still sent (the binary search of `step_ideal`).
+            // Of those, only the ones sent before.
+            let known = req.ph.partition_point(|k| self.sent.contains(k)).max(1);
             self.sent.clear();
-            self.sent.extend(&req.ph[..=lim.min(req.len())]);
+            self.sent.extend(&req.ph[..=lim.min(known - 1)]);
         } else {
             for e in &mut self.entries {
                 if common_prefix(&e.ph, &req.ph) > lim {
@@ -336,6 +349,36 @@ impl Simulator {
                 }
             }
         }
+    }
+
+    /// Serves `req` at a turn where the provider lost part of its cache and read only `read`
+    /// tokens (a recorded cache loss replayed, `cache::environment::Environment`). What lies past the
+    /// read is lost ([`Simulator::forget_beyond`]); the part it did read is not: the request
+    /// reads at least its longest whole-block prefix within `read` that this cache held — of
+    /// `held`, the blocks it shares with the previous request (the provider's own read shows an
+    /// entry that long was alive, whatever lifetime this model would have given it).
+    pub fn step_after_loss(&mut self, req: &Request, read: u64, held: usize) -> Outcome {
+        self.forget_beyond(req, read);
+        let lim = req.cum.partition_point(|&t| t <= read).saturating_sub(1).min(held).min(req.len());
+        let mut o = self.step(req);
+        if o.cached_blocks < lim {
+            let matched = req.prefix_tokens(lim);
+            let cached = match self.model {
+                _ if matched < self.min => 0,
+                CacheModel::OpenAi => matched / OPENAI_STEP * OPENAI_STEP,
+                _ => matched,
+            };
+            if cached > o.cached {
+                if self.model == CacheModel::Anthropic {
+                    // The entry the provider read, alive from now on.
+                    self.points.insert(req.ph[lim], (lim, self.now));
+                    o.write = o.prompt - cached;
+                }
+                o.cached = cached;
+                o.cached_blocks = lim;
+            }
+        }
+        o
     }
 
     /// `ideal`: the longest prefix ever sent is read. Every prefix of a sent prefix was sent, so
@@ -360,8 +403,8 @@ impl Simulator {
         let best = lcps.iter().copied().max().unwrap_or(0);
         let matched = req.prefix_tokens(best);
         let cached = match m {
-            CacheModel::Gemini if matched >= MIN_TOKENS => matched,
-            CacheModel::OpenAi if matched >= MIN_TOKENS => matched / OPENAI_STEP * OPENAI_STEP,
+            CacheModel::Gemini if matched >= self.min => matched,
+            CacheModel::OpenAi if matched >= self.min => matched / OPENAI_STEP * OPENAI_STEP,
             _ => 0,
         };
         // The entries that served the hit are used now; entries the new request extends are
@@ -404,13 +447,16 @@ impl Simulator {
             }
         }
         for l in [s, n] {
-            if l > 0 && req.prefix_tokens(l) >= MIN_TOKENS {
+            if l > 0 && req.prefix_tokens(l) >= self.min {
                 self.points.insert(req.ph[l], (l, now));
             }
         }
         let cached = req.prefix_tokens(cached_blocks);
         let prompt = req.prompt();
-        Outcome { prompt, cached, write: prompt - cached, cached_blocks }
+        // A request below the minimum is processed without caching: nothing is written, its
+        // input is billed at the input rate (Anthropic's prompt-caching docs).
+        let write = if req.prefix_tokens(n) >= self.min { prompt - cached } else { 0 };
+        Outcome { prompt, cached, write, cached_blocks }
     }
 }
 
@@ -438,192 +484,5 @@ pub fn break_between(prev: &Request, cur: &Request) -> Option<BreakAt> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A request of blocks named by small integers, each `tok` tokens, one minute apart.
-    fn req(blocks: &[u128], tok: u64, minute: i64) -> Request {
-        Request::new(blocks.to_vec(), vec![tok; blocks.len()], 1, Some(minute * 60_000))
-    }
-
-    #[test]
-    fn slug_defaults() {
-        assert_eq!(CacheModel::for_slug("anthropic/claude-sonnet-4-5"), CacheModel::Anthropic);
-        assert_eq!(CacheModel::for_slug("claude-opus-4-6"), CacheModel::Anthropic);
-        assert_eq!(CacheModel::for_slug("openrouter/claude-x"), CacheModel::Anthropic, "the name after the vendor");
-        assert_eq!(CacheModel::for_slug("openai/whatever"), CacheModel::OpenAi);
-        assert_eq!(CacheModel::for_slug("gpt-5.3-codex"), CacheModel::OpenAi);
-        assert_eq!(CacheModel::for_slug("amazon-bedrock/us.anthropic.claude-opus-4-6-v1"), CacheModel::Anthropic);
-        assert_eq!(CacheModel::for_slug("claude-opus-4-6@20260101"), CacheModel::Anthropic);
-        assert_eq!(CacheModel::for_slug("o3-mini"), CacheModel::OpenAi);
-        assert_eq!(CacheModel::for_slug("ollama/o1x"), CacheModel::OpenAi);
-        assert_eq!(CacheModel::for_slug("opus"), CacheModel::Ideal);
-        assert_eq!(CacheModel::for_slug("google/x"), CacheModel::Gemini);
-        assert_eq!(CacheModel::for_slug("gemini-2.5-flash"), CacheModel::Gemini);
-        assert_eq!(CacheModel::for_slug("ollama/qwen2.5-coder:32b"), CacheModel::Ideal);
-        assert_eq!(CacheModel::for_slug(""), CacheModel::Ideal);
-    }
-
-    #[test]
-    fn forget_beyond_cuts_the_entries_along_the_request() {
-        for m in [CacheModel::OpenAi, CacheModel::Anthropic, CacheModel::Ideal] {
-            let mut s = Simulator::new(m);
-            s.step(&req(&(1..=20).collect::<Vec<_>>(), 100, 0));
-            let next = req(&(1..=21).collect::<Vec<_>>(), 100, 1);
-            let mut lost = s.clone();
-            lost.forget_beyond(&next, 1_250);
-            assert!(lost.step(&next).cached <= 1_250, "{m}: at most the first 12 blocks survive");
-            assert!(s.step(&next).cached >= 1_920, "{m}: without the loss the whole previous request is read");
-        }
-        // Entries off the request's path stay.
-        let mut s = Simulator::new(CacheModel::OpenAi);
-        s.step(&req(&(100..=120).collect::<Vec<_>>(), 100, 0));
-        s.forget_beyond(&req(&(1..=21).collect::<Vec<_>>(), 100, 1), 0);
-        assert_eq!(s.step(&req(&(100..=121).collect::<Vec<_>>(), 100, 2)).cached, 2_048);
-    }
-
-    #[test]
-    fn ideal_is_the_longest_common_prefix_forever() {
-        let mut s = Simulator::new(CacheModel::Ideal);
-        assert_eq!(s.step(&req(&[1, 2, 3], 10, 0)).cached, 0);
-        let o = s.step(&req(&[1, 2, 3, 4], 10, 0));
-        assert_eq!((o.prompt, o.cached, o.cached_blocks), (43, 30, 3));
-        // Any earlier request counts, even a day later.
-        let o = s.step(&req(&[1, 2, 9], 10, 24 * 60));
-        assert_eq!(o.cached, 20);
-        let o = s.step(&req(&[1, 2, 3, 4, 5], 10, 24 * 60));
-        assert_eq!(o.cached, 40);
-        assert_eq!(s.step(&req(&[7], 10, 24 * 60)).cached, 0);
-    }
-
-    proptest::proptest! {
-        /// Regression (issue 15, `tokens --per-turn` super-linear): the `ideal` cache reads the
-        /// longest common block prefix with any earlier request — checked against every earlier
-        /// request, over sessions that append, rewrite and shorten.
-        #[test]
-        fn ideal_reads_the_longest_prefix_of_any_earlier_request(
-            ops in proptest::collection::vec((0usize..3, 0usize..12, 1u128..6), 1..40)
-        ) {
-            let mut s = Simulator::new(CacheModel::Ideal);
-            let mut sent: Vec<Vec<u128>> = Vec::new();
-            let mut cur: Vec<u128> = Vec::new();
-            for (op, at, key) in ops {
-                match op {
-                    0 => cur.push(key),
-                    1 => { let i = at.min(cur.len()); cur.truncate(i); cur.push(key); }
-                    _ => cur.truncate(at.min(cur.len())),
-                }
-                let lcp = |a: &[u128]| a.iter().zip(&cur).take_while(|(x, y)| x == y).count();
-                let want = sent.iter().map(|a| lcp(a)).max().unwrap_or(0);
-                let o = s.step(&req(&cur, 10, 0));
-                proptest::prop_assert_eq!(o.cached, 10 * want as u64);
-                proptest::prop_assert_eq!(o.cached_blocks, want);
-                sent.push(cur.clone());
-            }
-        }
-    }
-
-    #[test]
-    fn openai_minimum_and_rounding() {
-        let mut s = Simulator::new(CacheModel::OpenAi);
-        // 10 blocks of 100 tokens = 1000 < 1024: nothing cached.
-        let ten: Vec<u128> = (1..=10).collect();
-        s.step(&req(&ten, 100, 0));
-        let eleven: Vec<u128> = (1..=11).collect();
-        assert_eq!(s.step(&req(&eleven, 100, 1)).cached, 0, "1000-token match is below 1024");
-        // 11 blocks = 1100 matched → rounded down to 1024 + 128·0.
-        let twelve: Vec<u128> = (1..=12).collect();
-        assert_eq!(s.step(&req(&twelve, 100, 2)).cached, 1024);
-        // 12 blocks = 1200 → 1152.
-        let o = s.step(&req(&(1..=13).collect::<Vec<_>>(), 100, 3));
-        assert_eq!((o.cached, o.write, o.prompt), (1152, 0, 1303));
-        // Gemini: same minimum, no rounding.
-        let mut g = Simulator::new(CacheModel::Gemini);
-        g.step(&req(&ten, 100, 0));
-        assert_eq!(g.step(&req(&eleven, 100, 1)).cached, 0);
-        assert_eq!(g.step(&req(&twelve, 100, 2)).cached, 1100);
-    }
-
-    #[test]
-    fn openai_ttl_from_ts_refreshed_on_use() {
-        let mut s = Simulator::new(CacheModel::OpenAi);
-        let a: Vec<u128> = (1..=20).collect();
-        s.step(&req(&a, 100, 0));
-        // 5 minutes later: still alive (inclusive), and used → refreshed.
-        assert_eq!(s.step(&req(&a, 100, 5)).cached, 1920);
-        // A diverging request at minute 9 uses the shared prefix of 10 blocks.
-        let mut b: Vec<u128> = (1..=10).collect();
-        b.push(99);
-        assert_eq!(s.step(&req(&b, 100, 9)).cached, 0, "a 1000-token match is below 1024: no use");
-        // Minute 11 is 6 minutes after the last use of `a` (minute 5): expired.
-        assert_eq!(s.step(&req(&a, 100, 11)).cached, 0);
-        // Times come from ts: 5 min 1 ms later is too late.
-        let mut t = Simulator::new(CacheModel::OpenAi);
-        t.step(&Request::new(a.clone(), vec![100; 20], 1, Some(0)));
-        assert_eq!(t.step(&Request::new(a.clone(), vec![100; 20], 1, Some(TTL_MS + 1))).cached, 0);
-        assert_eq!(parse_ts("2026-11-29T17:25:48.608Z"), Some(1_795_973_148_608));
-        assert_eq!(parse_ts("2026-11-29T18:25:48.608+01:00"), Some(1_795_973_148_608));
-        assert_eq!(parse_ts("yesterday"), None);
-    }
-
-    #[test]
-    fn entry_refresh_keeps_the_whole_entry_alive() {
-        // a at 0; b shares 15 of its 20 blocks at minute 4 (a is used, refreshed to 4);
-        // a again at minute 8: 8 − 4 ≤ 5, so all of a is still cached.
-        let mut s = Simulator::new(CacheModel::Gemini);
-        let a: Vec<u128> = (1..=20).collect();
-        s.step(&req(&a, 100, 0));
-        let mut b: Vec<u128> = (1..=15).collect();
-        b.push(77);
-        assert_eq!(s.step(&req(&b, 100, 4)).cached, 1500);
-        assert_eq!(s.step(&req(&a, 100, 8)).cached, 2000);
-    }
-
-    #[test]
-    fn anthropic_breakpoints_lookback_and_billing() {
-        let mut s = Simulator::new(CacheModel::Anthropic);
-        // System block of 1200 tokens, then 100-token blocks.
-        let mk = |n: u128, minute: i64| {
-            let keys: Vec<u128> = (0..n).collect();
-            let mut tok = vec![100; n as usize];
-            tok[0] = 1200;
-            Request::new(keys, tok, 1, Some(minute * 60_000))
-        };
-        let o = s.step(&mk(3, 0));
-        assert_eq!((o.prompt, o.cached, o.write), (1403, 0, 1403), "first request: all written");
-        let o = s.step(&mk(5, 1));
-        assert_eq!((o.cached, o.write, o.cached_blocks), (1400, 203, 3), "reads the last-block entry of turn 1");
-        // 25 more blocks: the 5-block entry ends outside the last 20 blocks; only the system
-        // breakpoint (1200 tokens) is readable.
-        let o = s.step(&mk(30, 2));
-        assert_eq!((o.cached, o.cached_blocks), (1200, 1));
-        assert_eq!(o.write, o.prompt - 1200);
-        // The next request reads the 30-block entry (within its last 20).
-        assert_eq!(s.step(&mk(40, 3)).cached_blocks, 30);
-        // 6 minutes of silence: everything expired.
-        assert_eq!(s.step(&mk(41, 9)).cached, 0);
-    }
-
-    #[test]
-    fn anthropic_minimum_for_writes() {
-        let mut s = Simulator::new(CacheModel::Anthropic);
-        let small = Request::new(vec![1, 2], vec![500, 500], 1, Some(0));
-        s.step(&small);
-        // Neither the 500-token system entry nor the 1000-token request was written.
-        let o = s.step(&Request::new(vec![1, 2, 3], vec![500, 500, 500], 1, Some(1)));
-        assert_eq!(o.cached, 0);
-        // That request (1500 tokens) was written: an identical request reads it all.
-        let o = s.step(&Request::new(vec![1, 2, 3], vec![500, 500, 500], 1, Some(2)));
-        assert_eq!((o.cached, o.write), (1500, 3), "framing tokens are never cached");
-    }
-
-    #[test]
-    fn breaks() {
-        let a = req(&[1, 2, 3], 10, 0);
-        assert_eq!(break_between(&a, &req(&[1, 2, 3, 4], 10, 0)), None);
-        assert_eq!(break_between(&a, &req(&[1, 2, 3], 10, 0)), None);
-        assert_eq!(break_between(&a, &req(&[1, 5, 3, 4], 10, 0)), Some(BreakAt { block: 1 }));
-        assert_eq!(break_between(&a, &req(&[1, 2], 10, 0)), Some(BreakAt { block: 2 }));
-        assert_eq!(common_prefix(&a.ph, &req(&[9], 1, 0).ph), 0);
-    }
-}
+#[path = "model_tests.rs"]
+mod tests;

@@ -7,257 +7,17 @@
 //! every strategy; output tokens are the recorded `completion_tokens`, else the estimate of the
 //! turn's assistant block (a strategy changes the input, not what the model wrote).
 
-use std::sync::Arc;
-
-use super::model::{block_key, parse_ts, CacheModel, Key, Outcome, Request};
-use super::prices::Price;
+use super::explain::Divergence;
+use super::memo::BlockMemo;
+use super::model::{parse_ts, Key, Outcome, Request};
 use crate::journal::{Body, Journal};
-use crate::projection::diff::{self, Cause};
+use crate::projection::diff;
 use crate::projection::{Block, BlockCall};
 use crate::strategy::{self, Origin, Strategy};
 use crate::tokens::Estimator;
 
-/// The options of one simulation.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub cache: CacheModel,
-    /// The session's price (`None`: costs are not computed unless `env` prices some turn).
-    pub price: Option<Price>,
-    /// What the replay shares with the provider's record ([`Pricing::options_with`]): each turn
-    /// priced and cached at the model that answered it (a switch is a cold cache, as at the
-    /// provider), and the provider's unexplained cache losses repeated at the same turns.
-    ///
-    /// [`Pricing::options_with`]: super::Pricing::options_with
-    pub env: Option<std::sync::Arc<super::pricing::Environment>>,
-}
-
-impl Options {
-    /// Options without an environment: one price and one cache for the whole run.
-    pub fn plain(cache: CacheModel, price: Option<Price>) -> Options {
-        Options { cache, price, env: None }
-    }
-
-    /// Whether costs are computed: the session or some turn has a price.
-    pub fn priced(&self) -> bool {
-        self.price.is_some() || self.env.as_ref().is_some_and(|e| e.prices.iter().any(Option::is_some))
-    }
-}
-
-/// A block named for reports: its type, its id and how the strategy produced it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-pub struct BlockRef {
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// [`Origin::describe`] of the block in its request.
-    pub origin: String,
-}
-
-impl BlockRef {
-    pub(crate) fn of(b: &Block, o: Option<&Origin>) -> BlockRef {
-        BlockRef {
-            kind: b.type_name(),
-            id: b.id().map(str::to_string),
-            origin: o.map(Origin::describe).unwrap_or_else(|| "verbatim".into()),
-        }
-    }
-}
-
-impl std::fmt::Display for BlockRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.id {
-            Some(id) => write!(f, "{} {}", self.kind, id),
-            None => f.write_str(self.kind),
-        }
-    }
-}
-
-/// A cache break (spec §4) explained.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-pub struct CacheBreak {
-    pub turn: usize,
-    /// First block of the previous request that this one does not repeat in place, numbered
-    /// from 1 as in `ctxj show`.
-    pub block: usize,
-    /// That block in the previous request.
-    pub was: BlockRef,
-    /// The block now at that position, if any.
-    pub now: Option<BlockRef>,
-    /// One line: what changed.
-    pub reason: String,
-}
-
-/// Figures of one turn.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
-pub struct TurnFigures {
-    pub turn: usize,
-    /// Blocks in the request.
-    pub blocks: usize,
-    /// Prompt tokens (raw estimate, framing included).
-    pub prompt: u64,
-    /// Of `prompt`: the estimated unrecorded system prompt + tool schemas (the virtual first
-    /// block of an imported session, whose blocks are then counted in provider tokens, raw ×
-    /// the fit's slope; 0, and absent from JSON, when the journal records them).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub unrecorded_prefix: u64,
-    #[serde(rename = "cache_read")]
-    pub cached: u64,
-    /// Uncached input tokens (prompt − cached); `write` of them are cache writes.
-    pub new: u64,
-    #[serde(rename = "cache_write")]
-    pub write: u64,
-    pub output: u64,
-    /// Whether `output` is the recorded `completion_tokens` (else an estimate).
-    pub output_recorded: bool,
-    /// $; `None` without a price.
-    pub cost: Option<f64>,
-    /// The provider's `prompt_tokens` / `cached_tokens`, when recorded.
-    pub recorded_prompt: Option<u64>,
-    pub recorded_cached: Option<u64>,
-    /// Whether this turn is a cache break.
-    #[serde(rename = "break")]
-    pub is_break: bool,
-    /// The compaction summarizer's requests that ran before this turn (own figures and cost,
-    /// not in the fields above; absent from JSON when none ran).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub summarizer: Option<super::summarizer::SummarizerFigures>,
-    /// The prompt exceeds the model's context window ([`super::window::check`]; absent when not).
-    #[serde(skip_serializing_if = "is_false")]
-    pub over_window: bool,
-    /// The prompt is below the provider's minimum cacheable prompt (absent when not).
-    #[serde(skip_serializing_if = "is_false")]
-    pub below_cache_min: bool,
-}
-
-/// The summary row of one strategy (spec §6).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
-pub struct Summary {
-    pub strategy: String,
-    pub cache: CacheModel,
-    pub turns: usize,
-    pub peak_prompt: u64,
-    pub prompt: u64,
-    pub new: u64,
-    #[serde(rename = "cache_read")]
-    pub cached: u64,
-    #[serde(rename = "cache_write")]
-    pub write: u64,
-    pub output: u64,
-    /// cached / prompt over all turns (0 without turns).
-    #[serde(rename = "cache_hit")]
-    pub hit_rate: f64,
-    pub cost: Option<f64>,
-    pub breaks: usize,
-    /// Over the turns carrying `usage.cached_tokens` (and `prompt_tokens`): the provider's
-    /// Σcached / Σprompt, and this simulation's hit rate on the same turns.
-    #[serde(rename = "recorded_cache_hit")]
-    pub recorded_hit_rate: Option<f64>,
-    #[serde(rename = "simulated_cache_hit_same_turns")]
-    pub simulated_hit_rate_same_turns: Option<f64>,
-    /// Turns the recorded hit rate is taken over.
-    pub recorded_turns: usize,
-    /// The compaction summarizer's requests (their cost is part of `cost`).
-    pub summarizer: super::summarizer::SummarizerTotals,
-    /// The requests against the context window and the cache minimum
-    /// ([`super::window::check`]; empty until checked).
-    pub limits: super::window::LimitCheck,
-}
-
-/// A strategy's simulation.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
-pub struct Simulation {
-    pub summary: Summary,
-    pub turns: Vec<TurnFigures>,
-    pub breaks: Vec<CacheBreak>,
-}
-
-/// Identity of a block for the per-replay memo: a 128-bit hash of its type, id, tool, user and
-/// the addresses of its shared text / args / tools (the memo keeps those `Arc`s alive, so no
-/// address is reused meanwhile). No allocation: this runs for every block a replay hands on
-/// changed, which for a sliding window is the whole request every turn.
-type Ident = u128;
-
-fn ident(b: &Block, buf: &mut Vec<u8>) -> Ident {
-    // The fields into one buffer, each string length-prefixed, then one XXH3 call: streaming
-    // hashers pay per call, and most fields here are a few bytes.
-    buf.clear();
-    let mut field = |s: &[u8]| {
-        buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
-        buf.extend_from_slice(s);
-    };
-    field(b.type_name().as_bytes());
-    field(b.id().unwrap_or("").as_bytes());
-    // The address of the shared text's bytes (and its length) identifies the `Arc`.
-    field(&(b.text().as_ptr() as usize).to_le_bytes());
-    field(&(b.text().len() as u64).to_le_bytes());
-    match b {
-        Block::Assistant { calls, .. } => {
-            for c in calls {
-                field(&(Arc::as_ptr(&c.args) as usize).to_le_bytes());
-                field(c.id.as_bytes());
-                field(c.tool.as_bytes());
-            }
-        }
-        Block::System { tools: Some(t), .. } => field(&(Arc::as_ptr(t) as usize).to_le_bytes()),
-        Block::Attachment { user, .. } => field(user.as_bytes()),
-        Block::Result { tool, .. } => field(tool.as_bytes()),
-        _ => {}
-    }
-    xxhash_rust::xxh3::xxh3_128(buf)
-}
-
-/// What keeps the addresses of an [`Ident`] alive: the block's shared text and args / tools.
-struct Alive {
-    _text: crate::journal::Text,
-    _values: Vec<Arc<serde_json::Value>>,
-}
-
-impl Alive {
-    fn of(b: &Block) -> Alive {
-        let values = match b {
-            Block::Assistant { calls, .. } => calls.iter().map(|c| c.args.clone()).collect(),
-            Block::System { tools: Some(t), .. } => vec![t.clone()],
-            _ => Vec::new(),
-        };
-        Alive { _text: b.shared_text().clone(), _values: values }
-    }
-}
-
-/// Keys and token counts of blocks, each distinct block computed once per replay.
-#[derive(Default)]
-struct BlockMemo {
-    map: rustc_hash::FxHashMap<Ident, (Key, u64, Alive)>,
-    buf: Vec<u8>,
-}
-
-impl BlockMemo {
-    /// Key and tokens of each of `blocks` (the changed tail of a request: usually a few blocks).
-    /// On the calling thread: a handful of blocks per turn is too little work to hand to rayon
-    /// (on two cores, per-turn parallel batches made `cache` 1.5× slower).
-    fn get(&mut self, blocks: &[Block], est: &dyn Estimator) -> Vec<(Key, u64)> {
-        blocks
-            .iter()
-            .map(|b| {
-                let id = ident(b, &mut self.buf);
-                let (k, t, _) = self.map.entry(id).or_insert_with(|| (block_key(b), est.block(b), Alive::of(b)));
-                (*k, *t)
-            })
-            .collect()
-    }
-
-    /// Forgets the blocks that are not in `live` (the current request) once the memo holds
-    /// more than twice as many, so texts a strategy has dropped (truncated copies, markers) are
-    /// freed. Each pruning at least halves the memo, so its cost is amortized over the inserts.
-    fn prune(&mut self, live: &[Block]) {
-        if self.map.len() <= 2 * live.len() + 4096 {
-            return;
-        }
-        let buf = &mut self.buf;
-        let keep: rustc_hash::FxHashSet<Ident> = live.iter().map(|b| ident(b, buf)).collect();
-        self.map.retain(|id, _| keep.contains(id));
-    }
-}
+pub use super::figures::{summarize, CacheBreak, Simulation, Summary, TurnFigures};
+pub use super::options::Options;
 
 /// The previous request of a replay. The replay says how many leading blocks it repeats
 /// unchanged ([`strategy::TurnRequest::unchanged`]); keys, token counts and prefix hashes are
@@ -290,40 +50,6 @@ fn assistant_block(journal: &Journal, record: usize) -> Option<Written> {
             ))
         }
         _ => None,
-    }
-}
-
-/// Explains why the current request does not start with the whole previous one, at block `i`
-/// (`was`: the previous request's block there; `prev_len`: its length).
-pub(crate) fn explain(
-    was: &BlockRef,
-    cause: Cause,
-    prev_len: usize,
-    cur: &[Block],
-    cur_origins: &[Origin],
-    i: usize,
-) -> String {
-    // The origin says something only when the strategy changed the block and its type does not
-    // already say it ("summary (summary)").
-    let tagged = |b: &BlockRef| {
-        if b.origin == "verbatim" || b.origin == b.kind {
-            b.to_string()
-        } else if b.id.is_none() && b.origin.starts_with(b.kind) {
-            b.origin.clone()
-        } else {
-            format!("{b} ({})", b.origin)
-        }
-    };
-    let now = || BlockRef::of(&cur[i], cur_origins.get(i));
-    match cause {
-        Cause::Ended => format!(
-            "request ends before block {}: {was} and the {} block(s) after it are gone",
-            i + 1,
-            prev_len - i - 1
-        ),
-        Cause::Rewritten => format!("{}: content changed", tagged(&now())),
-        Cause::Moved => format!("{was} moved; {} stands here now", tagged(&now())),
-        Cause::Dropped => format!("{was} dropped; {} stands here now", tagged(&now())),
     }
 }
 
@@ -405,14 +131,9 @@ pub fn simulate_observed(
         let is_break = !turns.is_empty() && keep + same < prev_len;
         if is_break {
             let b = keep + same;
-            let was = BlockRef::of(&tail.blocks[b], tail.origins.get(b));
-            breaks.push(CacheBreak {
-                turn: r.turn,
-                block: b + 1,
-                now: r.blocks.get(b).map(|x| BlockRef::of(x, r.origins.get(b))),
-                reason: explain(&was, diff::cause(&tail.blocks[b], r.blocks, b), prev_len, r.blocks, r.origins, b),
-                was,
-            });
+            let cause = diff::cause(&tail.blocks[b], r.blocks, b);
+            let at = Divergence::at(&tail.blocks, &tail.origins, r.blocks, r.origins, b, cause);
+            breaks.push(CacheBreak { turn: r.turn, at });
         }
         tail.blocks.truncate(keep);
         tail.blocks.extend_from_slice(&r.blocks[keep..]);
@@ -420,7 +141,7 @@ pub fn simulate_observed(
         tail.origins.extend_from_slice(&r.origins[keep..]);
         memo.prune(&tail.blocks);
         let req = &tail.req;
-        let o: Outcome = caches.step(r.turn, req);
+        let o: Outcome = caches.step(r.turn, req, keep_req + same);
         let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {
             Some((_, Some(c), p, cc)) => (c, true, p, cc),
             Some((b, None, p, cc)) => (est.block(&b), false, p, cc),
@@ -454,53 +175,6 @@ pub fn simulate_observed(
     Simulation { summary, turns, breaks }
 }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-/// The summary row of per-turn figures (the totals are plain sums, so `--per-turn` adds up;
-/// recorded figures come from the journal, so the sums saturate at `u64::MAX` instead of
-/// overflowing).
-pub fn summarize(name: &str, priced: bool, cache: CacheModel, turns: &[TurnFigures], breaks: usize) -> Summary {
-    let sum = |f: fn(&TurnFigures) -> u64| turns.iter().map(f).fold(0u64, u64::saturating_add);
-    let prompt = sum(|t| t.prompt);
-    let cached = sum(|t| t.cached);
-    let rec: Vec<&TurnFigures> =
-        turns.iter().filter(|t| t.recorded_cached.is_some() && t.recorded_prompt.is_some()).collect();
-    let (mut rp, mut rc, mut sp, mut sc) = (0u64, 0u64, 0u64, 0u64);
-    for t in &rec {
-        rp = rp.saturating_add(t.recorded_prompt.unwrap_or(0));
-        rc = rc.saturating_add(t.recorded_cached.unwrap_or(0));
-        sp = sp.saturating_add(t.prompt);
-        sc = sc.saturating_add(t.cached);
-    }
-    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    let summarizer = super::summarizer::totals(turns.iter().filter_map(|t| t.summarizer.as_ref()), priced);
-    Summary {
-        strategy: name.to_string(),
-        cache,
-        turns: turns.len(),
-        peak_prompt: turns.iter().map(|t| t.prompt).max().unwrap_or(0),
-        prompt,
-        new: sum(|t| t.new),
-        cached,
-        write: sum(|t| t.write),
-        output: sum(|t| t.output),
-        hit_rate: ratio(cached, prompt),
-        cost: priced.then(|| turns.iter().filter_map(|t| t.cost).sum::<f64>() + summarizer.cost.unwrap_or(0.0)),
-        breaks,
-        recorded_hit_rate: (!rec.is_empty()).then(|| ratio(rc, rp)),
-        simulated_hit_rate_same_turns: (!rec.is_empty()).then(|| ratio(sc, sp)),
-        recorded_turns: rec.len(),
-        summarizer,
-        limits: Default::default(),
-    }
-}
-
 /// The figures of [`simulate`] computed from scratch: every request keyed, counted and hashed
 /// whole, breaks found with [`super::model::break_between`]. Tests compare the two.
 #[cfg(test)]
@@ -508,7 +182,7 @@ pub(crate) fn from_scratch(
     journal: &Journal,
     strat: &Strategy,
     est: &dyn Estimator,
-    cache: CacheModel,
+    cache: super::model::CacheModel,
 ) -> Vec<(u64, u64, u64, Option<usize>)> {
     let mut sim = super::model::Simulator::new(cache);
     let mut prev: Option<Request> = None;
@@ -534,16 +208,18 @@ pub(crate) fn incremental(
     journal: &Journal,
     strat: &Strategy,
     est: &dyn Estimator,
-    cache: CacheModel,
+    cache: super::model::CacheModel,
 ) -> Vec<(u64, u64, u64, Option<usize>)> {
     let sim = simulate(journal, strat, est, Options::plain(cache, None), |_, _| {});
-    let at: std::collections::HashMap<usize, usize> = sim.breaks.iter().map(|b| (b.turn, b.block)).collect();
+    let at: std::collections::HashMap<usize, usize> = sim.breaks.iter().map(|b| (b.turn, b.at.block)).collect();
     sim.turns.iter().map(|t| (t.prompt, t.cached, t.write, at.get(&t.turn).copied())).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache::model::CacheModel;
+    use crate::cache::prices::Price;
     use crate::strategy::testkit::from_lines as journal;
     use crate::tokens::CharEstimator;
 
@@ -579,9 +255,10 @@ mod tests {
         assert!(t[2].is_break);
         assert_eq!(sim.breaks.len(), 1);
         let b = &sim.breaks[0];
-        assert_eq!((b.turn, b.block), (3, 4), "block 4, counted from 1");
-        assert_eq!(b.was.to_string(), "result c1");
-        assert_eq!(b.reason, "result c1 (elided @ rev 7): content changed");
+        assert_eq!((b.turn, b.at.block), (3, 4), "block 4, counted from 1");
+        assert_eq!(b.at.was.to_string(), "result c1");
+        assert_eq!((b.at.cause, b.at.after), (diff::Cause::Rewritten, 0));
+        assert_eq!(b.at.now.as_ref().map(|n| n.origin.as_str()), Some("elided @ rev 7"));
         // Output: recorded 7 for turn 1, else the assistant block's estimate.
         assert!(t[0].output_recorded && t[0].output == 7);
         assert!(

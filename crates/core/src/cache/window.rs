@@ -17,7 +17,6 @@ use serde::Serialize;
 
 use super::model::CacheModel;
 use super::prices::{find, normalize, PriceTable};
-use super::replay::Simulation;
 use crate::journal::{Body, Journal};
 
 /// Claude's standard window, and the 1M-context one.
@@ -200,43 +199,6 @@ fn recorded_peak(journal: &Journal) -> u64 {
         _ => None,
     });
     prompts.max().unwrap_or(0)
-}
-
-/// One strategy's requests against the limits.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct LimitCheck {
-    /// The window, when known.
-    pub window: Option<u64>,
-    /// Requests whose prompt exceeds the window, and the first of them.
-    pub over_window: usize,
-    pub first_over_window: Option<usize>,
-    /// Peak prompt / window.
-    pub peak_vs_window: Option<f64>,
-    /// The minimum cacheable prompt, when known.
-    pub cache_min: Option<u64>,
-    /// Requests whose prompt is below it: the provider caches nothing of them.
-    pub below_cache_min: usize,
-}
-
-/// Checks every request of `sim` against `limits`: marks each turn (`over_window`,
-/// `below_cache_min`) and sets the summary's [`LimitCheck`]. The prompt compared is the
-/// simulation's (raw estimate, or provider tokens with the unrecorded prefix for imported
-/// sessions — the figure of the `peak prompt` column).
-pub fn check(sim: &mut Simulation, limits: &Limits) {
-    let window = limits.window.map(|l| l.tokens);
-    let min = limits.cache_min.map(|l| l.tokens);
-    let mut c = LimitCheck { window, cache_min: min, ..LimitCheck::default() };
-    for t in &mut sim.turns {
-        t.over_window = window.is_some_and(|w| t.prompt > w);
-        t.below_cache_min = min.is_some_and(|m| t.prompt < m);
-        if t.over_window {
-            c.over_window += 1;
-            c.first_over_window.get_or_insert(t.turn);
-        }
-        c.below_cache_min += usize::from(t.below_cache_min);
-    }
-    c.peak_vs_window = window.filter(|&w| w > 0).map(|w| sim.summary.peak_prompt as f64 / w as f64);
-    sim.summary.limits = c;
 }
 
 #[cfg(test)]

@@ -11,12 +11,16 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::cache::prices::PriceTable;
+use crate::cache::window::Limits;
 use crate::journal::{Body, Journal, Record, Text};
 use crate::projection::block::canonical_value;
 use crate::projection::{Block, Projection, Replayer};
 use crate::tokens::budget::{in_force, InForce};
 use crate::tokens::estimator::EncodingError;
 use crate::tokens::{estimator_for, Calibrator, Estimator, BLOCK_FRAMING, FRAMING};
+
+use crate::strategy::compact::Pause;
 
 use super::profile::{Cut, Harness, Profile};
 use super::Finding;
@@ -85,13 +89,6 @@ pub struct AuditReport {
     pub total_saved: i64,
 }
 
-/// The pause rule of `strategies.md` §2 for compactions.
-#[derive(Debug, Clone, Copy)]
-struct Pause {
-    /// Size of the request right after the ineffective pass.
-    after: u64,
-}
-
 const DECIDED: [&str; 2] = ["DECIDED:", "РЕШЕНО:"];
 
 /// The `validate` rules about a decision record itself: a decision breaking one is never "ok" in
@@ -115,6 +112,8 @@ pub const DECISION_RULES: &[&str] = &[
     "mirror-service-call",
     "clear-selection",
     "clear-message",
+    "clear-call",
+    "mirror-uncommitted",
 ];
 
 fn find(id: &'static str, rec: &Record, message: impl Into<String>) -> Finding {
@@ -237,13 +236,12 @@ pub fn audit_as(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<AuditReport, EncodingError> {
     let est = estimator_for(journal, None)?;
-    let h = harness.unwrap_or_else(|| Harness::detect(journal));
-    Ok(audit_run(journal, &est, h.profile(), progress))
+    Ok(audit_run(journal, &est, Harness::profile_of(journal, harness), progress))
 }
 
 /// Audits every decision of `journal` with `est`.
 pub fn audit_with(journal: &Journal, est: &dyn Estimator) -> AuditReport {
-    audit_run(journal, est, Harness::detect(journal).profile(), &mut |_, _| {})
+    audit_run(journal, est, Harness::profile_of(journal, None), &mut |_, _| {})
 }
 
 fn audit_run(
@@ -277,7 +275,8 @@ struct Memory {
     confirmed: bool,
     /// The last mirror: accepted, and its canonical draft.
     last_mirror: Option<(bool, Vec<u8>)>,
-    pause: Option<Pause>,
+    /// The pause rule of `strategies.md` §2, the replay's own ([`Pause`]).
+    pause: Pause,
     /// Record index of the last mirror or clear: the model's own cleanup after an invitation.
     last_edit: Option<usize>,
 }
@@ -305,6 +304,8 @@ struct Auditor<'j> {
     /// The profile's budget rules apply and the journal declares a budget ([`omit`]).
     budget_rules: bool,
     pending: omit::Pending,
+    /// The window of each model in force, from the table `cache` uses ([`Limits::for_session`]).
+    windows: HashMap<String, Option<u64>>,
 }
 
 impl<'j> Auditor<'j> {
@@ -316,6 +317,7 @@ impl<'j> Auditor<'j> {
             profile,
             budget_rules: false,
             pending: omit::Pending::default(),
+            windows: HashMap::new(),
             r: Replayer::new(journal),
             lag: Replayer::new(journal),
             memo: Memo::new(est),
@@ -329,6 +331,18 @@ impl<'j> Auditor<'j> {
         };
         a.budget_rules = profile.journal_rules && a.declares_budget();
         a
+    }
+
+    /// The window in force: recorded, else the model's, else the profile's ([`Profile::window`]).
+    fn window(&mut self, s: &InForce) -> Option<u64> {
+        let model = self.r.model.clone().or_else(|| self.journal.session().and_then(|x| x.model.clone()));
+        let journal = self.journal;
+        let of_model = model.and_then(|m| {
+            *self.windows.entry(m).or_insert_with_key(|m| {
+                Limits::for_session(journal, Some(m), &PriceTable::builtin()).window.map(|l| l.tokens)
+            })
+        });
+        self.profile.window(s, of_model)
     }
 
     /// round-half-up(raw × the multiplier before the next turn).
@@ -362,7 +376,6 @@ impl<'j> Auditor<'j> {
                 self.budget_over_window(rec, &mut fs);
             }
             Body::Elide(_) | Body::Clear(_) | Body::Mirror(_) | Body::Compact(_) => {
-                self.mirror_uncommitted(rec, &mut fs);
                 self.decision(index, rec, settings, &mut fs);
             }
             _ => {
@@ -380,7 +393,8 @@ impl<'j> Auditor<'j> {
         let raw = self.tally.request(&mut self.memo, self.r.projection());
         let prompt = a.usage.as_ref().and_then(|u| u.prompt_tokens);
         let provider = prompt.unwrap_or_else(|| self.calibrated(raw));
-        if let Some(w) = settings.window {
+        let window = self.window(&settings);
+        if let Some(w) = window {
             let limit = w.saturating_sub(settings.reserve);
             if provider > limit {
                 let src = if prompt.is_some() { "provider-reported" } else { "estimated" };
@@ -391,6 +405,7 @@ impl<'j> Auditor<'j> {
             }
         }
         self.turn_omissions(rec, a, raw, settings, fs);
+        self.compact_missing(rec, a, raw, provider, window, fs);
         self.turn += 1;
         self.cal.observe(self.turn, prompt, raw);
         self.r.step();
@@ -426,7 +441,9 @@ impl<'j> Auditor<'j> {
         self.tally.invalidate();
         let after_raw = self.tally.request(&mut self.memo, self.r.projection());
         let (before, after) = (self.calibrated(before_raw), self.calibrated(after_raw));
+        let window = self.window(&settings);
         let judge = Judge {
+            window,
             journal: self.journal,
             rec,
             index,
@@ -439,8 +456,10 @@ impl<'j> Auditor<'j> {
             after,
             multiplier: self.cal.multiplier(self.turn + 1),
             profile: self.profile,
+            declared: self.declares_budget(),
         };
         let (kind, what, recorded_before, recorded_after) = judge.judge(&mut self.memory, fs);
+        self.pending.compacted |= kind == "compact";
         self.after_elide(rec, before, after_raw, settings, fs);
         let trigger_judged = match &rec.body {
             Body::Elide(e) => e.by.as_deref().is_none_or(|b| b == "auto"),
@@ -495,6 +514,15 @@ impl<'j> Auditor<'j> {
     }
 }
 
+/// A compaction from `before` to `after` under `pause`: the size the earlier ineffective pass
+/// left when this one ran while paused (`thrash`). The pause then follows this pass.
+fn paused_pass(pause: &mut Pause, before: u64, after: u64) -> Option<u64> {
+    let paused = (!pause.allows(before)).then(|| pause.paused_at().unwrap_or_default());
+    *pause = Pause::default();
+    pause.record(before, after);
+    paused
+}
+
 fn clear_request_json(r: &crate::journal::ClearRequest) -> serde_json::Value {
     let mut m = serde_json::Map::new();
     if let Some(c) = &r.call_ids {
@@ -530,6 +558,8 @@ struct Judge<'a> {
     index: usize,
     est: &'a dyn Estimator,
     settings: InForce,
+    /// The window in force ([`Auditor::window`]).
+    window: Option<u64>,
     before_p: &'a Projection,
     after_p: &'a Projection,
     before_raw: u64,
@@ -538,6 +568,9 @@ struct Judge<'a> {
     /// The calibration multiplier in force (before the next turn).
     multiplier: f64,
     profile: Profile,
+    /// The journal declares its settings (`ctx` on a session or model record): an `elide`
+    /// record's own `budget` cannot lower them (issue 30).
+    declared: bool,
 }
 
 impl Judge<'_> {
@@ -687,7 +720,10 @@ impl Judge<'_> {
         let rec = self.rec;
         let (named, invited, last_edit) = (&m.named, m.invited, m.last_edit);
         self.touches(&e.calls, named, true, fs);
-        let budget = e.budget.unwrap_or(self.settings.budget);
+        // The budget in force is the journal's declared one: a record that names a lower budget
+        // would certify its own early elision. Only without declared settings does the record's
+        // own `budget` (journal-v1 §2 `elide`: "the settings in force") stand in.
+        let budget = if self.declared { self.settings.budget } else { e.budget.unwrap_or(self.settings.budget) };
         let target = e.target.unwrap_or(self.settings.target);
         let keep = e.keep_results.unwrap_or(self.settings.keep_results) as usize;
         let auto = e.by.as_deref().is_none_or(|b| b == "auto");
@@ -697,7 +733,12 @@ impl Judge<'_> {
             fs.push(find(
                 "elide-trigger",
                 rec,
-                format!("auto-elision at an estimate of {before:.0} tokens, not above the budget of {budget}"),
+                match e.budget.filter(|b| *b != budget) {
+                    Some(own) => format!(
+                        "auto-elision at an estimate of {before:.0} tokens, not above the budget of {budget} in force (the record names its own budget of {own})"
+                    ),
+                    None => format!("auto-elision at an estimate of {before:.0} tokens, not above the budget of {budget}"),
+                },
             ));
         }
         self.drift(
@@ -818,14 +859,14 @@ impl Judge<'_> {
         }
     }
 
-    fn compact(&self, c: &crate::journal::CompactRec, pause: &mut Option<Pause>, manual: bool, fs: &mut Vec<Finding>) {
+    fn compact(&self, c: &crate::journal::CompactRec, pause: &mut Pause, manual: bool, fs: &mut Vec<Finding>) {
         let rec = self.rec;
         let prof = self.profile;
         self.drift([("tokens_before", c.tokens_before, self.before), ("tokens_after", c.tokens_after, self.after)], fs);
         // trigger
         if c.trigger.as_deref() == Some("auto") {
             let before = c.tokens_before.unwrap_or(self.before as f64);
-            let threshold = prof.compact_threshold(&self.settings);
+            let threshold = prof.compact_threshold(&self.settings, self.window);
             if before <= threshold as f64 {
                 let rule = match prof.compact_pct {
                     Some(p) => format!("{p}% of the window ({})", prof.harness),
@@ -846,18 +887,49 @@ impl Judge<'_> {
             ));
         }
         self.compact_cut(c, fs);
-        // thrash: the pause rule
+        self.compact_failure(c, fs);
+        // thrash: the pause rule, `strategy::compact`'s (one owner: the replay and the audit agree
+        // at the +10 % boundary)
         if !manual && prof.thrash {
-            if let Some(p) = *pause {
-                if (self.before as f64) <= p.after as f64 * 1.10 {
-                    fs.push(find(
-                        "thrash",
-                        rec,
-                        format!("compaction at ~{} tokens while paused: the previous pass left ~{} and the request has not grown 10% since", self.before, p.after),
-                    ));
-                }
+            let stopped = prof.stop_after_ineffective && pause.paused_at().is_some();
+            let left = paused_pass(pause, self.before, self.after);
+            if c.fallback == Some(true) && prof.harness == Harness::CommandCode {
+                // seed 003: a failed summary is retried on the next turn, not paused
+                *pause = Pause::default();
             }
-            *pause = ((self.after as f64) > 0.8 * self.before as f64).then_some(Pause { after: self.after });
+            if stopped {
+                fs.push(find(
+                    "thrash",
+                    rec,
+                    format!("compaction at ~{} tokens after an ineffective pass: {} stops compressing and offers /new (seed 002)", self.before, prof.harness),
+                ));
+            } else if let Some(left) = left {
+                fs.push(find(
+                    "thrash",
+                    rec,
+                    format!("compaction at ~{} tokens while paused: the previous pass left ~{left} and the request has not grown 10% since", self.before),
+                ));
+            }
+        }
+    }
+
+    /// The failure rules of seeds 002 and 003: a Veles fallback summary is appended to the
+    /// earlier one; a Command Code brief replaces the old one, never chains.
+    fn compact_failure(&self, c: &crate::journal::CompactRec, fs: &mut Vec<Finding>) {
+        let chain = c.mode.as_deref() == Some("chain");
+        let earlier = !self.before_p.summaries.is_empty();
+        match self.profile.harness {
+            Harness::Veles if c.fallback == Some(true) && !chain && earlier => fs.push(find(
+                "compact-fallback-chain",
+                self.rec,
+                "the fallback summary replaces the earlier summary; seed 002 appends it (mode \"chain\") so continuity is kept",
+            )),
+            Harness::CommandCode if chain => fs.push(find(
+                "compact-chained",
+                self.rec,
+                "the brief is chained after the earlier one; seed 003 replaces the old brief (mode \"rotate\"), never summarizing it again",
+            )),
+            _ => {}
         }
     }
 
@@ -915,6 +987,21 @@ impl Judge<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 27: the pause rule had two owners; at exactly +10 % the replay (`strategy::compact`,
+    /// integers) compacted while `audit` (floats, `≤ 1.10×`) reported thrash.
+    #[test]
+    fn regression_thrash_at_exactly_ten_percent_agrees_with_the_replay() {
+        let mut audit = Pause::default();
+        assert_eq!(paused_pass(&mut audit, 100, 90), None, "the first pass is never paused");
+        // ineffective (90 > 80 % of 100): paused at 90 until 99 (= 90 × 1.1)
+        let mut replay = audit;
+        assert!(replay.allows(99), "the replay compacts at exactly +10 %");
+        assert_eq!(paused_pass(&mut audit, 99, 60), None, "so audit does not call it thrash");
+        assert_eq!(paused_pass(&mut audit, 60, 55), None);
+        assert_eq!(paused_pass(&mut audit, 60, 50), Some(55), "60 < 55 × 1.1: thrash");
+        assert_eq!(paused_pass(&mut audit, 56, 40), None, "the pause follows the last pass: 56 ≥ 50 × 1.1");
+    }
 
     #[test]
     fn memo_counts_like_the_estimator() {

@@ -35,6 +35,8 @@ pub struct Until {
     pub what: &'static str,
     pub at: u64,
     pub left: u64,
+    /// How far the request is past the point (0 before it): a distance, never "≈ 0 until".
+    pub past: u64,
 }
 
 /// The `/context` view of one request.
@@ -50,6 +52,11 @@ pub struct ContextView {
     pub level: &'static str,
     pub tiers: Vec<u64>,
     pub until: Option<Until>,
+    /// What the harness keeps free below the window for its own compaction (Claude Code's
+    /// "autocompact buffer": window − auto point; Command Code: the 10 % above tier 3).
+    pub autocompact_buffer: Option<u64>,
+    /// Window − used − that buffer (Claude Code's "free space").
+    pub free_space: Option<u64>,
     /// Largest first; the tool results split by tool.
     pub parts: Vec<ContextPart>,
     pub hints: Vec<Hint>,
@@ -63,22 +70,37 @@ pub fn context_view(
     est: &dyn Estimator,
     harness: Harness,
 ) -> ContextView {
-    let p: Profile = harness.profile();
+    let p: Profile = Harness::profile_of(journal, Some(harness));
     let s = in_force(&r.settings);
-    let window = p.window(&s);
+    // the model's window from the table `cache` uses (a 1M-window model is not "165 % of 200k")
+    let table = crate::cache::PriceTable::builtin();
+    let of_model = r.model.as_deref().and_then(|m| crate::cache::Limits::for_session(journal, Some(m), &table).window);
+    let window = p.window(&s, of_model.map(|l| l.tokens));
     let used = r.calibrated;
     let percent = window.filter(|w| *w > 0).map(|w| used as f64 * 100.0 / w as f64);
     let passed = window.map_or(0, |w| p.tiers.iter().filter(|t| used >= pct(w, **t)).count());
     let level = ["normal", "warning", "danger", "critical"][passed.min(3)];
-    let until = p.auto_point(&s).map(|at| Until {
+    let point = p.auto_point(&s, window);
+    // Command Code shows the distance only once usage passes 40 % (seed 003, /context).
+    let quiet = harness == Harness::CommandCode && percent.is_some_and(|x| x < 40.0);
+    let until = point.filter(|_| !quiet).map(|at| Until {
         what: if harness == Harness::Ctxj { "elision" } else { "auto-compact" },
         at,
         left: at.saturating_sub(used),
+        past: used.saturating_sub(at),
     });
+    let autocompact_buffer = window.zip(point).filter(|_| harness != Harness::Ctxj).map(|(w, at)| w.saturating_sub(at));
+    let free_space = window.map(|w| w.saturating_sub(used).saturating_sub(autocompact_buffer.unwrap_or(0)));
     let mut parts: Vec<ContextPart> = Vec::new();
     if let Some(x) = r.unrecorded_prefix {
         parts.push(ContextPart {
-            name: "system prompt + tool schemas (not recorded, inferred)".into(),
+            name: match harness {
+                // what Claude Code's and Command Code's /context list as their own rows
+                Harness::ClaudeCode | Harness::CommandCode => {
+                    "system prompt + tools + MCP tools + memory files + skills + agents (not recorded, inferred)".into()
+                }
+                _ => "system prompt + tool schemas (not recorded, inferred)".into(),
+            },
             tokens: Some(x),
             items: 1,
             inferred: true,
@@ -108,8 +130,34 @@ pub fn context_view(
     }
     parts.retain(|x| x.tokens != Some(0));
     parts.sort_by(|a, b| b.tokens.cmp(&a.tokens).then_with(|| a.name.cmp(&b.name)));
-    let hints = hints(journal, r, blocks, est, s.keep_results);
-    ContextView { harness: harness.name(), used, window, percent, level, tiers: p.tiers.to_vec(), until, parts, hints }
+    // A hint's share is the table's: of every part listed, the inferred prefix included.
+    let listed: u64 = parts.iter().filter_map(|x| x.tokens).sum();
+    let mut hints = hints(journal, r, blocks, est, s.keep_results, listed);
+    match harness {
+        // elision and `ctx clear` are journal-v1's levers only
+        Harness::Ctxj => {}
+        Harness::ClaudeCode | Harness::CommandCode => {
+            hints.retain(|h| matches!(h, Hint::Dominates { .. }));
+            // seed 003: /context suggests /compact from 50 %, insistently past 80 %
+            if let (Some(x), Some(at)) = (percent.filter(|x| *x >= 50.0), point) {
+                hints.push(Hint::Compact { percent: x, urgent: x >= 80.0, at });
+            }
+        }
+        Harness::Veles => hints.retain(|h| matches!(h, Hint::Dominates { .. })),
+    }
+    ContextView {
+        harness: harness.name(),
+        used,
+        window,
+        percent,
+        level,
+        tiers: p.tiers.to_vec(),
+        until,
+        autocompact_buffer,
+        free_space,
+        parts,
+        hints,
+    }
 }
 
 /// A hint, typed (the renderer words it).
@@ -122,6 +170,9 @@ pub enum Hint {
     Elide { keep: u64, results: usize, frees: u64 },
     /// `ctx clear {"keep_last": K, "tool": T}` would clear `results` and free ≈ `frees` tokens.
     Clear { keep: u64, tool: String, results: usize, frees: u64 },
+    /// `/compact` now, at a task boundary, before the automatic point `at` (Claude Code, Command
+    /// Code: their lever); `urgent` past 80 % of the window.
+    Compact { percent: f64, urgent: bool, at: u64 },
 }
 
 /// The calibrated sum of what `cands` free.
@@ -129,9 +180,16 @@ fn calibrated(r: &RequestTokens, cands: &[Candidate]) -> u64 {
     calibrate::apply(cands.iter().map(|c| c.frees).sum(), r.multiplier)
 }
 
-fn hints(journal: &Journal, r: &RequestTokens, blocks: &[Block], est: &dyn Estimator, keep: u64) -> Vec<Hint> {
+fn hints(
+    journal: &Journal,
+    r: &RequestTokens,
+    blocks: &[Block],
+    est: &dyn Estimator,
+    keep: u64,
+    listed: u64,
+) -> Vec<Hint> {
     let mut out = Vec::new();
-    let total = r.breakdown.total.max(1);
+    let total = listed.max(1);
     let top = r.breakdown.results_by_tool.iter().max_by_key(|(_, (n, _))| *n);
     if let Some((tool, (n, k))) = top.filter(|(_, (n, _))| n.saturating_mul(5) >= total) {
         out.push(Hint::Dominates {

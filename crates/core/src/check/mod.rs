@@ -8,6 +8,7 @@
 use std::fmt;
 
 pub mod audit;
+pub mod clear_call;
 pub mod context;
 pub mod elision;
 pub mod profile;

@@ -63,6 +63,12 @@ pub struct Profile {
     pub thrash: bool,
     /// Pressure levels in percent of the window (the `/context` colours).
     pub tiers: &'static [u64],
+    /// Claude Code: the tokens below the window where it compacts on its own
+    /// ([`CLAUDE_CODE_BUFFER`], or [`CLAUDE_CODE_LEGACY_BUFFER`] before 2.0).
+    pub auto_buffer: u64,
+    /// After an ineffective pass compression stops for good and `/new` is offered (seed 002);
+    /// otherwise it pauses until the request grows 10 % (seed 003, `strategies.md` §2).
+    pub stop_after_ineffective: bool,
 }
 
 impl Harness {
@@ -75,14 +81,29 @@ impl Harness {
         }
     }
 
-    /// The profile named by the session's `harness` field: `claude-code`, `command-code`
-    /// (`commandcode`), `veles` (`велес`); anything else, or none, is `ctxj`.
+    /// The profile named by the session's `harness` field ([`Harness::of_name`]); anything else,
+    /// or none, is `ctxj`.
     pub fn detect(journal: &Journal) -> Harness {
-        let named = journal.records.iter().find_map(|r| match &r.body {
-            Body::Session(s) => s.harness.clone(),
-            _ => None,
-        });
-        named.and_then(|n| n.parse().ok()).unwrap_or(Harness::Ctxj)
+        harness_field(journal).and_then(|n| Harness::of_name(&n)).unwrap_or(Harness::Ctxj)
+    }
+
+    /// The harness a session's `harness` field names: its first word (before a space, `/` or
+    /// `(`), so `veles 1.8 (compression: …)` is `veles` and `claude-code 2.1.39` is `claude-code`.
+    pub fn of_name(name: &str) -> Option<Harness> {
+        let first = name.trim().split(|c: char| c.is_whitespace() || c == '/' || c == '(').next()?;
+        first.parse().ok()
+    }
+
+    /// The profile of `journal`: `harness` (else the one its session names), with the version its
+    /// `harness` field gives (Claude Code's auto-compaction point moved in 2.0).
+    pub fn profile_of(journal: &Journal, harness: Option<Harness>) -> Profile {
+        let named = harness_field(journal);
+        let h = harness.unwrap_or_else(|| named.as_deref().and_then(Harness::of_name).unwrap_or(Harness::Ctxj));
+        let mut p = h.profile();
+        if h == Harness::ClaudeCode && named.as_deref().and_then(major_version).is_some_and(|v| v < 2) {
+            p.auto_buffer = CLAUDE_CODE_LEGACY_BUFFER;
+        }
+        p
     }
 
     pub fn profile(self) -> Profile {
@@ -97,6 +118,8 @@ impl Harness {
             redact: false,
             thrash: true,
             tiers: &[50, 80],
+            auto_buffer: CLAUDE_CODE_BUFFER,
+            stop_after_ineffective: false,
         };
         match self {
             Harness::Ctxj => {
@@ -116,42 +139,83 @@ impl Harness {
                 tiers: &[50, 80, 90],
                 ..base
             },
-            Harness::Veles => Profile { compact_pct: Some(50), cut: Cut::User, redact: true, tiers: &[50], ..base },
+            Harness::Veles => Profile {
+                compact_pct: Some(50),
+                cut: Cut::User,
+                redact: true,
+                tiers: &[50],
+                stop_after_ineffective: true,
+                ..base
+            },
         }
     }
 }
 
-/// Claude Code's auto-compaction threshold is not published and moves between versions (observed
-/// at 136k–173k of a 200k window, and `/context` reserves a ~45k "autocompact buffer"): an auto
-/// compaction below 60 % of the window is the only one `compact-trigger` flags for it.
+/// Claude Code's auto-compaction threshold moves between versions (observed at 136k–173k of a
+/// 200k window): an auto compaction below 60 % of the window is the only one `compact-trigger`
+/// flags for it.
 pub const CLAUDE_CODE_FLOOR_PCT: u64 = 60;
 
-/// The "autocompact buffer" Claude Code's `/context` reserves below the window.
-pub const CLAUDE_CODE_BUFFER: u64 = 45_000;
+/// Where Claude Code (2.x) compacts on its own, below the window: `min(max output, 20,000)` kept
+/// for the answer plus a 13,000-token buffer — 167,000 of 200k, 967,000 of 1M (the "33k
+/// autocompact buffer" `/context` shows; the shared 2.1.39 sessions compacted at 167k–171k).
+pub const CLAUDE_CODE_BUFFER: u64 = 33_000;
+
+/// The buffer before 2.0: 45,000 (77.5 % of 200k, claude-code#15184).
+pub const CLAUDE_CODE_LEGACY_BUFFER: u64 = 45_000;
+
+/// The session's `harness` field.
+fn harness_field(journal: &Journal) -> Option<String> {
+    journal.records.iter().find_map(|r| match &r.body {
+        Body::Session(s) => s.harness.clone(),
+        _ => None,
+    })
+}
+
+/// The major version in a `harness` field (`claude-code 1.0.51` → 1).
+fn major_version(name: &str) -> Option<u64> {
+    let v = name.split_whitespace().nth(1)?;
+    v.trim_start_matches('v').split('.').next()?.parse().ok()
+}
 
 impl Profile {
-    /// The window in force: recorded, else the profile's default.
-    pub fn window(&self, s: &InForce) -> Option<u64> {
-        s.window.or(self.default_window)
+    /// The window in force: recorded, else the model's (`model_window`, the table `cache` uses:
+    /// [`crate::cache::window`]), else the profile's default.
+    pub fn window(&self, s: &InForce, model_window: Option<u64>) -> Option<u64> {
+        s.window.or(model_window).or(self.default_window)
     }
 
-    /// The size past which an auto compaction is due.
-    pub fn compact_threshold(&self, s: &InForce) -> u64 {
-        match (self.compact_pct, self.window(s)) {
+    /// The size past which an auto compaction is not early (`compact-trigger`).
+    pub fn compact_threshold(&self, s: &InForce, window: Option<u64>) -> u64 {
+        let point = self.compaction_point(window).unwrap_or(u64::MAX);
+        match (self.compact_pct, window) {
+            // never early at or past its own auto point
+            (Some(p), Some(w)) if self.harness == Harness::ClaudeCode => pct(w, p).min(point),
             (Some(p), Some(w)) => pct(w, p),
             (Some(_), None) | (None, None) => s.budget,
             (None, Some(w)) => s.budget.min(w / 2),
         }
     }
 
-    /// Where the harness compacts on its own (for `tokens`' "until auto-compact"): Claude Code's
-    /// window less its buffer, a tiered harness's last tier, journal-v1's budget (elision).
-    pub fn auto_point(&self, s: &InForce) -> Option<u64> {
-        let w = self.window(s);
+    /// Where the harness compacts on its own (`compact-missing`, and `tokens`' "until
+    /// auto-compact"): Claude Code's window less its buffer, seed 003's tier 3 (90 %), seed 002's
+    /// threshold (50 %). `None` for journal-v1, whose automatic cleanup is elision at the budget
+    /// ([`Profile::auto_point`]).
+    pub fn compaction_point(&self, window: Option<u64>) -> Option<u64> {
+        let w = window?;
+        match self.harness {
+            Harness::Ctxj => None,
+            // a window no larger than the buffer is no Claude Code window (it has no point)
+            Harness::ClaudeCode => w.checked_sub(self.auto_buffer).filter(|p| *p > 0),
+            _ => self.compact_pct.map(|p| pct(w, p)),
+        }
+    }
+
+    /// The next automatic cleanup: the compaction point, or journal-v1's elision at the budget.
+    pub fn auto_point(&self, s: &InForce, window: Option<u64>) -> Option<u64> {
         match self.harness {
             Harness::Ctxj => Some(s.budget),
-            Harness::ClaudeCode => w.map(|w| w.saturating_sub(CLAUDE_CODE_BUFFER)),
-            _ => Some(self.compact_threshold(s)),
+            _ => self.compaction_point(window),
         }
     }
 }
@@ -205,12 +269,29 @@ mod tests {
     #[test]
     fn thresholds_per_profile() {
         let w = s(Some(200_000), 100_000);
-        assert_eq!(Harness::Ctxj.profile().compact_threshold(&w), 100_000);
-        assert_eq!(Harness::Ctxj.profile().compact_threshold(&s(Some(120_000), 100_000)), 60_000);
-        assert_eq!(Harness::ClaudeCode.profile().compact_threshold(&s(None, 200_000)), 120_000);
-        assert_eq!(Harness::CommandCode.profile().compact_threshold(&w), 180_000);
-        assert_eq!(Harness::Veles.profile().compact_threshold(&w), 100_000);
-        assert_eq!(Harness::ClaudeCode.profile().auto_point(&s(None, 0)), Some(155_000));
+        let th = |h: Harness, s: &InForce| h.profile().compact_threshold(s, h.profile().window(s, None));
+        assert_eq!(th(Harness::Ctxj, &w), 100_000);
+        assert_eq!(th(Harness::Ctxj, &s(Some(120_000), 100_000)), 60_000);
+        assert_eq!(th(Harness::ClaudeCode, &s(None, 200_000)), 120_000);
+        assert_eq!(th(Harness::CommandCode, &w), 180_000);
+        assert_eq!(th(Harness::Veles, &w), 100_000);
+        let cc = Harness::ClaudeCode.profile();
+        assert_eq!(cc.auto_point(&s(None, 0), cc.window(&s(None, 0), None)), Some(167_000));
+        assert_eq!(cc.compaction_point(Some(1_000_000)), Some(967_000));
+        assert_eq!(Harness::Ctxj.profile().compaction_point(Some(200_000)), None);
         assert_eq!(pct(u64::MAX, 100), u64::MAX);
+    }
+
+    /// Issue 30: detection was exact-name only, so the bundled Veles sample
+    /// (`"veles 1.8 (compression: …)"`) was audited under the ctxj rules.
+    #[test]
+    fn regression_harness_detected_by_name_prefix_and_version() {
+        assert_eq!(Harness::of_name("veles 1.8 (compression: threshold 0.5)"), Some(Harness::Veles));
+        assert_eq!(Harness::of_name("claude-code 2.1.39"), Some(Harness::ClaudeCode));
+        assert_eq!(Harness::of_name("command-code/0.3"), Some(Harness::CommandCode));
+        assert_eq!(Harness::of_name("ctx-harness 0.4 (seed 000)"), None);
+        assert_eq!(Harness::of_name("pi-agent 0.9"), None);
+        assert_eq!(major_version("claude-code 1.0.51"), Some(1));
+        assert_eq!(major_version("claude-code v2.1.39"), Some(2));
     }
 }

@@ -66,8 +66,10 @@ pub const RULES: &[Rule] = &[
     r("mirror-rejected-ok", Info, Validate, "a rejected draft that breaks R1–R6 or does not parse: correctly rejected", "issue 5"),
     r("mirror-rewritten", Warning, Validate, "a result's new text is neither empty, a prefix of the old, nor a marker: rewritten, not removed", "journal-v1 §2 `mirror`"),
     r("mirror-service-call", Error, Validate, "service calls are reads/edits/writes of `LIVE_CONTEXT.json` or `ctx` calls (a shell edit is not)", "journal-v1 §2 `mirror`; seed 000"),
+    r("mirror-uncommitted", Error, Validate, "a mirror record follows a `ctx` commit call since the previous one; an uncommitted draft is not applied (editing the file applies nothing)", "journal-v1 §2 `mirror` (flow); seed 000"),
     // clear
     r("clear-selection", Error, Validate, "`cleared` equals the selection recomputed from `request`", "journal-v1 §2 `clear` (selection rule)"),
+    r("clear-call", Error, Validate, "a clear follows the model's `ctx` clear call, before its result, and its `request` is that call's arguments", "journal-v1 §2 `clear`; issue 30"),
     r("clear-message", Error, Validate, "an empty selection carries the message \"nothing to clear\" (or «нечего вырезать»)", "journal-v1 §2 `clear`; seed 000"),
     // fidelity
     r("prompt-sha256", Error, Validate, "`prompt_sha256` is the SHA-256 of the reconstructed canonical request", "journal-v1 §2 `assistant`, §4"),
@@ -95,14 +97,16 @@ pub const RULES: &[Rule] = &[
     r("elide-grew", Warning, Audit, "an elision never makes the request larger", "journal-v1 §6; issue 17"),
     r("compact-secret", Error, Audit, "a recorded compaction summary holds no secret (the replay template's redaction pattern)", "seed 002 ([REDACTED]); strategies.md §2"),
     r("compact-too-few", Warning, Audit, "a compaction summarizes at least 5 blocks (fewer: nothing should happen)", "seed 003; strategies.md §2"),
+    r("compact-fallback-chain", Error, Audit, "a fallback summary (`fallback`) is appended to the earlier summary (`mode: chain`) (veles)", "seed 002 (запасное резюме)"),
+    r("compact-chained", Error, Audit, "a compaction replaces the earlier brief (`mode: rotate`), never chains it (command-code)", "seed 003 (старые сводки никогда не питают новые)"),
     r("compact-cut-boundary", Error, Audit, "a harness that cuts only at user messages (veles) keeps from a user block", "seed 002"),
     // audit: omissions (what did not happen at a request)
     r("elide-missing", Error, Audit, "a request above `context_budget` with elision candidates is preceded by an elision", "journal-v1 §6; seed 000; issue 17"),
     r("elide-stopped-early", Warning, Audit, "an elision that ends above `context_target` leaves no candidate uncollapsed", "journal-v1 §6; seed 000; issue 17"),
     r("invite-missing", Warning, Audit, "a request still above `context_target` after elision (or with nothing left to elide) has a `manage_context` invitation", "journal-v1 §2 `notice`, §6; seed 000"),
     r("invite-needless", Warning, Audit, "a `manage_context` notice is sent only while the estimate is above `context_target`", "journal-v1 §2 `notice`; seed 000"),
-    r("mirror-uncommitted", Error, Audit, "a mirror record follows a `ctx` commit call (editing the file applies nothing)", "seed 000; journal-v1 §2 `mirror`"),
-    r("budget-over-window", Error, Audit, "`context_budget` fits in `ctx_window − context_reserve`", "journal-v1 §6; issue 17"),
+    r("budget-over-window", Error, Audit, "`context_budget` fits in `ctx_window − context_reserve` (profiles with a budget: ctxj with a declared `ctx`)", "journal-v1 §6; issue 17"),
+    r("compact-missing", Warning, Audit, "a request past the profile's auto-compaction point (claude-code: window − 33k, 45k before 2.0; command-code: 90%; veles: 50%) is preceded by a compaction, unless paused or stopped", "seeds 002, 003; Claude Code 2.x; issue 30"),
 ];
 
 /// The rule with this id. Panics on an unknown id: rule ids are compile-time constants and a
@@ -137,7 +141,7 @@ mod tests {
     fn every_rule_used_in_the_code_is_in_the_table() {
         let re = regex::Regex::new(r#"(?:find|Finding::new)\(\s*"([A-Za-z0-9-]+)""#).unwrap();
         let mut used = 0;
-        for file in ["validate.rs", "audit.rs", "audit/omit.rs"] {
+        for file in ["validate.rs", "audit.rs", "audit/omit.rs", "clear_call.rs"] {
             let src = std::fs::read_to_string(format!("{}/src/check/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
             for c in re.captures_iter(&src) {
                 rule(&c[1]);

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::journal::{Body, Call, Journal, MirrorRec, Record, SessionError};
 use crate::projection::clear;
-use crate::projection::mirror::{check_base_rev, check_draft, draft_blocks, rewritten_results};
+use crate::projection::mirror::{check_base_rev, check_draft, draft_blocks, is_commit, rewritten_results};
 use crate::projection::{Block, Replayer, RequestHasher};
 
 use super::Finding;
@@ -59,6 +59,7 @@ fn find(id: &'static str, rec: &Record, message: impl Into<String>) -> Finding {
 
 /// Pass 1: everything that needs no projection.
 fn integrity(journal: &Journal, dir: Option<&Path>, out: &mut Vec<Finding>) {
+    super::clear_call::check(journal, out);
     match journal.records.first() {
         None => out.push(Finding::new("session-first", 0, 0, "the journal holds no records")),
         Some(r) if !matches!(r.body, Body::Session(_)) => {
@@ -350,6 +351,8 @@ fn replay(journal: &Journal, hash: bool, out: &mut Vec<Finding>) {
     let mut last_accepted: Option<u64> = None;
     let mut r = Replayer::new(journal);
     let mut hashes = RequestHasher::new();
+    // `ctx` commit calls since the last mirror record (the replay applies no mirror without one)
+    let mut commits = 0usize;
 
     for (index, rec) in journal.records.iter().enumerate() {
         // The state now is the projection after every record before this one.
@@ -366,6 +369,7 @@ fn replay(journal: &Journal, hash: bool, out: &mut Vec<Finding>) {
         let mut parsed = None;
         match &rec.body {
             Body::Assistant(a) => {
+                commits += a.calls.iter().filter(|c| is_commit(&c.tool, &c.args)).count();
                 if let Some(want) = a.prompt_sha256.as_ref().filter(|_| hash) {
                     let got = hashes.sha256(r.projection());
                     if !want.eq_ignore_ascii_case(&got) {
@@ -422,6 +426,17 @@ fn replay(journal: &Journal, hash: bool, out: &mut Vec<Finding>) {
                 named.extend(c.cleared.iter().cloned());
             }
             Body::Mirror(m) => {
+                if std::mem::take(&mut commits) == 0 {
+                    out.push(find(
+                        "mirror-uncommitted",
+                        rec,
+                        format!(
+                            "mirror r{} has no `ctx` commit call since the previous mirror record: editing LIVE_CONTEXT.json applies nothing without it{}",
+                            m.mirror_rev,
+                            if m.accepted() { " (not applied)" } else { "" }
+                        ),
+                    ));
+                }
                 parsed =
                     mirror(journal, rec, m, &snapshots, last_mirror_rev, last_accepted, out).filter(|_| m.accepted());
                 last_mirror_rev = Some(last_mirror_rev.map_or(m.mirror_rev, |l| l.max(m.mirror_rev)));
@@ -603,7 +618,11 @@ mod tests {
                 r#"{{"rev":6,"ts":"2026-01-01T00:00:00Z","kind":"mirror","mirror_rev":3,"base_rev":3,"status":"accepted",{bad}}}"#
             ),
         ));
-        let got: Vec<(u64, &str)> = validate(&j, None).iter().filter(|f| f.rev >= 4).map(|f| (f.rev, f.rule)).collect();
+        let got: Vec<(u64, &str)> = validate(&j, None)
+            .iter()
+            .filter(|f| f.rev >= 4 && f.rule != "mirror-uncommitted")
+            .map(|f| (f.rev, f.rule))
+            .collect();
         assert_eq!(got, [(4, "mirror-rejected-ok"), (5, "mirror-rejected-ok"), (6, "R1")]);
     }
 }

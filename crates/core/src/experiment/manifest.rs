@@ -101,10 +101,39 @@ pub struct SessionRef {
     pub path: PathBuf,
 }
 
+/// Device, inode (Unix) and canonical path (elsewhere) of a session's journal file.
+pub type Identity = (u64, u64, PathBuf);
+
+/// What identifies a session on disk: the file (device and inode on Unix, else the canonical
+/// path) of its journal — a session directory and its `journal.jsonl`, `a/x` and `./a/../a/x`, or
+/// a symlink and its target, are one session.
+pub fn identity(path: &Path) -> Option<Identity> {
+    let file = if path.is_dir() && path.join("journal.jsonl").is_file() {
+        path.join("journal.jsonl")
+    } else {
+        path.to_path_buf()
+    };
+    file_identity(&file.canonicalize().ok()?)
+}
+
+#[cfg(unix)]
+fn file_identity(canon: &Path) -> Option<Identity> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(canon).ok()?;
+    Some((m.dev(), m.ino(), PathBuf::new()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(canon: &Path) -> Option<Identity> {
+    Some((0, 0, canon.to_path_buf()))
+}
+
 /// The sessions of `arm`: each entry taken as a path when it names one, else as a glob (matches
-/// sorted by name); an entry that matches nothing is an error.
-pub fn resolve(base: &Path, arm: &ArmSpec) -> Result<Vec<SessionRef>, ExperimentError> {
+/// sorted by name); an entry that matches nothing is an error. A session matched twice (by two
+/// entries, or under two names of one file: see [`identity`]) counts once, and `notes` says so.
+pub fn resolve(base: &Path, arm: &ArmSpec, notes: &mut Vec<String>) -> Result<Vec<SessionRef>, ExperimentError> {
     let mut out: Vec<SessionRef> = Vec::new();
+    let mut seen: Vec<(Option<Identity>, usize)> = Vec::new();
     for entry in &arm.sessions {
         let direct = base.join(entry);
         let found: Vec<PathBuf> = if direct.exists() {
@@ -125,8 +154,20 @@ pub fn resolve(base: &Path, arm: &ArmSpec) -> Result<Vec<SessionRef>, Experiment
         }
         for path in found {
             let name = path.strip_prefix(base).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-            if !out.iter().any(|s| s.path == path) {
-                out.push(SessionRef { name, path });
+            let id = identity(&path);
+            let earlier = seen.iter().find(|(i, k)| match (i, &id) {
+                (Some(a), Some(b)) => a == b,
+                _ => out[*k].path == path,
+            });
+            match earlier {
+                Some(&(_, k)) => notes.push(format!(
+                    "arm {:?}: {:?} is the session {:?} again; counted once",
+                    arm.label, name, out[k].name
+                )),
+                None => {
+                    seen.push((id, out.len()));
+                    out.push(SessionRef { name, path });
+                }
             }
         }
     }

@@ -88,6 +88,9 @@ pub struct Experiment {
     pub interval: &'static str,
     pub arms: Vec<ArmSummary>,
     pub runs: Vec<Run>,
+    /// What the comparison should know: sessions matched twice in one arm (counted once), a
+    /// session in two arms, arms holding the same runs.
+    pub notes: Vec<String>,
 }
 
 /// The interval method, as shown to users.
@@ -101,8 +104,16 @@ pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
     let table = cache::load_table(m.prices.as_ref().map(|p| base.join(p)).as_deref())?;
     let mut runs = Vec::new();
     let mut journals = Vec::new();
+    let mut notes = Vec::new();
+    // Each arm's sessions by identity, to find sessions shared between arms.
+    let mut members: Vec<(String, Vec<Member>)> = Vec::new();
     for arm in &m.arms {
-        for s in manifest::resolve(&base, arm)? {
+        let sessions = manifest::resolve(&base, arm, &mut notes)?;
+        members.push((
+            arm.label.clone(),
+            sessions.iter().map(|s| (manifest::identity(&s.path), s.name.clone())).collect(),
+        ));
+        for s in sessions {
             let spec = s.path.display().to_string();
             let loaded = import::load(&spec, FromFormat::Auto, None, ReadOptions::default()).map_err(|source| {
                 ExperimentError::Load { label: arm.label.clone(), session: s.name.clone(), source: Box::new(source) }
@@ -129,6 +140,7 @@ pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
             journals.push(j);
         }
     }
+    shared_sessions(&members, &mut notes);
     if let Some(stray) = m.outcomes.keys().find(|k| !runs.iter().any(|r| &r.session == *k)) {
         return Err(ExperimentError::StrayOutcome(stray.clone()));
     }
@@ -161,5 +173,38 @@ pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
         interval: INTERVAL,
         arms,
         runs,
+        notes,
     })
+}
+
+/// A session of an arm: its identity on disk and its name in the manifest.
+type Member = (Option<manifest::Identity>, String);
+
+/// Notes for runs that belong to two arms (each arm then measures the same run) and for arms
+/// holding exactly the same runs (their contrast is zero by construction, not a finding).
+fn shared_sessions(members: &[(String, Vec<Member>)], notes: &mut Vec<String>) {
+    let same = |a: &Member, b: &Member| match (&a.0, &b.0) {
+        (Some(x), Some(y)) => x == y,
+        _ => a.1 == b.1,
+    };
+    for (i, (la, sa)) in members.iter().enumerate() {
+        for (lb, sb) in &members[i + 1..] {
+            let shared: Vec<&str> = sa.iter().filter(|a| sb.iter().any(|b| same(a, b))).map(|a| a.1.as_str()).collect();
+            if shared.is_empty() {
+                continue;
+            }
+            if shared.len() == sa.len() && sa.len() == sb.len() {
+                notes.push(format!(
+                    "warning: arms {la:?} and {lb:?} hold the same {} run(s): their contrast is zero by construction",
+                    sa.len()
+                ));
+            } else {
+                notes.push(format!(
+                    "warning: {} session(s) belong to both arms {la:?} and {lb:?} ({}): the arms are not independent",
+                    shared.len(),
+                    shared.join(", ")
+                ));
+            }
+        }
+    }
 }

@@ -145,8 +145,14 @@ fn verdict(a: &ArmSummary, reference: &str, r: &[&Run]) -> String {
     } else {
         let rj = r.iter().filter(|x| x.outcome.is_some()).count();
         let rp = r.iter().filter(|x| x.outcome.as_ref().is_some_and(|o| o.passed)).count();
+        // Runs with no outcome are named in every verdict, on either side (issue 30).
+        let unjudged = |n: usize| if n > 0 { format!(" + {n} unjudged") } else { String::new() };
+        let (ua, ur) = (unjudged(a.runs - a.judged), unjudged(r.len() - rj));
         if a.judged == 0 || rj == 0 {
-            parts.push("passes unknown (no outcomes on one side)".to_string());
+            parts.push(format!(
+                "passes unknown (no outcomes on one side: {}/{}{ua} vs {rp}/{rj}{ur})",
+                a.passed, a.judged
+            ));
         } else {
             let (x, y) = (a.passed as f64 / a.judged as f64, rp as f64 / rj as f64);
             let word = if x < y {
@@ -156,7 +162,7 @@ fn verdict(a: &ArmSummary, reference: &str, r: &[&Run]) -> String {
             } else {
                 "as many passes as"
             };
-            parts.push(format!("{word} {reference} ({}/{} vs {rp}/{rj})", a.passed, a.judged));
+            parts.push(format!("{word} {reference} ({}/{}{ua} vs {rp}/{rj}{ur})", a.passed, a.judged));
         }
     }
     if let Some(v) = a.metric(Metric::Cost).and_then(|m| m.vs_reference.as_ref()) {
@@ -225,5 +231,25 @@ mod tests {
         let r = summarize("baseline", ArmKind::Runs, &b, None, &boot, 0);
         assert_eq!(r.verdict, "the reference (3/3 passed)");
         assert_eq!(r.metric(Metric::Cost).unwrap().sd, Some(0.0));
+    }
+
+    #[test]
+    fn regression_unjudged_runs_are_named_in_a_compared_arms_verdict() {
+        let boot = Bootstrap { seed: 1, resamples: 200 };
+        let base = [run(1.0, 10.0, true), run(1.0, 11.0, true), run(1.0, 12.0, true)];
+        let mut other = [run(1.0, 10.0, true), run(1.0, 11.0, false), run(1.0, 12.0, true)];
+        other[2].outcome = None;
+        let b: Vec<&Run> = base.iter().collect();
+        let v = summarize("o", ArmKind::Runs, &other.iter().collect::<Vec<_>>(), Some(("baseline", &b)), &boot, 1);
+        assert!(v.verdict.starts_with("fewer passes than baseline (1/2 + 1 unjudged vs 3/3)"), "{}", v.verdict);
+        for r in &mut other {
+            r.outcome = None;
+        }
+        let v = summarize("o", ArmKind::Runs, &other.iter().collect::<Vec<_>>(), Some(("baseline", &b)), &boot, 1);
+        assert!(
+            v.verdict.starts_with("passes unknown (no outcomes on one side: 0/0 + 3 unjudged vs 3/3)"),
+            "{}",
+            v.verdict
+        );
     }
 }

@@ -29,6 +29,7 @@ use serde_json::{Map, Value};
 
 mod emit;
 
+pub(crate) use emit::content_text;
 use emit::emit;
 
 use super::{f, parse_lines, s, u, Builder, Child, Format, ImportError, ImportReport, Imported, Line};
@@ -443,6 +444,7 @@ fn compact(
         mode: None,
         fallback: None,
         tokens_before: f(before),
+        usage: None,
         tokens_after: f(after),
     }
 }

@@ -8,6 +8,13 @@
 //! * pi: `type: "session"` with `cwd` and no `kind`/`payload`, or `type: "message"` whose `message`
 //!   has a `role`, or the other pi entry types (`model_change`, `thinking_level_change`,
 //!   `compaction`, `branch_summary`, …);
+//! * Gemini CLI: a metadata line with `projectHash` and `sessionId`, `$set`/`$rewindTo` lines,
+//!   message lines `{id, type: user|gemini|info|…, content}`; the legacy whole-file JSON by its
+//!   top-level `projectHash`, `sessionId` and `messages`;
+//! * Qwen Code: Claude Code's envelope with `message.parts`, `usageMetadata` or `systemPayload`;
+//! * OpenCode / Kilo: an SQLite file whose schema creates `session`, `message` and `part`;
+//! * Kimi Code: a wire record type (`config.update`, `llm.request`, `context.append_message`, …)
+//!   with a `time`;
 //! * Claude Code: `type` ∈ {user, assistant, system, summary, progress, file-history-snapshot,
 //!   queue-operation, …} with Claude Code envelope fields (`uuid`, `parentUuid`, `sessionId`,
 //!   `leafUuid`, `messageId`), or a `user`/`assistant` line whose `message` has a `role`.
@@ -19,7 +26,11 @@ use serde_json::{Map, Value};
 
 use super::Format;
 
+mod describe;
 mod probe;
+
+pub(crate) use describe::sqlite_tables;
+pub use describe::{describe, describe_bytes, Described};
 
 /// How many bytes of a file detection looks at.
 const HEAD: usize = 256 * 1024;
@@ -35,9 +46,28 @@ pub fn detect_file(path: &Path) -> Option<Format> {
     detect_bytes(&buf, &name)
 }
 
+/// The formats detection can name, in vote order (a vote indexes this list).
+const ALL: [Format; 9] = [
+    Format::ClaudeCode,
+    Format::Codex,
+    Format::Pi,
+    Format::Ctxj,
+    Format::GeminiCli,
+    Format::QwenCode,
+    Format::KimiCode,
+    Format::Cline,
+    Format::OpenCode,
+];
+
 /// Detects the format of transcript bytes (`name` is the file name, used to break ties).
 pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
-    let mut score = [0usize; 4]; // ClaudeCode, Codex, Pi, Ctxj
+    if super::opencode::is_store(bytes) {
+        return Some(Format::OpenCode);
+    }
+    if super::gemini::is_whole_json(bytes) || starts_array(bytes) {
+        return whole_json(bytes);
+    }
+    let mut score = [0usize; ALL.len()];
     let mut seen = 0;
     for line in crate::journal::typed::lines(bytes) {
         if seen >= VOTES {
@@ -50,36 +80,78 @@ pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
         let Some(v) = probe::vote_of(line) else { continue };
         seen += 1;
         if let Some(f) = v {
-            score[f as usize] += 1;
+            score[ALL.iter().position(|a| *a == f).expect("listed")] += 1;
         }
         // Stop once the lines left cannot change the winner.
         let mut sorted = score;
         sorted.sort_unstable();
-        if sorted[3] > sorted[2] + (VOTES - seen) {
+        if sorted[ALL.len() - 1] > sorted[ALL.len() - 2] + (VOTES - seen) {
             break;
         }
     }
-    let best = (0..4).max_by_key(|&i| (score[i], tie_break(i, name)))?;
+    let best = (0..ALL.len()).max_by_key(|&i| (score[i], tie_break(i, name)))?;
     if score[best] == 0 {
         return None;
     }
-    Some([Format::ClaudeCode, Format::Codex, Format::Pi, Format::Ctxj][best])
+    Some(ALL[best])
+}
+
+/// Whether the first non-blank byte opens a JSON array.
+fn starts_array(bytes: &[u8]) -> bool {
+    bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
+}
+
+/// A whole-file JSON document (only its head may be at hand): Gemini CLI's legacy chat
+/// (`sessionId`, `projectHash` and `messages` at the top); Cline's SDK `messages.json`
+/// (`sessionId`, `messages`, `system_prompt`) or legacy `api_conversation_history.json` (an array
+/// of `{role, content}` messages with Anthropic blocks).
+fn whole_json(bytes: &[u8]) -> Option<Format> {
+    let head = &bytes[..bytes.len().min(64 * 1024)];
+    let has = |k: &[u8]| memchr::memmem::find(head, k).is_some();
+    if starts_array(bytes) {
+        let first: Vec<u8> = head.iter().copied().filter(|b| !b.is_ascii_whitespace()).take(9).collect();
+        return (first.starts_with(b"[{\"role\"") && (has(b"\"type\":\"text\"") || has(b"\"type\": \"text\"")))
+            .then_some(Format::Cline);
+    }
+    if has(b"\"projectHash\"") && has(b"\"sessionId\"") && has(b"\"messages\"") {
+        return Some(Format::GeminiCli);
+    }
+    (has(b"\"sessionId\"") && has(b"\"messages\"") && (has(b"\"system_prompt\"") || has(b"\"agent\"")))
+        .then_some(Format::Cline)
 }
 
 fn tie_break(i: usize, name: &str) -> usize {
-    match i {
-        1 if name.starts_with("rollout-") => 1,
-        3 if name == "journal.jsonl" => 1,
+    match ALL[i] {
+        Format::Codex if name.starts_with("rollout-") => 1,
+        Format::Ctxj if name == "journal.jsonl" => 1,
         _ => 0,
     }
 }
 
 pub(super) fn vote(o: &Map<String, Value>) -> Option<Format> {
+    let t = o.get("type").and_then(Value::as_str);
+    let has = |k: &str| o.contains_key(k);
+    // Gemini CLI JSONL: the metadata line (whose `kind` is `main`/`subagent`), `$set`/`$rewindTo`
+    // updates, and message records (`id`, `type`, `content`, no envelope).
+    if (has("projectHash") && has("sessionId")) || has("$set") || has("$rewindTo") {
+        return Some(Format::GeminiCli);
+    }
+    // Kimi Code wire records (`config.update`, `llm.request`, `context.*`, …). Its `llm.request`
+    // has a string `kind` (loop|compaction) too, so this comes before the journal's test.
+    if t.is_some_and(|t| super::kimi::RECORD_TYPES.contains(&t)) && has("time") {
+        return Some(Format::KimiCode);
+    }
     if matches!(o.get("kind"), Some(Value::String(_))) {
         return Some(Format::Ctxj);
     }
-    let t = o.get("type").and_then(Value::as_str);
-    let has = |k: &str| o.contains_key(k);
+    if has("id")
+        && has("content")
+        && !has("message")
+        && !has("uuid")
+        && matches!(t, Some("user" | "gemini" | "info" | "error" | "warning"))
+    {
+        return Some(Format::GeminiCli);
+    }
     if matches!(t, Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"))
         && o.get("payload").is_some_and(Value::is_object)
     {
@@ -115,6 +187,12 @@ pub(super) fn vote(o: &Map<String, Value>) -> Option<Format> {
             return Some(Format::Pi)
         }
         _ => {}
+    }
+    // Qwen Code: Claude Code's envelope around Gemini API `Content` (`message.parts`), with
+    // Gemini-style `usageMetadata`, `systemPayload` or its own `tool_result` type.
+    let parts = o.get("message").and_then(|m| m.get("parts")).is_some();
+    if cc_envelope && (parts || has("usageMetadata") || has("systemPayload") || t == Some("tool_result")) {
+        return Some(Format::QwenCode);
     }
     if cc_envelope {
         return Some(Format::ClaudeCode);

@@ -248,6 +248,7 @@ impl Reader<'_> {
             mode: None,
             fallback: None,
             tokens_before: f(u(o, "tokensBefore")),
+            usage: None,
             tokens_after: None,
         };
         self.push(line, Body::Compact(rec));

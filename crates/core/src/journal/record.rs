@@ -442,6 +442,12 @@ pub struct CompactRec {
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "integral_or_float")]
     pub tokens_after: Option<f64>,
+    /// Extension (optional): what the provider billed for the summarizer request that wrote
+    /// `summary`, in the form of an assistant record's `usage`. Priced like a turn by
+    /// `cache::billed`, so a compaction pays for its own call (issue 30).
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 impl CompactRec {

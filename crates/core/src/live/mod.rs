@@ -68,7 +68,10 @@ pub fn fold_for(agent: Format, saved: Option<serde_json::Value>) -> Option<Box<d
         Format::ClaudeCode => Box::new(ClaudeFold { files: load(saved) }),
         Format::Codex => Box::new(OneFile::<codex::Fold> { agent, fold: load(saved) }),
         Format::Pi => Box::new(OneFile::<pi::Fold> { agent, fold: load(saved) }),
-        Format::Ctxj => return None,
+        // No live fold: a ctxj journal, and the agents read only by `import` (no `usage` fold).
+        Format::Ctxj | Format::GeminiCli | Format::QwenCode | Format::KimiCode | Format::Cline | Format::OpenCode => {
+            return None
+        }
     })
 }
 

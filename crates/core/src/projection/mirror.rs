@@ -2,7 +2,7 @@
 //! [`Block`]s ([`draft_blocks`] from the record's JSON text, [`parse_draft`] from a `Value`) and
 //! checking a draft against the `restore()` rules R1–R6 of spec §2 ([`check_draft`],
 //! [`check_base_rev`], [`rewritten_results`]). Applying an accepted draft lives in
-//! [`super::recorded`].
+//! [`super::recorded`]; it applies only after a `ctx` commit call ([`is_commit`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -13,6 +13,16 @@ use crate::journal::MirrorDraft;
 
 use super::block::{canonical_value, Block, BlockCall};
 use super::markers::is_marker;
+
+/// Whether a call is `ctx commit` (journal-v1 §2 `mirror`: an empty object also means commit;
+/// seed 000: editing `LIVE_CONTEXT.json` without it applies nothing).
+pub fn is_commit(tool: &str, args: &Value) -> bool {
+    tool == "ctx"
+        && match args.get("action") {
+            None => args.as_object().is_some_and(|o| o.is_empty()) || args.is_null(),
+            Some(a) => a.as_str() == Some("commit"),
+        }
+}
 
 /// The blocks of a recorded draft, parsed from its JSON text: straight into blocks when the text
 /// allows it ([`fast_blocks`]), else through a `Value` (dropped before this returns). Either way

@@ -8,7 +8,9 @@
 //! * `elide` / `clear` turn the named blocks' text into the markers of §5 (the later marker wins;
 //!   targets no longer present are skipped);
 //! * an accepted `mirror` rebuilds the conversation from its draft (see [`Replayer`] for the exact
-//!   order), a rejected one changes nothing;
+//!   order), a rejected one changes nothing, and so does one no `ctx` commit call asked for since
+//!   the previous mirror record (seed 000: an uncommitted edit is not applied; `validate` reports
+//!   it as `mirror-uncommitted`);
 //! * `compact` keeps the blocks from `first_kept` (or those in `kept`) and rotates or chains the
 //!   summary; `model` and `session` only change the settings in force.
 
@@ -19,7 +21,7 @@ use crate::journal::{Body, CompactRec, CtxSettings, ElideRec, Journal, MirrorRec
 
 use super::block::{Block, BlockCall, Mark, ProjBlock, Projection};
 use super::markers;
-use super::mirror::draft_blocks;
+use super::mirror::{draft_blocks, is_commit};
 
 /// Applies the journal's records one at a time.
 ///
@@ -52,6 +54,8 @@ pub struct Replayer<'j> {
     revs_ascend: Option<bool>,
     /// The next mirror's draft, already parsed by the caller ([`Replayer::step_with_draft`]).
     parsed: Option<Vec<Block>>,
+    /// `ctx` commit calls since the last mirror record: without one a mirror is not applied.
+    commits: usize,
     /// Settings in force.
     pub model: Option<String>,
     pub ctx: CtxSettings,
@@ -70,6 +74,7 @@ impl<'j> Replayer<'j> {
             unchanged: 0,
             revs_ascend: None,
             parsed: None,
+            commits: 0,
             model: None,
             ctx: CtxSettings::default(),
         }
@@ -125,6 +130,9 @@ impl<'j> Replayer<'j> {
         );
         let len = usize::from(self.state.system.is_some()) + self.state.summaries.len() + self.state.conv.len();
         self.unchanged = if appends { self.unchanged.min(len) } else { 0 };
+        if let Body::Assistant(a) = &rec.body {
+            self.commits += a.calls.iter().filter(|c| is_commit(&c.tool, &c.args)).count();
+        }
         match &rec.body {
             Body::Session(_) | Body::Model(_) => rec.body.update_settings(&mut self.model, &mut self.ctx),
             Body::System(s) => self.state.system = Some(Block::system(s)),
@@ -262,7 +270,16 @@ impl<'j> Replayer<'j> {
     }
 
     fn apply_mirror(&mut self, rev: u64, m: &MirrorRec, notes: &mut Vec<String>) {
+        let committed = std::mem::take(&mut self.commits) > 0;
         if !m.accepted() {
+            return;
+        }
+        if !committed {
+            self.parsed = None;
+            notes.push(format!(
+                "mirror r{}: no `ctx` commit call since the previous mirror record; not applied",
+                m.mirror_rev
+            ));
             return;
         }
         let draft = match self.parsed.take().map_or_else(|| draft_blocks(&m.draft), Ok) {

@@ -20,8 +20,8 @@ use crate::tokens::{Estimator, Tokenizer};
 
 use super::browser::Browser;
 use super::{
-    Availability, BreakView, ComparisonRow, Decision, FindingView, Header, RecordedBreakView, RecordedTotals,
-    ReportData, StrategyData, TurnFigures, TurnUsage, TurnView, Verdict, DEFAULT_TEXT_CAP,
+    Availability, ComparisonRow, Decision, FindingView, Header, RecordedBreakView, RecordedTotals, ReportData,
+    StrategyData, TurnFigures, TurnUsage, TurnView, Verdict, DEFAULT_TEXT_CAP,
 };
 
 /// What to build.
@@ -165,7 +165,7 @@ pub fn build_streaming(
             cause: b.cause.name().to_string(),
             rewritten_tokens: b.rewritten_tokens,
             cost: b.cost,
-            detail: b.detail,
+            evidence: b.evidence,
         })
         .collect();
     let base_cost = data.iter().find(|s| s.name == "baseline").and_then(|s| s.row.cost);
@@ -320,12 +320,7 @@ fn figures(s: &Strategy, sim: cache::Simulation, views: Vec<TurnView>) -> Strate
         cost_vs_baseline: None,
         cache_breaks: Some(sum.breaks),
     };
-    let breaks = sim
-        .breaks
-        .iter()
-        .take(BREAKS_SHOWN)
-        .map(|b| BreakView { turn: b.turn, block: b.block, reason: b.reason.clone() })
-        .collect();
+    let breaks = sim.breaks.iter().take(BREAKS_SHOWN).cloned().collect();
     StrategyData { name: s.name.clone(), turns, row, breaks, views }
 }
 

@@ -161,15 +161,9 @@ pub struct ComparisonRow {
     pub cache_breaks: Option<usize>,
 }
 
-/// A cache break: a turn whose request does not start with the whole previous request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct BreakView {
-    pub turn: usize,
-    /// The first differing block, from 1.
-    pub block: usize,
-    /// What changed it (journal ids unescaped).
-    pub reason: String,
-}
+/// A cache break: a turn whose request does not start with the whole previous request, where
+/// and why (the renderer words it; journal ids unescaped).
+pub type BreakView = crate::cache::figures::CacheBreak;
 
 /// A cache break in the provider's recorded usage (issue 14 §3): the cache read fell short of
 /// what the previous call left in the cache.
@@ -182,8 +176,8 @@ pub struct RecordedBreakView {
     pub rewritten_tokens: u64,
     /// What the break cost over reading them, when the model has a price.
     pub cost: Option<f64>,
-    /// One line of evidence (journal text unescaped: the renderer escapes).
-    pub detail: String,
+    /// The evidence (journal text unescaped: the renderer words and escapes it).
+    pub evidence: crate::cache::billed::Evidence,
 }
 
 /// A cleanup decision recorded in the journal.

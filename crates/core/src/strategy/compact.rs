@@ -91,6 +91,11 @@ pub struct Pause {
 }
 
 impl Pause {
+    /// The size right after the ineffective pass that paused compaction, while paused.
+    pub fn paused_at(&self) -> Option<u64> {
+        self.after
+    }
+
     /// Whether a pass may run at this size (and lifts the pause when it may).
     pub fn allows(&mut self, size: u64) -> bool {
         match self.after {

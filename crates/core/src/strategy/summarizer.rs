@@ -4,7 +4,9 @@
 //! ctxj runs `sh -c CMD` with the summarizer request as JSON on stdin —
 //! `{"instruction": …, "blocks": [<canonical blocks>], "template": <the deterministic summary>}` —
 //! and takes its stdout (UTF-8, trailing whitespace trimmed, not empty) as the summary. The
-//! command must exit 0 within the timeout and write at most [`MAX_OUTPUT`] bytes. Answers are
+//! command must exit 0 within the timeout and write at most [`MAX_OUTPUT`] bytes; secret-looking
+//! strings in its answer become `[REDACTED]` (the rule of `audit`'s `compact-secret`, seed 002).
+//! It runs in a process group of its own, killed whole at the timeout. Answers are
 //! cached by the SHA-256 of the command and its input in `<cache>/summaries/` (`<cache>`:
 //! `$CTXJ_CACHE_DIR`, else the user's cache folder + `ctxj`), never in a session folder, so a
 //! replay is repeatable and the second run calls nothing.
@@ -20,6 +22,8 @@ use std::time::{Duration, Instant};
 
 use crate::projection::block::sha256_hex;
 use crate::projection::Block;
+
+use super::summary;
 
 /// The largest summary accepted, in bytes.
 pub const MAX_OUTPUT: usize = 1 << 20;
@@ -86,7 +90,8 @@ impl Summarizer {
         let key = sha256_hex(&[self.cmd.as_bytes(), b"\0", &input].concat());
         let file = self.cache.as_ref().map(|d| d.join(format!("{key}.txt")));
         if let Some(hit) = file.as_ref().and_then(|f| crate::journal::input::read_regular_text(f).ok()) {
-            return hit;
+            // an answer cached before redaction existed is redacted on the way out too
+            return summary::redact(&hit);
         }
         match self.run(&input) {
             Ok(s) => {
@@ -116,18 +121,20 @@ impl Summarizer {
         *self.runs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Runs the command once on `input`.
+    /// Runs the command once on `input`, in a process group of its own: at the timeout the whole
+    /// group is killed (a wrapper script's children with it), stdout and stderr are drained
+    /// concurrently and kept up to their bounds, and the size limit is judged before the exit
+    /// status (a pipeline cut short by the limit is "too large", not "exit status 141").
     pub fn run(&self, input: &[u8]) -> Result<String, SummarizerError> {
         *self.runs.lock().unwrap_or_else(|p| p.into_inner()) += 1;
         let cmd = || self.cmd.clone();
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&self.cmd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| SummarizerError::Spawn { cmd: cmd(), why: e.to_string() })?;
+        let timeout = || SummarizerError::Timeout { cmd: cmd(), secs: self.timeout.as_secs() };
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(&self.cmd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|e| SummarizerError::Spawn { cmd: cmd(), why: e.to_string() })?;
+        let group = Group(child.id());
         let mut stdin = child.stdin.take();
         let data = input.to_vec();
         // Writing and reading in threads: a command that answers before reading all its input
@@ -137,45 +144,96 @@ impl Summarizer {
                 let _ = s.write_all(&data);
             }
         });
-        let read = |r: Option<Box<dyn Read + Send>>, cap: usize| {
+        let (tx, rx) = std::sync::mpsc::channel::<(bool, Vec<u8>, bool)>();
+        let drain = |r: Option<Box<dyn Read + Send>>, cap: usize, is_out: bool| {
+            let tx = tx.clone();
             std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                if let Some(r) = r {
-                    let _ = r.take(cap as u64 + 1).read_to_end(&mut buf);
-                }
-                buf
+                let (buf, over) = r.map_or((Vec::new(), false), |r| drain_bounded(r, cap));
+                let _ = tx.send((is_out, buf, over));
             })
         };
-        let out = read(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>), MAX_OUTPUT);
-        let err = read(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>), 4096);
-        let start = Instant::now();
+        drain(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>), MAX_OUTPUT, true);
+        drain(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>), 4096, false);
+        drop(tx);
+        let deadline = Instant::now() + self.timeout;
         let status = loop {
             match child.try_wait() {
                 Ok(Some(s)) => break s,
-                Ok(None) if start.elapsed() >= self.timeout => {
+                Ok(None) if Instant::now() >= deadline => {
+                    group.kill();
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Err(SummarizerError::Timeout { cmd: cmd(), secs: self.timeout.as_secs() });
+                    return Err(timeout());
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                Err(e) => return Err(SummarizerError::Spawn { cmd: cmd(), why: e.to_string() }),
+                Err(e) => {
+                    group.kill();
+                    return Err(SummarizerError::Spawn { cmd: cmd(), why: e.to_string() });
+                }
             }
         };
+        // The pipes close when every process holding them is gone: a background child of the
+        // command still writing is waited for until the same deadline, then its group killed.
+        let (mut out, mut err, mut too_large) = (Vec::new(), Vec::new(), false);
+        for _ in 0..2 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok((true, buf, over)) => (out, too_large) = (buf, over),
+                Ok((false, buf, _)) => err = buf,
+                Err(_) => {
+                    group.kill();
+                    return Err(timeout());
+                }
+            }
+        }
         let _ = writer.join();
-        let out = out.join().unwrap_or_default();
-        let err = err.join().unwrap_or_default();
+        if too_large {
+            return Err(SummarizerError::TooLarge { cmd: cmd(), limit: MAX_OUTPUT });
+        }
         if !status.success() {
             let e = String::from_utf8_lossy(&err);
             let e = e.trim();
             let stderr = if e.is_empty() { String::new() } else { format!(": {}", crate::text::escape_line(e)) };
             return Err(SummarizerError::Exit { cmd: cmd(), status: status.to_string(), stderr });
         }
-        if out.len() > MAX_OUTPUT {
-            return Err(SummarizerError::TooLarge { cmd: cmd(), limit: MAX_OUTPUT });
-        }
         match String::from_utf8(out) {
-            Ok(s) if !s.trim().is_empty() => Ok(s.trim_end().to_string()),
+            Ok(s) if !s.trim().is_empty() => Ok(summary::redact(s.trim_end())),
             _ => Err(SummarizerError::Empty { cmd: cmd() }),
+        }
+    }
+}
+
+/// Reads `r` to its end, keeping the first `cap` bytes: whether more came. Reading on past the
+/// bound keeps the writer from blocking on a full pipe (or dying of SIGPIPE) while memory stays
+/// bounded.
+fn drain_bounded(mut r: impl Read, cap: usize) -> (Vec<u8>, bool) {
+    let mut buf = Vec::new();
+    let mut over = false;
+    let mut chunk = [0u8; 8192];
+    loop {
+        match r.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                let room = cap - buf.len();
+                buf.extend_from_slice(&chunk[..n.min(room)]);
+                over |= n > room;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    (buf, over)
+}
+
+/// The summarizer's process group (its id is the shell's pid).
+struct Group(u32);
+
+impl Group {
+    /// SIGKILL to every process of the group (gone already: nothing to do).
+    fn kill(&self) {
+        #[cfg(unix)]
+        if let Some(pid) = i32::try_from(self.0).ok().and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         }
     }
 }
@@ -228,5 +286,59 @@ mod tests {
             assert!(want(&e), "{cmd}: {e}");
         }
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "failures are not cached");
+    }
+
+    /// Issue 30: a > 1 MiB answer through a pipeline reported "exit status 141" (the reader
+    /// stopped, `tr` died of SIGPIPE, the status was judged first) instead of the size limit.
+    #[test]
+    fn regression_oversized_pipeline_is_too_large_not_sigpipe() {
+        let d = tempfile::tempdir().unwrap();
+        let s = with_cache("head -c 3000000 /dev/zero | tr '\\0' x; exit 0", d.path(), 20);
+        let e = s.run(b"{}").unwrap_err();
+        assert!(matches!(e, SummarizerError::TooLarge { .. }), "{e}");
+        let s = with_cache("head -c 3000000 /dev/zero | tr '\\0' x; exit 3", d.path(), 20);
+        let e = s.run(b"{}").unwrap_err();
+        assert!(matches!(e, SummarizerError::TooLarge { .. }), "size before exit status: {e}");
+    }
+
+    /// Issue 30: the timeout killed `sh` but not its process group, so a wrapper's child kept
+    /// running (here it would create a file two seconds after the timeout).
+    #[cfg(unix)]
+    #[test]
+    fn regression_timeout_kills_the_process_group() {
+        let d = tempfile::tempdir().unwrap();
+        let flag = d.path().join("still-running");
+        let cmd = format!("(sleep 3; touch '{}') & sleep 5; wait", flag.display());
+        let s = with_cache(&cmd, d.path(), 1);
+        let started = Instant::now();
+        assert!(matches!(s.run(b"{}"), Err(SummarizerError::Timeout { secs: 1, .. })));
+        assert!(started.elapsed() < Duration::from_secs(3), "returned at the timeout");
+        std::thread::sleep(Duration::from_millis(3500));
+        assert!(!flag.exists(), "the wrapper's child survived the timeout");
+    }
+
+    /// Issue 30: a background child holding stdout open after the shell exits cannot hang the
+    /// replay past the timeout.
+    #[cfg(unix)]
+    #[test]
+    fn regression_background_child_holding_the_pipe_times_out() {
+        let d = tempfile::tempdir().unwrap();
+        let s = with_cache("echo summary; sleep 30 &", d.path(), 1);
+        let started = Instant::now();
+        assert!(matches!(s.run(b"{}"), Err(SummarizerError::Timeout { .. })));
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    /// Issue 30: secrets in a plugged-in summarizer's answer reached the replayed summary; they
+    /// are redacted with `compact-secret`'s pattern, on a fresh answer and on a cached one.
+    #[test]
+    fn regression_summarizer_secrets_are_redacted() {
+        let d = tempfile::tempdir().unwrap();
+        let s = with_cache("echo 'key sk-abcdefghijklmnopqrstuvwx and AKIAABCDEFGHIJKLMNOP'", d.path(), 20);
+        let got = s.summarize("i", &[], "template");
+        assert_eq!(got, "key [REDACTED] and [REDACTED]");
+        assert!(!summary::has_secret(&got));
+        assert_eq!(s.summarize("i", &[], "template"), got, "cached");
+        assert_eq!(s.runs(), 1);
     }
 }

@@ -38,6 +38,8 @@ const PARTS: [&str; 7] =
 pub fn breakdown(blocks: &[Block], est: &dyn Estimator) -> Breakdown {
     let mut sys: Option<u64> = None;
     let mut tools: Option<u64> = None;
+    // tool schemas: one item per tool (an array's elements; any other value is one)
+    let mut n_tools = 0usize;
     let mut sums: BTreeMap<&str, (u64, usize)> = BTreeMap::new();
     let mut per_tool: BTreeMap<String, (u64, usize)> = BTreeMap::new();
     let mut add = |k: &'static str, n: u64| {
@@ -52,6 +54,7 @@ pub fn breakdown(blocks: &[Block], est: &dyn Estimator) -> Breakdown {
                 sys = Some(sys.unwrap_or(0) + framed);
                 if let Some(t) = t {
                     tools = Some(tools.unwrap_or(0) + est.count(&canonical_value(t)));
+                    n_tools += t.as_array().map_or(1, Vec::len);
                 }
             }
             Block::Summary { .. } => add("summaries", framed),
@@ -74,7 +77,7 @@ pub fn breakdown(blocks: &[Block], est: &dyn Estimator) -> Breakdown {
     }
     let mut parts = vec![
         Part { name: "system prompt", tokens: sys, items: usize::from(sys.is_some()) },
-        Part { name: "tool schemas", tokens: tools, items: usize::from(tools.is_some()) },
+        Part { name: "tool schemas", tokens: tools, items: n_tools },
     ];
     for k in PARTS {
         let (n, items) = sums.get(k).copied().unwrap_or((0, 0));

@@ -192,11 +192,18 @@ pub struct Resolved {
     /// The profile applied (`models."<prefix>"`), if any.
     pub profile: Option<String>,
     pub settings: Vec<Setting>,
-    /// Configuration errors found and repaired (a target at or above the budget).
+    /// Configuration errors: a target at or above the budget (found and repaired), a budget the
+    /// window cannot hold (`audit`'s `budget-over-window`, reported as is).
     pub problems: Vec<String>,
 }
 
 impl Resolved {
+    /// Whether `context_budget` is above `ctx_window − context_reserve`: the error `audit` reports
+    /// as `budget-over-window` for a journal recording these settings (journal-v1 §6).
+    pub fn over_window(&self) -> bool {
+        self.get("context_budget") > self.get("ctx_window").saturating_sub(self.get("context_reserve"))
+    }
+
     /// The value of `key`.
     pub fn get(&self, key: &str) -> u64 {
         self.settings.iter().find(|s| s.key == key).map(|s| s.value).unwrap_or(0)
@@ -270,7 +277,18 @@ pub fn resolve(c: &Config, slug: &str) -> Resolved {
         );
         out[3].value = auto_target;
     }
-    Resolved { model: slug.to_string(), profile, settings: out, problems }
+    let mut r = Resolved { model: slug.to_string(), profile, settings: out, problems };
+    if r.over_window() {
+        let (w, res) = (r.get("ctx_window"), r.get("context_reserve"));
+        r.problems.push(format!(
+            "context_budget {} is above ctx_window − context_reserve = {} − {} = {}: the window overflows before elision starts (audit: budget-over-window)",
+            thousands(r.get("context_budget")),
+            thousands(w),
+            thousands(res),
+            thousands(w.saturating_sub(res))
+        ));
+    }
+    r
 }
 
 #[cfg(test)]
@@ -292,6 +310,15 @@ context_target = 350000
 
     fn cfg(s: &str) -> Config {
         Config::parse("h.toml", s).unwrap()
+    }
+
+    #[test]
+    fn regression_budget_above_window_minus_reserve_is_the_audit_error() {
+        let r = resolve(&cfg("ctx_window = 100000\ncontext_budget = 95000\ncontext_reserve = 8192\n"), "m");
+        assert!(r.over_window());
+        assert!(r.problems.iter().any(|p| p.contains("budget-over-window")), "{:?}", r.problems);
+        let ok = resolve(&cfg("ctx_window = 100000\ncontext_budget = 91808\ncontext_reserve = 8192\n"), "m");
+        assert!(!ok.over_window() && ok.problems.is_empty(), "{:?}", ok.problems);
     }
 
     #[test]

@@ -71,7 +71,8 @@ impl Estimator for CharEstimator {
 }
 
 /// The harness names the importers write into the `session` record.
-pub const IMPORTED: [&str; 3] = ["claude-code", "codex", "pi"];
+pub const IMPORTED: [&str; 9] =
+    ["claude-code", "codex", "pi", "gemini-cli", "qwen-code", "kimi-code", "cline", "opencode", "kilo"];
 
 /// How a run chooses its tokenizer: `--encoding` (else each session's own `encoding`, else
 /// `o200k_base`, spec §3) and the run's persistent memo. A value the binary resolves once and

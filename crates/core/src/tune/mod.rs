@@ -102,13 +102,17 @@ pub struct Tune {
     pub note: &'static str,
 }
 
-/// The harness a session's format implies.
-pub fn harness_of(format: crate::import::Format) -> Harness {
+/// The harness a session's format implies; `None` for agents whose own context settings `tune`
+/// does not model yet (Gemini CLI, Qwen Code, Kimi Code, Cline, OpenCode): their sessions can be
+/// swept with the provider-level knobs of [`Harness::Api`].
+pub fn harness_of(format: crate::import::Format) -> Option<Harness> {
+    use crate::import::Format;
     match format {
-        crate::import::Format::ClaudeCode => Harness::ClaudeCode,
-        crate::import::Format::Codex => Harness::Codex,
-        crate::import::Format::Pi => Harness::Pi,
-        crate::import::Format::Ctxj => Harness::Journal,
+        Format::ClaudeCode => Some(Harness::ClaudeCode),
+        Format::Codex => Some(Harness::Codex),
+        Format::Pi => Some(Harness::Pi),
+        Format::Ctxj => Some(Harness::Journal),
+        Format::GeminiCli | Format::QwenCode | Format::KimiCode | Format::Cline | Format::OpenCode => None,
     }
 }
 

@@ -158,7 +158,7 @@ pub fn score(cx: &SessionCx<'_>, strat: &Strategy) -> Score {
             }
         },
     );
-    cache::window::check(&mut sim, cx.limits);
+    cache::figures::check(&mut sim, cx.limits);
     let compactions = match strat.is_recorded() {
         true => cx.journal.records.iter().filter(|r| matches!(r.body, Body::Compact(_))).count(),
         false => passes,

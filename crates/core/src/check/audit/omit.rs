@@ -1,13 +1,12 @@
 //! Omissions: the decision that should have happened at a request and did not (`elide-missing`,
-//! `elide-stopped-early`, `invite-missing`, `invite-needless`, `mirror-uncommitted`,
-//! `budget-over-window`), and the decision-level checks that need the profile (`elide-grew`).
+//! `elide-stopped-early`, `invite-missing`, `invite-needless`,
+//! `budget-over-window`, `compact-missing`), and the decision-level checks that need the profile
+//! (`elide-grew`).
 //!
 //! The budget rules are judged only when the journal declares `ctx` settings: a harness that
 //! promised no budget (an imported Codex or pi transcript) omitted nothing.
 
 use std::collections::HashSet;
-
-use serde_json::Value;
 
 use crate::check::elision::{self, Candidate, Open};
 use crate::journal::{AssistantRec, Body, Journal, Record};
@@ -22,12 +21,16 @@ use crate::check::Finding;
 pub(super) struct Pending {
     /// The target of an elision recorded since the previous turn.
     pub elided: Option<u64>,
-    /// `ctx` commit calls since the last mirror record.
-    pub commits: usize,
     /// The settings `budget-over-window` last judged (reported once per change).
     pub judged: Option<InForce>,
     /// The previous request was over the budget with no elision (reported already).
     pub missing: bool,
+    /// A compaction was recorded since the previous turn.
+    pub compacted: bool,
+    /// A compaction was due and missing at an earlier request of this stretch (reported).
+    pub compact_missing: bool,
+    /// `prompt + completion` tokens the previous turn reported.
+    pub last_usage: Option<u64>,
 }
 
 /// The elision candidates of `p` that would free something ([`crate::check::elision`], with
@@ -45,15 +48,6 @@ pub(super) fn candidates(
     let mut cands = elision::candidates(journal, blocks, open, &mut |b| memo.block(b), &mut |m| est.count(m));
     cands.retain(|c| c.frees > 0);
     cands
-}
-
-/// Whether a call is `ctx commit` (an empty object, or no action, is a commit too: seed 000).
-fn is_commit(tool: &str, args: &Value) -> bool {
-    tool == "ctx"
-        && match args.get("action") {
-            None => args.as_object().is_some_and(|o| o.is_empty()) || args.is_null(),
-            Some(a) => a.as_str() == Some("commit"),
-        }
 }
 
 impl Auditor<'_> {
@@ -81,7 +75,7 @@ impl Auditor<'_> {
         (n, self.calibrated(raw).saturating_sub(self.calibrated(raw.saturating_sub(freed))))
     }
 
-    /// At a request: elision missing, invitation missing; commits counted for the next mirror.
+    /// At a request: elision missing, invitation missing.
     pub(super) fn turn_omissions(
         &mut self,
         rec: &Record,
@@ -90,7 +84,6 @@ impl Auditor<'_> {
         s: InForce,
         fs: &mut Vec<Finding>,
     ) {
-        self.pending.commits += a.calls.iter().filter(|c| is_commit(&c.tool, &c.args)).count();
         let elided = self.pending.elided.take();
         if !self.budget_rules {
             return;
@@ -127,6 +120,66 @@ impl Auditor<'_> {
         }
     }
 
+    /// At a request: the profile's automatic compaction point passed ([`Profile::compaction_point`]:
+    /// Claude Code's window less its buffer, seed 003's tier 3, seed 002's threshold) and no
+    /// compaction before it, while the harness was neither paused after an ineffective pass nor
+    /// stopped (seed 002). Reported once per stretch above the point.
+    ///
+    /// [`Profile::compaction_point`]: crate::check::Profile::compaction_point
+    pub(super) fn compact_missing(
+        &mut self,
+        rec: &Record,
+        a: &AssistantRec,
+        raw: u64,
+        provider: u64,
+        window: Option<u64>,
+        fs: &mut Vec<Finding>,
+    ) {
+        let compacted = std::mem::take(&mut self.pending.compacted);
+        let usage =
+            a.usage.as_ref().and_then(|u| Some(u.prompt_tokens?.saturating_add(u.completion_tokens.unwrap_or(0))));
+        let last = std::mem::replace(&mut self.pending.last_usage, usage);
+        let Some(point) = self.profile.compaction_point(window) else { return };
+        // Claude Code decides on the usage its last response reported (plus a rough estimate of
+        // what was added since, left out here so the rule never fires on estimation noise)
+        let size = match self.profile.harness {
+            crate::check::Harness::ClaudeCode => match (last, a.usage.is_some()) {
+                (Some(n), _) => n,
+                // no usage recorded at all: this request's calibrated estimate
+                (None, false) => provider,
+                // the first reported turn: nothing reported before it to decide on
+                (None, true) => return,
+            },
+            _ => provider,
+        };
+        if compacted || size <= point {
+            self.pending.compact_missing = false;
+            return;
+        }
+        let mut pause = self.memory.pause;
+        let paused = pause.paused_at().is_some();
+        if paused && (self.profile.stop_after_ineffective || !pause.allows(self.calibrated(raw))) {
+            return;
+        }
+        if std::mem::replace(&mut self.pending.compact_missing, true) {
+            return;
+        }
+        // what a compaction would have freed: the conversation but the tail the profile keeps
+        let keep = self.profile.min_tail.unwrap_or(0).min(self.tally.conv.len());
+        let old: u64 = self.tally.conv[..self.tally.conv.len() - keep].iter().sum();
+        let freed = self.calibrated(raw).saturating_sub(self.calibrated(raw.saturating_sub(old)));
+        let w = window.unwrap_or_default();
+        let scope = match keep {
+            0 => "the whole conversation".to_string(),
+            k => format!("all but the last {k} block(s)"),
+        };
+        let what = if size == provider { "request of" } else { "the previous turn reported" };
+        fs.push(find("compact-missing", rec, format!(
+            "{what} {size} tokens ({:.1}% of the {w} window), past {}'s auto-compaction point of {point}, and no compaction preceded this request: compacting {scope} would have freed up to ~{freed} tokens before the summary",
+            size as f64 * 100.0 / w.max(1) as f64, self.profile.harness
+        )).with_block(&a.id));
+    }
+
     /// At a `manage_context` notice: needless when the estimate is already at or below target.
     pub(super) fn invite_needless(&mut self, rec: &Record, s: InForce, fs: &mut Vec<Finding>) {
         if !self.budget_rules {
@@ -144,7 +197,11 @@ impl Auditor<'_> {
     }
 
     /// At a `session` or `model` record (after it applied): a budget the window cannot hold.
+    /// Judged only when the profile has a budget (journal-v1's rules and a declared `ctx`).
     pub(super) fn budget_over_window(&mut self, rec: &Record, fs: &mut Vec<Finding>) {
+        if !self.budget_rules {
+            return;
+        }
         let s = crate::tokens::budget::in_force(&self.r.ctx);
         if self.pending.judged == Some(s) {
             return;
@@ -157,20 +214,6 @@ impl Auditor<'_> {
                 "context_budget {} is above ctx_window − context_reserve = {w} − {} = {room}: the window overflows before elision starts",
                 s.budget, s.reserve
             )));
-        }
-    }
-
-    /// At a mirror record: no `ctx commit` call since the previous mirror record.
-    pub(super) fn mirror_uncommitted(&mut self, rec: &Record, fs: &mut Vec<Finding>) {
-        if let Body::Mirror(m) = &rec.body {
-            if self.pending.commits == 0 {
-                fs.push(find(
-                    "mirror-uncommitted",
-                    rec,
-                    format!("mirror r{} has no `ctx` commit call since the previous mirror record: editing LIVE_CONTEXT.json applies nothing without it", m.mirror_rev),
-                ));
-            }
-            self.pending.commits = 0;
         }
     }
 
@@ -202,19 +245,5 @@ impl Auditor<'_> {
                 cands.len(), cands[0].id
             )));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn commit_calls() {
-        assert!(is_commit("ctx", &serde_json::json!({"action": "commit"})));
-        assert!(is_commit("ctx", &serde_json::json!({})));
-        assert!(!is_commit("ctx", &serde_json::json!({"action": "status"})));
-        assert!(!is_commit("ctx", &serde_json::json!({"action": "clear", "call_ids": ["c1"]})));
-        assert!(!is_commit("edit", &serde_json::json!({"action": "commit"})));
     }
 }

@@ -122,7 +122,7 @@ fn summaries(lines: &[Line], active: &[usize]) -> (HashMap<usize, usize>, HashSe
 }
 
 /// Text of a user message or tool result content (string or blocks).
-pub(super) fn content_text(v: Option<&Value>, report: &mut ImportReport) -> String {
+pub(crate) fn content_text(v: Option<&Value>, report: &mut ImportReport) -> String {
     match v {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(t)) => t.clone(),

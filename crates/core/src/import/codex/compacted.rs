@@ -141,6 +141,7 @@ fn compact_rec(summary: String, first_kept: Option<u64>, kept: Option<Vec<String
         mode: None,
         fallback: None,
         tokens_before: None,
+        usage: None,
         tokens_after: None,
     }
 }

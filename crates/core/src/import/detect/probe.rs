@@ -17,6 +17,8 @@ use crate::journal::typed::{self, object_or_null, Seen};
 struct Message {
     #[serde(default)]
     role: Seen,
+    #[serde(default)]
+    parts: Seen,
 }
 
 /// A key that holds an object (skipped), refusing any other JSON type but `null`.
@@ -64,6 +66,22 @@ struct Probe<'a> {
     version: Seen,
     #[serde(default)]
     summary: Seen,
+    #[serde(default)]
+    id: Seen,
+    #[serde(default)]
+    content: Seen,
+    #[serde(default, rename = "projectHash")]
+    project_hash: Seen,
+    #[serde(default, rename = "$set")]
+    set: Seen,
+    #[serde(default, rename = "$rewindTo")]
+    rewind_to: Seen,
+    #[serde(default, rename = "usageMetadata")]
+    usage_metadata: Seen,
+    #[serde(default, rename = "systemPayload")]
+    system_payload: Seen,
+    #[serde(default)]
+    time: Seen,
 }
 
 /// `None` when the line is not a JSON object (it does not vote); else its vote.
@@ -101,6 +119,9 @@ impl Probe<'_> {
                 if m.role.0 {
                     mo.insert("role".into(), Value::Null);
                 }
+                if m.parts.0 {
+                    mo.insert("parts".into(), Value::Null);
+                }
                 o.insert("message".into(), Value::Object(mo));
             }
         }
@@ -117,6 +138,14 @@ impl Probe<'_> {
             ("cwd", self.cwd),
             ("version", self.version),
             ("summary", self.summary),
+            ("id", self.id),
+            ("content", self.content),
+            ("projectHash", self.project_hash),
+            ("$set", self.set),
+            ("$rewindTo", self.rewind_to),
+            ("usageMetadata", self.usage_metadata),
+            ("systemPayload", self.system_payload),
+            ("time", self.time),
         ];
         for (k, seen) in present {
             if seen.0 {
