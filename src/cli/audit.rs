@@ -10,6 +10,7 @@ use ctxj::render::style::Paint;
 use ctxj_core::check::{audit_as, Counts};
 
 use super::args::{DenyArgs, HarnessArgs, RowsArgs, SessionArgs};
+use super::resolve::EncodingArgs;
 use super::Ctx;
 
 /// Judge every cleanup decision (elide, clear, mirror, compact) and total what it saved.
@@ -43,11 +44,15 @@ pub struct Args {
     pub deny: DenyArgs,
     #[command(flatten)]
     pub harness: HarnessArgs,
+    #[command(flatten)]
+    pub encoding: EncodingArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let (_, journal) = ctx.load(&args.session.session)?;
-    let report = super::progress::with_progress_of("auditing record", |p| audit_as(&journal, args.harness.harness, p))?;
+    let est = args.encoding.estimator(&journal, ctx)?;
+    let report =
+        super::progress::with_progress_of("auditing record", |p| audit_as(&journal, &est, args.harness.harness, p));
     let path = journal.path.display().to_string();
     let doc = audit_doc(&path, &report);
     let mut out = super::stdout();

@@ -78,3 +78,14 @@ fn cache_and_provider_breaks_values_are_typed() {
     let out = ctxj().args(["report", "--cache", "lru", "-o", "/tmp/x.html"]).arg(sample("bugfix-todo")).output();
     assert_eq!(out.unwrap().status.code(), Some(2));
 }
+
+/// Bug: `audit` counted with the session's tokenizer (`check::audit_as` chose it) and had no
+/// `--encoding`; the flag now reaches the audit's estimator (an unknown name is refused, exit 2).
+#[test]
+fn regression_audit_ignored_encoding() {
+    let out = ctxj().arg("audit").arg(sample("bugfix-todo")).args(["--encoding", "p50k_base"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("p50k_base"));
+    let ok = ctxj().arg("audit").arg(sample("bugfix-todo")).args(["--encoding", "cl100k_base"]).output().unwrap();
+    assert!(ok.status.code().is_some_and(|c| c < 2), "{}", String::from_utf8_lossy(&ok.stderr));
+}

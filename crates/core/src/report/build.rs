@@ -173,7 +173,7 @@ pub fn build_streaming(
         s.row.cost_vs_baseline = cost_ratio(s.row.cost, base_cost);
     }
 
-    let (decisions, findings) = audited(journal, &mut |d, _| progress(replays.saturating_add(d), total))?;
+    let (decisions, findings) = audited(journal, &est, &mut |d, _| progress(replays.saturating_add(d), total));
     let usage = journal
         .turns
         .iter()
@@ -326,13 +326,14 @@ fn figures(s: &Strategy, sim: cache::Simulation, views: Vec<TurnView>) -> Strate
 
 /// The journal's cleanup decisions with the audit's verdicts and savings, and the audit's
 /// findings that concern no decision (e.g. a turn that left no headroom).
-/// The audit runs with its own estimator (`check::audit`), exactly as `ctxj audit` does, so the
-/// page and the command never disagree.
+/// The audit counts with the page's estimator, as `ctxj audit` counts with the one of its
+/// `--encoding`, so the page and the command never disagree.
 fn audited(
     journal: &Journal,
+    est: &dyn Estimator,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<(Vec<Decision>, Vec<FindingView>), EncodingError> {
-    let report = check::audit_progress(journal, progress)?;
+) -> (Vec<Decision>, Vec<FindingView>) {
+    let report = check::audit_progress(journal, est, progress);
     let index_of: HashMap<u64, usize> = journal.records.iter().enumerate().map(|(i, r)| (r.rev, i)).collect();
     let mut attached = vec![false; report.findings.len()];
     let decisions = report
@@ -372,7 +373,7 @@ fn audited(
             message: f.message.clone(),
         })
         .collect();
-    Ok((decisions, others))
+    (decisions, others)
 }
 
 /// A decision's verdict: `ok` when the audit found nothing (or only informational facts), else
