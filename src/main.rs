@@ -14,15 +14,17 @@ fn main() -> ExitCode {
     let result = cli::dispatch(args.command, &ctx);
     // The token counts this run added to the persistent memo, written once (a cache: a failure
     // to write it changes nothing the command printed).
-    let _ = ctxj_core::tokens::memo::flush();
+    if let Some(memo) = &ctx.memo {
+        let _ = memo.flush();
+    }
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            if cli::is_broken_pipe(&e) {
-                return ExitCode::from(cli::EXIT_OK);
+            let kind = cli::ErrorKind::of(&e);
+            if kind != cli::ErrorKind::BrokenPipe {
+                cli::print_error(&e);
             }
-            cli::print_error(&e);
-            ExitCode::from(cli::EXIT_USAGE)
+            ExitCode::from(kind.exit_code())
         }
     }
 }

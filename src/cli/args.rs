@@ -68,51 +68,6 @@ pub struct OutputArgs {
     pub json: bool,
 }
 
-/// `--encoding`: the tokenizer to count with.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct EncodingArgs {
-    /// Tokenizer encoding: o200k_base or cl100k_base (default: the session's, else o200k_base).
-    #[arg(long, value_name = "NAME")]
-    pub encoding: Option<String>,
-}
-
-/// `--prices`, `--window` and `--provider-breaks`: the price table, the context window requests are checked
-/// against, and whether simulations replay the recorded cache losses.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct PricesArgs {
-    /// LiteLLM model_prices_and_context_window.json to price with (its max_input_tokens and
-    /// prompt_cache_min_tokens also give the context window and the cache minimum).
-    #[arg(long, value_name = "FILE")]
-    pub prices: Option<PathBuf>,
-    /// Context window in tokens (default: the journal's ctx_window, else the model's); requests
-    /// above it are flagged.
-    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
-    pub window: Option<u64>,
-    #[command(flatten)]
-    pub breaks: ProviderBreaksArgs,
-}
-
-/// `--provider-breaks` (on `cache`, `turns`, `report`).
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct ProviderBreaksArgs {
-    /// replay (default): every simulated strategy repeats, at the same turns, the cache losses the
-    /// provider recorded that no request change explains (causes provider, ttl, and
-    /// system_or_tools without a system record); ignore: the simulated cache keeps what its model
-    /// keeps.
-    #[arg(long, value_name = "MODE", value_parser = ["replay", "ignore"], default_value = "replay")]
-    pub provider_breaks: String,
-}
-
-impl ProviderBreaksArgs {
-    /// `--provider-breaks`.
-    pub fn get(&self) -> ctxj_core::cache::ProviderBreaks {
-        match self.provider_breaks.as_str() {
-            "ignore" => ctxj_core::cache::ProviderBreaks::Ignore,
-            _ => ctxj_core::cache::ProviderBreaks::Replay,
-        }
-    }
-}
-
 /// `--format` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -164,45 +119,13 @@ impl RowsArgs {
     }
 }
 
-/// `--summarizer CMD` of the commands that replay strategies (show, diff, turns, cache, report).
-#[derive(Debug, Clone, clap::Args)]
-pub struct SummarizerArgs {
-    /// Ask CMD (run with `sh -c`) for each replayed compaction's summary instead of the
-    /// deterministic template: the summarizer request as JSON on stdin, the summary on stdout
-    /// (docs/summarizer.md). Answers are cached by content hash in the user's cache folder
-    /// ($CTXJ_CACHE_DIR, else ~/.cache/ctxj), in summaries/.
-    #[arg(long, value_name = "CMD")]
-    pub summarizer: Option<String>,
-    /// Seconds one summary may take before the command (its whole process group) is killed; at
-    /// least 1 (`--summarizer-timeout 0` is refused).
-    #[arg(long, value_name = "SECS", default_value_t = 120, requires = "summarizer",
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub summarizer_timeout: u64,
-}
-
-impl SummarizerArgs {
-    /// The summarizer, when `--summarizer` is given.
-    pub fn get(&self) -> Option<std::sync::Arc<ctxj_core::strategy::summarizer::Summarizer>> {
-        let t = std::time::Duration::from_secs(self.summarizer_timeout);
-        self.summarizer.as_deref().map(|c| std::sync::Arc::new(ctxj_core::strategy::summarizer::Summarizer::new(c, t)))
-    }
-
-    /// The summarizer's first failure as an error (checked before anything is printed).
-    pub fn check(with: &Option<std::sync::Arc<ctxj_core::strategy::summarizer::Summarizer>>) -> Result<()> {
-        match with.as_ref().and_then(|s| s.take_error()) {
-            Some(e) => Err(anyhow::Error::new(e)),
-            None => Ok(()),
-        }
-    }
-}
-
 /// The agent logs `usage` and `export` read: paths, else the agents' default folders.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct LogArgs {
     /// Transcripts or folders holding them (searched recursively); default: the agents' folders.
     pub paths: Vec<PathBuf>,
     /// Only this agent's logs (with a path: read the path as this agent's data folder).
-    #[arg(long, value_parser = super::usage::agent_parser(), value_name = "AGENT")]
+    #[arg(long, value_parser = agent_parser(), value_name = "AGENT")]
     pub agent: Option<ctxj_core::usage::Agent>,
 }
 
@@ -220,11 +143,117 @@ impl LogArgs {
             );
         }
         let agent = self.agent.and_then(ctxj_core::usage::Agent::format);
-        let paths = super::usage::paths_or_defaults(&self.paths, self.agent)?;
+        let paths = paths_or_defaults(&self.paths, self.agent)?;
         let files = ctxj_core::usage::transcripts(&paths, agent);
         anyhow::ensure!(!files.is_empty(), "no Claude Code, Codex or pi transcript found in the given paths");
         Ok(files)
     }
+}
+
+/// `--agent`: any agent of `ctxj usage` by name (ccusage's `claude` too).
+pub fn agent_parser() -> impl clap::builder::TypedValueParser<Value = ctxj_core::usage::Agent> {
+    use clap::builder::TypedValueParser;
+    let names: Vec<&'static str> = ctxj_core::usage::Agent::ALL.iter().map(|a| a.name()).chain(["claude"]).collect();
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|n| ctxj_core::usage::Agent::by_name(&n).expect("a listed name"))
+}
+
+/// The paths given, else the default folders that exist (named on stderr); an error when there
+/// is nothing to read.
+/// Only the folders of agents whose transcripts ctxj imports (Claude Code, Codex, pi).
+pub fn paths_or_defaults(paths: &[PathBuf], agent: Option<ctxj_core::usage::Agent>) -> Result<Vec<PathBuf>> {
+    check_paths(paths)?;
+    if !paths.is_empty() {
+        return Ok(paths.to_vec());
+    }
+    Ok(default_roots(agent, true)?.into_iter().map(|r| r.path).collect())
+}
+
+fn check_paths(paths: &[PathBuf]) -> Result<()> {
+    for p in paths {
+        anyhow::ensure!(
+            p.exists(),
+            "{}: no such file or folder",
+            ctxj_core::text::escape_line(&p.display().to_string())
+        );
+    }
+    Ok(())
+}
+
+/// The existing default folders of `agent` (or of every agent), named on stderr.
+pub fn default_roots(
+    agent: Option<ctxj_core::usage::Agent>,
+    transcripts_only: bool,
+) -> Result<Vec<ctxj_core::usage::Root>> {
+    let mut roots = ctxj_core::usage::existing_default_roots(agent);
+    roots.retain(|r| !transcripts_only || r.agent.format().is_some());
+    anyhow::ensure!(
+        !roots.is_empty(),
+        "no agent log folder found (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, the other agents' \
+         folders or their environment overrides; see `ctxj usage --help`); give a path"
+    );
+    for r in &roots {
+        let note = if r.agent.spec().read_supported { "" } else { " (not read yet: format not supported)" };
+        eprintln!(
+            "reading {} logs in {}{note}",
+            r.agent.name(),
+            ctxj_core::text::escape_line(&r.path.display().to_string())
+        );
+    }
+    Ok(roots)
+}
+
+/// The log files to read, by agent: `paths` (read as `agent`'s data folder for an agent with
+/// its own layout), else every existing default folder; an error when none is found.
+pub fn agent_files(
+    paths: &[PathBuf],
+    agent: Option<ctxj_core::usage::Agent>,
+) -> Result<std::collections::BTreeMap<ctxj_core::usage::Agent, Vec<PathBuf>>> {
+    check_paths(paths)?;
+    if paths.is_empty() {
+        default_roots(agent, false)?;
+    }
+    let files = ctxj_core::usage::discover(paths, agent);
+    anyhow::ensure!(
+        !files.is_empty(),
+        "no agent log found in the given paths (for another agent's folder add --agent NAME)"
+    );
+    Ok(files)
+}
+
+/// `--deny`: findings that also fail the command (`validate`, `audit`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DenyArgs {
+    /// Also fail (exit 1) on findings of this severity.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub deny: Option<Deny>,
+}
+
+/// Severities `--deny` can turn into failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Deny {
+    Warnings,
+}
+
+impl DenyArgs {
+    /// Exit code for `counts`: findings (1) when there is an error, or a warning under
+    /// `--deny warnings`; else 0.
+    pub fn exit_code(&self, counts: ctxj_core::check::Counts) -> u8 {
+        if counts.errors > 0 || (self.deny == Some(Deny::Warnings) && counts.warnings > 0) {
+            super::EXIT_FINDINGS
+        } else {
+            super::EXIT_OK
+        }
+    }
+}
+
+/// `--harness NAME`: the harness profile to judge by (`audit`) or view through (`tokens`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HarnessArgs {
+    /// Judge by this harness's profile instead of the journal's own (ctxj, claude-code,
+    /// command-code, veles; docs/rules.md "Harness profiles").
+    #[arg(long, value_name = "NAME")]
+    pub harness: Option<ctxj_core::check::Harness>,
 }
 
 /// `--no-cache`: the persistent token memo (global: every command accepts it).
@@ -237,9 +266,9 @@ pub struct CacheArgs {
 }
 
 impl CacheArgs {
-    /// Chooses the process's persistent token memo (`ctxj_core::tokens::memo`); a folder inside a
-    /// session directory is refused with a warning and the run keeps no memo.
-    pub fn apply(&self) {
+    /// The run's persistent token memo (`ctxj_core::tokens::memo`), flushed by `main` at the end;
+    /// a folder inside a session directory is refused with a warning and the run keeps no memo.
+    pub fn store(&self) -> Option<std::sync::Arc<ctxj_core::tokens::memo::Store>> {
         let dir = if self.no_cache { None } else { ctxj_core::tokens::memo::Dir::default_location() };
         let dir = dir.and_then(|d| match ctxj_core::tokens::memo::Dir::new(&d) {
             Ok(d) => Some(d),
@@ -248,6 +277,6 @@ impl CacheArgs {
                 None
             }
         });
-        ctxj_core::tokens::memo::use_dir(dir);
+        dir.map(|d| std::sync::Arc::new(ctxj_core::tokens::memo::Store::new(d)))
     }
 }

@@ -7,10 +7,10 @@ use anyhow::Result;
 use ctxj::render::check::{audit_doc, audit_text};
 use ctxj::render::rows::write_output;
 use ctxj::render::style::Paint;
-use ctxj_core::check::{audit_as, Counts, Harness};
+use ctxj_core::check::{audit_as, Counts};
 
-use super::args::{RowsArgs, SessionArgs};
-use super::validate::{exit_code, Deny};
+use super::args::{DenyArgs, HarnessArgs, RowsArgs, SessionArgs};
+use super::resolve::EncodingArgs;
 use super::Ctx;
 
 /// Judge every cleanup decision (elide, clear, mirror, compact) and total what it saved.
@@ -40,18 +40,19 @@ pub struct Args {
     pub session: SessionArgs,
     #[command(flatten)]
     pub output: RowsArgs,
-    /// Also fail (exit 1) on findings of this severity.
-    #[arg(long, value_enum, value_name = "LEVEL")]
-    pub deny: Option<Deny>,
-    /// Judge by this harness's profile instead of the journal's own (ctxj, claude-code,
-    /// command-code, veles; docs/rules.md "Harness profiles").
-    #[arg(long, value_name = "NAME")]
-    pub harness: Option<Harness>,
+    #[command(flatten)]
+    pub deny: DenyArgs,
+    #[command(flatten)]
+    pub harness: HarnessArgs,
+    #[command(flatten)]
+    pub encoding: EncodingArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let (_, journal) = ctx.load(&args.session.session)?;
-    let report = super::progress::with_progress_of("auditing record", |p| audit_as(&journal, args.harness, p))?;
+    let est = args.encoding.estimator(&journal, ctx)?;
+    let report =
+        super::progress::with_progress_of("auditing record", |p| audit_as(&journal, &est, args.harness.harness, p));
     let path = journal.path.display().to_string();
     let doc = audit_doc(&path, &report);
     let mut out = super::stdout();
@@ -59,5 +60,5 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         audit_text(&path, &report, &Paint::new(ctx.color), args.output.layout())
     })?;
     out.flush()?;
-    Ok(exit_code(Counts::of(&report.findings), args.deny))
+    Ok(args.deny.exit_code(Counts::of(&report.findings)))
 }

@@ -8,14 +8,13 @@ use anyhow::Result;
 
 use ctxj::render::cache::Shown;
 use ctxj::render::style::Paint;
-use ctxj_core::cache::{self, CacheModel, Pricing};
-use ctxj_core::strategy::{self, Strategy};
-use ctxj_core::tokens::estimator_for;
+use ctxj_core::cache;
 
 use ctxj::render::rows::write_output;
 
-use super::args::{EncodingArgs, PricesArgs, RowsArgs, SessionArgs, SummarizerArgs};
+use super::args::{RowsArgs, SessionArgs};
 use super::progress::with_progress;
+use super::resolve::{EncodingArgs, PricingArgs, StrategyArgs};
 use super::{Ctx, EXIT_OK};
 
 /// Compare strategies by prompt-cache hits and cost.
@@ -46,20 +45,14 @@ use super::{Ctx, EXIT_OK};
 ///   ctxj cache sample-journals/bugfix-todo -s sliding-8 --per-turn --format csv
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
+#[command(mut_arg("strategies", |a| a.help("A strategy to compare (repeatable; default: recorded and baseline)")))]
 pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
-    /// A strategy to compare (repeatable; default: recorded and baseline).
-    #[arg(short = 's', long = "strategy", value_name = "NAME")]
-    pub strategies: Vec<String>,
-    /// Prompt-cache model (default: from the model slug).
-    #[arg(long, value_name = "MODEL", value_parser = ["ideal", "openai", "anthropic", "gemini"])]
-    pub cache: Option<String>,
-    /// Price (and default cache model) as this model slug instead of the session's.
-    #[arg(long, value_name = "SLUG")]
-    pub model: Option<String>,
     #[command(flatten)]
-    pub prices: PricesArgs,
+    pub strategy: StrategyArgs,
+    #[command(flatten)]
+    pub pricing: PricingArgs,
     /// Per-turn prompt / cached / new / write / output / cost for each strategy, then its total.
     #[arg(long)]
     pub per_turn: bool,
@@ -70,27 +63,16 @@ pub struct Args {
     pub encoding: EncodingArgs,
     #[command(flatten)]
     pub output: RowsArgs,
-    #[command(flatten)]
-    pub summarizer: SummarizerArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let mut names = args.strategies.clone();
-    if names.is_empty() {
-        names = vec!["recorded".into(), "baseline".into()];
-    }
-    let sum = args.summarizer.get();
-    let strategies: Vec<Strategy> =
-        names.iter().map(|n| strategy::parse(n).map(|s| s.with_summarizer(sum.clone()))).collect::<Result<_, _>>()?;
-    let forced_cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
-    let table = super::report::load_prices(args.prices.prices.as_deref(), ctx)?;
+    let replays = args.strategy.list()?;
+    let table = args.pricing.table(ctx)?;
     let (_, journal) = ctx.load(&args.session.session)?;
-    let est = estimator_for(&journal, args.encoding.encoding.as_deref())?;
-    let pricing = Pricing::for_session(&journal, args.model.as_deref(), forced_cache, table)
-        .with_window(args.prices.window)
-        .with_provider_breaks(args.prices.breaks.get());
-    let c = with_progress(|p| cache::compare(&journal, &strategies, &est, pricing, p));
-    SummarizerArgs::check(&sum)?;
+    let est = args.encoding.estimator(&journal, ctx)?;
+    let pricing = args.pricing.pricing(&journal, table);
+    let c = with_progress(|p| cache::compare(&journal, &replays.strategies, &est, pricing, p));
+    replays.check()?;
     let shown = Shown { per_turn: args.per_turn, breaks: args.breaks };
     let doc = ctxj::render::cache::doc(&c, shown);
     let text = || ctxj::render::cache::text(&c, &journal, shown, &Paint::new(ctx.color), args.output.layout());

@@ -19,11 +19,12 @@ pub struct Ctx {
     pub root: Option<PathBuf>,
     /// `--from`: the input format, or auto-detection.
     pub from: ctxj_core::import::FromFormat,
+    /// The run's persistent token memo (`--no-cache`: none); `main` flushes it.
+    pub memo: Option<std::sync::Arc<ctxj_core::tokens::memo::Store>>,
 }
 
 impl Ctx {
     pub fn new(g: &GlobalArgs) -> Ctx {
-        g.cache.apply();
         let color = match g.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
@@ -31,7 +32,7 @@ impl Ctx {
                 io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             }
         };
-        Ctx { color, read: ReadOptions::default(), root: None, from: FromArg::Auto.format() }
+        Ctx { color, read: ReadOptions::default(), root: None, from: FromArg::Auto.format(), memo: g.cache.store() }
     }
 
     /// This context with a command's reading options (`--strict`, `--root`, `--from`).

@@ -8,14 +8,14 @@ use anyhow::Result;
 
 use ctxj::render::style::Paint;
 use ctxj_core::journal::Journal;
-use ctxj_core::strategy::{self, recorded_view, strategy_view_with_progress, View};
+use ctxj_core::strategy::{self, recorded_view, strategy_view_with_progress, Strategy, View};
+use ctxj_core::tokens::Estimator;
 
 use ctxj::render::rows::write_output;
 
-use super::args::{AtArgs, RowsArgs, SessionArgs, SummarizerArgs};
+use super::args::{AtArgs, RowsArgs, SessionArgs};
+use super::resolve::{EncodingArgs, StrategyArgs};
 use super::{At, Ctx, EXIT_FINDINGS, EXIT_OK};
-use ctxj_core::strategy::summarizer::Summarizer;
-use std::sync::Arc;
 
 /// Diff two projections: strategies, revisions or turns.
 ///
@@ -43,12 +43,12 @@ use std::sync::Arc;
 ///   ctxj diff sample-journals/bugfix-todo --strategy compact-at-12000-structured --json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
+#[command(mut_arg("strategies", |a| a.help("A side replayed with this strategy (give it twice for two strategies)")))]
 pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
-    /// A side replayed with this strategy (give it twice for two strategies).
-    #[arg(short = 's', long, value_name = "NAME")]
-    pub strategy: Vec<String>,
+    #[command(flatten)]
+    pub strategy: StrategyArgs,
     /// A side's position (give it twice for two positions).
     #[command(flatten)]
     pub at: AtArgs,
@@ -60,26 +60,27 @@ pub struct Args {
     #[arg(long, conflicts_with = "stat")]
     pub full: bool,
     #[command(flatten)]
-    pub output: RowsArgs,
+    pub encoding: EncodingArgs,
     #[command(flatten)]
-    pub summarizer: SummarizerArgs,
+    pub output: RowsArgs,
 }
 
 /// What one side is.
 enum Side {
     Recorded(Option<At>),
-    Strategy(String, Option<At>),
+    Replay(Strategy, Option<At>),
 }
 
-fn sides(strategies: &[String], at: &[At]) -> Result<(Side, Side)> {
+fn sides(strategies: &[Strategy], at: &[At]) -> Result<(Side, Side)> {
     use Side::*;
-    let s = |i: usize, a: Option<At>| Strategy(strategies[i].clone(), a);
+    let s = |i: usize, a: Option<At>| Replay(strategies[i].clone(), a);
+    let recorded = Strategy::recorded;
     Ok(match (strategies.len(), at.len()) {
         (0, 0) => anyhow::bail!("diff needs two sides: --strategy NAME and/or --at rev N | --at turn K (see --help)"),
         (0, 1) => (Recorded(Some(at[0])), Recorded(None)),
         (0, 2) => (Recorded(Some(at[0])), Recorded(Some(at[1]))),
-        (1, 0) => (Strategy("recorded".into(), None), s(0, None)),
-        (1, 1) => (Strategy("recorded".into(), Some(at[0])), s(0, Some(at[0]))),
+        (1, 0) => (Replay(recorded(), None), s(0, None)),
+        (1, 1) => (Replay(recorded(), Some(at[0])), s(0, Some(at[0]))),
         (1, 2) => (s(0, Some(at[0])), s(0, Some(at[1]))),
         (2, 0) => (s(0, None), s(1, None)),
         (2, 1) => (s(0, Some(at[0])), s(1, Some(at[0]))),
@@ -88,28 +89,25 @@ fn sides(strategies: &[String], at: &[At]) -> Result<(Side, Side)> {
     })
 }
 
-fn resolve(journal: &Journal, side: Side, sum: &Option<Arc<Summarizer>>) -> Result<View> {
+fn resolve(journal: &Journal, side: Side, est: &dyn Estimator) -> Result<View> {
     match side {
         Side::Recorded(at) => Ok(recorded_view(journal, at)?),
-        Side::Strategy(name, at) => {
-            let s = strategy::parse(&name)?.with_summarizer(sum.clone());
-            let what = format!("replaying {name}, turn");
-            Ok(super::progress::with_progress_of(&what, |p| strategy_view_with_progress(journal, &s, at, p))?)
+        Side::Replay(s, at) => {
+            let what = format!("replaying {}, turn", s.name);
+            Ok(super::progress::with_progress_of(&what, |p| strategy_view_with_progress(journal, &s, est, at, p))?)
         }
     }
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let at = args.at.all()?;
-    for s in &args.strategy {
-        strategy::parse(s)?;
-    }
-    let (ls, rs) = sides(&args.strategy, &at)?;
+    let replays = args.strategy.as_given();
+    let (ls, rs) = sides(&replays.strategies, &at)?;
     let (_, journal) = ctx.load(&args.session.session)?;
-    let sum = args.summarizer.get();
-    let l = resolve(&journal, ls, &sum)?;
-    let r = resolve(&journal, rs, &sum)?;
-    SummarizerArgs::check(&sum)?;
+    let est = args.encoding.estimator(&journal, ctx)?;
+    let l = resolve(&journal, ls, &est)?;
+    let r = resolve(&journal, rs, &est)?;
+    replays.check()?;
     let d = strategy::compare(&l, &r);
     let text_diff = (!d.equal && !args.stat).then(|| ctxj::render::diff::text_diff(&l, &r, args.full));
     let mut out = super::stdout();

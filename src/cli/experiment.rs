@@ -10,6 +10,7 @@ use ctxj::render::rows::{write_rows, OutputFormat};
 use ctxj_core::experiment::{self, Options};
 
 use super::args::RowsArgs;
+use super::resolve::EncodingArgs;
 use super::{Ctx, EXIT_OK};
 
 /// Compare real runs of several context strategies side by side, with uncertainty.
@@ -44,49 +45,18 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     #[command(flatten)]
+    pub encoding: EncodingArgs,
+    #[command(flatten)]
     pub output: RowsArgs,
 }
 
-pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
-    let e = experiment::run(&args.manifest, &Options { replay: args.replay.clone(), seed: args.seed })?;
+pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
+    let tokenizer = args.encoding.tokenizer(ctx)?;
+    let e = experiment::run(&args.manifest, &Options { replay: args.replay.clone(), seed: args.seed, tokenizer })?;
     let mut out = super::stdout();
     match args.output.format() {
         OutputFormat::Table => write!(out, "{}", table(&e, args.detail, args.output.layout()))?,
         f => write_rows(&mut out, f, &e, &rows(&e))?,
-    }
-    out.flush()?;
-    Ok(EXIT_OK)
-}
-
-/// `ctxj report --experiment <manifest> -o FILE`: the experiment as a self-contained HTML page,
-/// with `replay` strategies as replay rows. Never written inside a session directory nor over the
-/// manifest.
-pub fn report(manifest: &str, replay: &[String], output: &std::path::Path, json: bool) -> Result<u8> {
-    use anyhow::Context as _;
-    let manifest = std::path::Path::new(manifest);
-    let e = experiment::run(manifest, &Options { replay: replay.to_vec(), seed: None })?;
-    let html = ctxj::render::experiment_html::render(&e);
-    let parent = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let parent =
-        parent.canonicalize().with_context(|| format!("--output {}: its folder does not exist", output.display()))?;
-    ctxj_core::journal::session::guard_not_in_session(&parent, true)
-        .with_context(|| format!("--output {}", output.display()))?;
-    ctxj_core::journal::session::write_guarded(output, html.as_bytes(), &[manifest])
-        .with_context(|| format!("writing {}", output.display()))?;
-    let mut out = super::stdout();
-    if json {
-        let doc = serde_json::json!({"path": output.display().to_string(), "bytes": html.len(),
-                                     "arms": e.arms.len(), "runs": e.runs.len()});
-        writeln!(out, "{doc}")?;
-    } else {
-        writeln!(
-            out,
-            "wrote {} ({} bytes): {} arms, {} runs",
-            output.display(),
-            html.len(),
-            e.arms.len(),
-            e.runs.len()
-        )?;
     }
     out.flush()?;
     Ok(EXIT_OK)

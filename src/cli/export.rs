@@ -7,10 +7,10 @@ use anyhow::Result;
 use clap::ValueEnum;
 
 use ctxj::render::export::{exporter, ExportFormat};
-use ctxj_core::strategy::{self, Strategy};
 use ctxj_core::text::escape_line;
 
 use super::args::LogArgs;
+use super::resolve::{EncodingArgs, StrategyArgs};
 use super::{Ctx, EXIT_OK};
 
 /// One row per request, for a warehouse or an observability tool (docs/fleet.md).
@@ -33,12 +33,14 @@ use super::{Ctx, EXIT_OK};
 ///   ctxj export sample-journals/transcripts -s sliding-8 --format otlp-json
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
+#[command(mut_arg("strategies", |a| a.help("A strategy to simulate besides the recorded requests (repeatable)")))]
 pub struct Args {
     #[command(flatten)]
     pub logs: LogArgs,
-    /// A strategy to simulate besides the recorded requests (repeatable).
-    #[arg(short = 's', long = "strategy", value_name = "NAME")]
-    pub strategies: Vec<String>,
+    #[command(flatten)]
+    pub strategy: StrategyArgs,
+    #[command(flatten)]
+    pub encoding: EncodingArgs,
     /// ndjson (one row a line), csv, or otlp-json (one OTLP trace per session a line).
     #[arg(long, value_enum, default_value_t = FormatArg::Ndjson)]
     pub format: FormatArg,
@@ -51,8 +53,10 @@ pub enum FormatArg {
     OtlpJson,
 }
 
-pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
-    let strategies: Vec<Strategy> = args.strategies.iter().map(|n| strategy::parse(n)).collect::<Result<_, _>>()?;
+pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
+    let replays = args.strategy.as_given();
+    replays.no_duplicates()?;
+    let tokenizer = args.encoding.tokenizer(ctx)?;
     let sessions = ctxj_core::export::plan(&args.logs.files()?);
     let mut writer = exporter(match args.format {
         FormatArg::Ndjson => ExportFormat::Ndjson,
@@ -61,13 +65,14 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     });
     let mut out = super::stdout();
     let mut notes = 0usize;
-    ctxj_core::export::export(&sessions, &strategies, &mut |s| {
+    ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, &mut |s| {
         if let Some(n) = &s.note {
             notes += 1;
             eprintln!("{}: not reconstructed ({}); its rows carry no estimate", escape_line(&s.source), escape_line(n));
         }
         writer.session(&mut out, &s)
     })?;
+    replays.check()?;
     out.flush()?;
     if notes > 0 {
         eprintln!("{notes} session(s) exported from their billed calls only");

@@ -18,6 +18,7 @@ pub mod log;
 pub mod output;
 pub mod progress;
 pub mod report;
+pub mod resolve;
 pub mod sessions;
 pub mod show;
 pub mod statusline;
@@ -32,7 +33,7 @@ pub mod watch;
 
 pub use ctx::Ctx;
 pub use ctxj_core::projection::At;
-pub use output::{is_broken_pipe, print_error, stdout};
+pub use output::{print_error, stdout, ErrorKind, Internal};
 
 /// Exit code: success, no findings, no differences.
 pub const EXIT_OK: u8 = 0;
@@ -40,6 +41,9 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 /// Exit code: usage error or unusable input.
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code: an internal failure, not the arguments' nor the input's (output that could not be
+/// written, a temporary file): [`ErrorKind::Internal`].
+pub const EXIT_INTERNAL: u8 = 3;
 
 /// Audit what LLM coding agents send to their models.
 ///
@@ -47,7 +51,7 @@ pub const EXIT_USAGE: u8 = 2;
 /// it. ctxj reconstructs that projection at any revision or turn, replays other strategies,
 /// diffs, validates and costs them.
 ///
-/// Exit codes: 0 ok, 1 findings or differences, 2 usage or input error.
+/// Exit codes: 0 ok, 1 findings or differences, 2 usage or input error, 3 internal failure.
 #[derive(Debug, Parser)]
 #[command(name = "ctxj", version, about, long_about, propagate_version = true)]
 #[command(

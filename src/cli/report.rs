@@ -8,15 +8,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 
 use ctxj::render::html::{write_page, Spill};
-use ctxj_core::cache::{self, CacheModel};
 use ctxj_core::report::{self, Options, TurnRange, DEFAULT_TEXT_CAP};
-use ctxj_core::strategy::{self, Strategy};
 
-use super::args::{EncodingArgs, OutputArgs, SessionArgs, SummarizerArgs};
+use super::args::{OutputArgs, SessionArgs};
+use super::resolve::{EncodingArgs, PricingArgs, StrategyArgs};
 use super::{Ctx, EXIT_OK};
-
-/// Strategies shown when no --strategy is given.
-const DEFAULT_STRATEGIES: [&str; 2] = ["recorded", "baseline"];
 
 /// Write a self-contained HTML report of a session.
 ///
@@ -38,20 +34,14 @@ const DEFAULT_STRATEGIES: [&str; 2] = ["recorded", "baseline"];
 ///   ctxj report sample-journals/long-elision --turns 10..20 -o /tmp/turns-10-20.html
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
+#[command(mut_arg("strategies", |a| a.help("A strategy to replay (repeatable; default: recorded and baseline)")))]
 pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
-    /// A strategy to replay (repeatable; default: recorded and baseline).
-    #[arg(short = 's', long = "strategy", value_name = "NAME")]
-    pub strategies: Vec<String>,
-    /// Prompt-cache model (default: from the session's model).
-    #[arg(long, value_name = "MODEL", value_parser = ["ideal", "openai", "anthropic", "gemini"])]
-    pub cache: Option<String>,
-    /// LiteLLM model_prices_and_context_window.json to price with (default: the built-in table).
-    #[arg(long, value_name = "FILE")]
-    pub prices: Option<PathBuf>,
     #[command(flatten)]
-    pub breaks: super::args::ProviderBreaksArgs,
+    pub strategy: StrategyArgs,
+    #[command(flatten)]
+    pub pricing: PricingArgs,
     #[command(flatten)]
     pub encoding: EncodingArgs,
     /// Where to write the HTML file (never inside the session directory).
@@ -74,58 +64,42 @@ pub struct Args {
     /// intervals, per-run dots, per-turn curves per run (docs/experiments.md); -s adds replays.
     #[arg(long)]
     pub experiment: bool,
-    #[command(flatten)]
-    pub summarizer: SummarizerArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     if args.experiment {
         let json = args.output_format.json;
-        return super::experiment::report(&args.session.session, &args.strategies, &args.output, json);
+        let tokenizer = args.encoding.tokenizer(ctx)?;
+        let names: Vec<String> = args.strategy.strategies.iter().map(|s| s.name.clone()).collect();
+        return experiment_report(&args.session.session, &names, tokenizer, &args.output, json);
     }
+    let replays = args.strategy.list()?;
+    let table = args.pricing.table(ctx)?;
     let (session, journal) = ctx.load(&args.session.session)?;
-    let mut notes = Vec::new();
-    let strategies: Vec<Strategy> = if args.strategies.is_empty() {
-        let mut v = Vec::new();
-        for name in DEFAULT_STRATEGIES {
-            match strategy::parse(name) {
-                Ok(s) => v.push(s),
-                Err(e) => notes.push(format!("Default strategy `{name}` skipped: {e}")),
-            }
-        }
-        v
-    } else {
-        let mut v: Vec<Strategy> = Vec::new();
-        for name in &args.strategies {
-            let s = strategy::parse(name).map_err(anyhow::Error::new)?;
-            if v.iter().any(|x| x.name == s.name) {
-                anyhow::bail!("--strategy {name} is given twice");
-            }
-            v.push(s);
-        }
-        v
-    };
     let output = check_output(&args.output, &session.dir)?;
-    let cache = args.cache.as_deref().map(CacheModel::parse).transpose()?;
-    let prices = args.prices.as_deref().map(|p| load_prices(Some(p), ctx)).transpose()?;
     let turns = match (args.turns, args.last) {
         (Some((a, b)), _) => TurnRange::Range(a, b),
         (None, Some(n)) => TurnRange::Last(n),
         (None, None) => TurnRange::All,
     };
-    let encoding = args.encoding.encoding.clone();
-    let provider_breaks = args.breaks.get();
-    let opts = Options { text_cap: args.text_cap, cache, prices, encoding, notes, turns, provider_breaks };
-    let sum = args.summarizer.get();
-    let strategies: Vec<Strategy> = strategies.into_iter().map(|s| s.with_summarizer(sum.clone())).collect();
+    let pricing = Some(args.pricing.pricing(&journal, table));
+    let opts = Options {
+        text_cap: args.text_cap,
+        pricing,
+        tokenizer: args.encoding.tokenizer(ctx)?,
+        notes: Vec::new(),
+        turns,
+    };
+    let strategies = &replays.strategies;
     // The turn browser's views go to temporary files as they are built, and the page is
     // written piece by piece: neither is held whole in memory.
-    let mut spill = Spill::new(strategies.iter().map(|s| s.name.clone()).collect()).context("a temporary file")?;
+    let mut spill =
+        Spill::new(strategies.iter().map(|s| s.name.clone()).collect()).context(super::Internal("a temporary file"))?;
     let data = super::progress::with_progress(|p| {
-        report::build_streaming(&journal, &strategies, &opts, p, Some(&mut |s, v| spill.push(s, &v)))
+        report::build_streaming(&journal, strategies, &opts, p, Some(&mut |s, v| spill.push(s, &v)))
     })?;
-    SummarizerArgs::check(&sum)?;
-    spill.finish().context("writing the turn browser to a temporary file")?;
+    replays.check()?;
+    spill.finish().context(super::Internal("writing the turn browser to a temporary file"))?;
     let mut bytes = 0;
     ctxj_core::journal::session::write_guarded_with(&output, &[&session.journal_path], &mut |w| {
         bytes = write_page(w, &data, &mut spill)?;
@@ -139,6 +113,48 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         writeln!(out, "{}", serde_json::to_string(&written)?)?;
     } else {
         writeln!(out, "{}", written.text())?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// `ctxj report --experiment <manifest> -o FILE`: the experiment as a self-contained HTML page,
+/// with `replay` strategies as replay rows. Never written inside a session directory nor over the
+/// manifest.
+fn experiment_report(
+    manifest: &str,
+    replay: &[String],
+    tokenizer: ctxj_core::tokens::Tokenizer,
+    output: &std::path::Path,
+    json: bool,
+) -> Result<u8> {
+    let manifest = std::path::Path::new(manifest);
+    let e = ctxj_core::experiment::run(
+        manifest,
+        &ctxj_core::experiment::Options { replay: replay.to_vec(), seed: None, tokenizer },
+    )?;
+    let html = ctxj::render::experiment_html::render(&e);
+    let parent = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let parent =
+        parent.canonicalize().with_context(|| format!("--output {}: its folder does not exist", output.display()))?;
+    ctxj_core::journal::session::guard_not_in_session(&parent, true)
+        .with_context(|| format!("--output {}", output.display()))?;
+    ctxj_core::journal::session::write_guarded(output, html.as_bytes(), &[manifest])
+        .with_context(|| format!("writing {}", output.display()))?;
+    let mut out = super::stdout();
+    if json {
+        let doc = serde_json::json!({"path": output.display().to_string(), "bytes": html.len(),
+                                     "arms": e.arms.len(), "runs": e.runs.len()});
+        writeln!(out, "{doc}")?;
+    } else {
+        writeln!(
+            out,
+            "wrote {} ({} bytes): {} arms, {} runs",
+            output.display(),
+            html.len(),
+            e.arms.len(),
+            e.runs.len()
+        )?;
     }
     out.flush()?;
     Ok(EXIT_OK)
@@ -170,15 +186,4 @@ fn parse_turns(s: &str) -> std::result::Result<(usize, usize), String> {
         return Err(format!("`{s}`: turns count from 1 and A must not be after B"));
     }
     Ok((a, b))
-}
-
-/// The `--prices` table (else the built-in one): its unknown keys named in a warning, or an error
-/// under `--strict`. Shared by `report` and `cache`.
-pub(super) fn load_prices(path: Option<&Path>, ctx: &Ctx) -> Result<cache::PriceTable> {
-    let t = cache::load_table_checked(path, ctx.read.strict)?;
-    if let Some(keys) = t.unknown_list() {
-        let msg = format!("--prices {}: unknown key(s) ignored: {keys}", t.source);
-        eprintln!("warning: {}", ctxj_core::text::escape_line(&msg));
-    }
-    Ok(t)
 }

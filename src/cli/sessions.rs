@@ -11,8 +11,7 @@ use ctxj::render::sessions::{sessions_table, SessionsDoc};
 use ctxj_core::usage::summarize_folder_with_progress;
 use ctxj_core::usage::time::zone;
 
-use super::args::{FormatArgs, RowsArgs};
-use super::usage::{agent_files, agent_parser, default_roots, paths_or_defaults};
+use super::args::{agent_files, agent_parser, default_roots, paths_or_defaults, FormatArgs, RowsArgs};
 use super::{Ctx, EXIT_OK};
 
 /// List the sessions found: ctxj journals and the logs of every agent `ctxj usage` reads.

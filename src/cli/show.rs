@@ -10,9 +10,10 @@ use ctxj::render::style::Paint;
 use ctxj_core::journal::input::READ_CAP;
 use ctxj_core::journal::{Body, Journal, Session};
 use ctxj_core::projection::{projection_at, Block};
-use ctxj_core::strategy::{self, strategy_view, Strategy};
+use ctxj_core::strategy::{strategy_view, Strategy};
 
-use super::args::{AtArgs, OutputArgs, SessionArgs, SummarizerArgs};
+use super::args::{AtArgs, OutputArgs, SessionArgs};
+use super::resolve::{EncodingArgs, StrategyArgs};
 use super::{At, Ctx, EXIT_OK};
 
 /// Show what the provider received: the projection at a revision or turn.
@@ -36,6 +37,9 @@ use super::{At, Ctx, EXIT_OK};
 ///   ctxj show sample-journals/bugfix-todo --at turn 3 --json | tr -d '\n' | sha256sum
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
+#[command(mut_arg("strategies", |a| a.help(
+    "Replay this strategy (e.g. truncate-500, age-truncate-500-keep-3, compact-at-12000-structured)"
+)))]
 pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
@@ -47,16 +51,15 @@ pub struct Args {
     /// Inline spill files of results (read-only, confined to the session directory).
     #[arg(long, conflicts_with = "json")]
     pub expand: bool,
-    /// Replay this strategy (e.g. truncate-500, age-truncate-500-keep-3, compact-at-12000-structured).
-    #[arg(short = 's', long, value_name = "NAME")]
-    pub strategy: Option<String>,
     #[command(flatten)]
-    pub summarizer: SummarizerArgs,
+    pub strategy: StrategyArgs,
+    #[command(flatten)]
+    pub encoding: EncodingArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let sum = args.summarizer.get();
-    let strategy = args.strategy.as_deref().map(strategy::parse).transpose()?.map(|s| s.with_summarizer(sum.clone()));
+    let replays = args.strategy.as_given();
+    let strategy = replays.one()?;
     let (session, journal) = ctx.load(&args.session.session)?;
     let mut at = args.at.one()?;
     if strategy.as_ref().is_some_and(Strategy::is_recorded) && at.is_none() && !journal.turns.is_empty() {
@@ -67,7 +70,8 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let extra: Option<Extra<'_>> = if args.expand { Some(&expand) } else { None };
     let (canonical, text) = match strategy.filter(|s| !s.is_recorded()) {
         Some(s) => {
-            let v = strategy_view(&journal, &s, at)?;
+            let est = args.encoding.estimator(&journal, ctx)?;
+            let v = strategy_view(&journal, &s, &est, at)?;
             let canonical = v.canonical();
             let text = (!args.output.json).then(|| ctxj::render::show::view(&journal, &v, &canonical, &paint, extra));
             (canonical, text)
@@ -78,7 +82,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
             (if args.output.json { p.canonical() } else { Vec::new() }, text)
         }
     };
-    SummarizerArgs::check(&sum)?;
+    replays.check()?;
     let mut out = super::stdout();
     match text {
         Some(t) => out.write_all(t.as_bytes())?,

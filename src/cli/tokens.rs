@@ -16,13 +16,14 @@ use ctxj_core::journal::Journal;
 use ctxj_core::projection::Replayer;
 use ctxj_core::strategy::{calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, Strategy};
 use ctxj_core::tokens::breakdown::{RequestTokens, TurnEstimate};
-use ctxj_core::tokens::{estimator_for, TiktokenEstimator};
+use ctxj_core::tokens::TiktokenEstimator;
 
 use ctxj::render::rows::write_output;
 
-use super::args::{AtArgs, EncodingArgs, RowsArgs, SessionArgs};
+use super::args::{AtArgs, HarnessArgs, RowsArgs, SessionArgs};
+use super::resolve::{EncodingArgs, StrategyArgs};
 use super::{At, Ctx, EXIT_OK};
-use ctxj_core::strategy::{parse as parse_strategy, recorded_view, strategy_view};
+use ctxj_core::strategy::{recorded_view, strategy_view};
 
 /// Token breakdown of a request, the budget in force, and estimate accuracy per turn.
 ///
@@ -51,14 +52,18 @@ use ctxj_core::strategy::{parse as parse_strategy, recorded_view, strategy_view}
 ///   ctxj tokens sample-journals/bugfix-todo --format csv
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
+#[command(mut_arg("strategies", |a| a.help("Replay this strategy instead of the recorded projection")))]
+#[command(mut_arg("harness", |a| a.help(
+    "The profile whose window, tiers and auto-cleanup point the /context view uses (ctxj, claude-code, \
+     command-code, veles; default: the journal's `harness`)"
+)))]
 pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
     #[command(flatten)]
     pub at: AtArgs,
-    /// Replay this strategy instead of the recorded projection.
-    #[arg(short = 's', long, value_name = "NAME")]
-    pub strategy: Option<String>,
+    #[command(flatten)]
+    pub strategy: StrategyArgs,
     /// One row per turn: raw and calibrated estimates against the provider's prompt_tokens.
     #[arg(long)]
     pub per_turn: bool,
@@ -66,16 +71,15 @@ pub struct Args {
     pub encoding: EncodingArgs,
     #[command(flatten)]
     pub output: RowsArgs,
-    /// The profile whose window, tiers and auto-cleanup point the /context view uses (ctxj,
-    /// claude-code, command-code, veles; default: the journal's `harness`).
-    #[arg(long, value_name = "NAME")]
-    pub harness: Option<Harness>,
+    #[command(flatten)]
+    pub harness: HarnessArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let strategy = args.strategy.as_deref().map(parse_strategy).transpose()?;
+    let replays = args.strategy.as_given();
+    let strategy = replays.one()?;
     let (_, journal) = ctx.load(&args.session.session)?;
-    let est = estimator_for(&journal, args.encoding.encoding.as_deref())?;
+    let est = args.encoding.estimator(&journal, ctx)?;
     let at = args.at.one()?;
     let paint = Paint::new(ctx.color);
     let (format, layout) = (args.output.format(), args.output.layout());
@@ -90,7 +94,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         })?;
     } else {
         let (r, blocks) = request(&journal, strategy.as_ref(), at, &est)?;
-        let harness = args.harness.unwrap_or_else(|| Harness::detect(&journal));
+        let harness = args.harness.harness.unwrap_or_else(|| Harness::detect(&journal));
         let view = context_view(&journal, &r, &blocks, &est, harness);
         let mut doc = render::request_doc(&r);
         doc.context = Some(view.clone());
@@ -98,6 +102,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
             render::request_text(&r, &paint, layout) + &render::context_text(&view, &paint, layout)
         })?;
     }
+    replays.check()?;
     out.flush()?;
     Ok(EXIT_OK)
 }
@@ -110,7 +115,7 @@ fn request(
     est: &TiktokenEstimator,
 ) -> Result<(RequestTokens, Vec<ctxj_core::projection::Block>)> {
     let view = match strategy {
-        Some(s) => strategy_view(journal, s, at)?,
+        Some(s) => strategy_view(journal, s, est, at)?,
         None => recorded_view(journal, at)?,
     };
     // The record position the view stands before, and the turn whose request it is (if any).

@@ -14,7 +14,8 @@ use ctxj_core::journal::Journal;
 use ctxj_core::text::escape_line;
 use ctxj_core::tune::{self, Harness, Objective};
 
-use super::args::{EncodingArgs, PricesArgs, RowsArgs};
+use super::args::{paths_or_defaults, RowsArgs};
+use super::resolve::{EncodingArgs, PricingArgs};
 use super::{Ctx, EXIT_OK};
 
 /// Sweep a harness's context settings over your sessions and recommend one.
@@ -48,23 +49,35 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
     /// Whose knobs to sweep (default: the format of most sessions; api sweeps Anthropic's
     /// context_management over any session).
-    #[arg(long, value_name = "HARNESS", value_parser = ["claude-code", "api", "codex", "pi", "journal"])]
-    pub harness: Option<String>,
+    #[arg(long, value_name = "HARNESS", value_parser = harness_parser())]
+    pub harness: Option<Harness>,
     /// Scale of the re-fetch penalty added to each setting's cost (0: cost only).
     #[arg(long, value_name = "M", default_value_t = 1.0)]
     pub penalty: f64,
     /// Which frontier point to recommend.
-    #[arg(long, value_name = "OBJECTIVE", value_parser = ["balanced", "cost", "retention"], default_value = "balanced")]
-    pub objective: String,
-    /// Price (and cache) every session as this model slug.
-    #[arg(long, value_name = "SLUG")]
-    pub model: Option<String>,
+    #[arg(long, value_name = "OBJECTIVE", value_enum, default_value = "balanced")]
+    pub objective: ObjectiveArg,
     #[command(flatten)]
-    pub prices: PricesArgs,
+    pub pricing: PricingArgs,
     #[command(flatten)]
     pub encoding: EncodingArgs,
     #[command(flatten)]
     pub output: RowsArgs,
+}
+
+/// `--harness` values: the harnesses whose knobs `tune` sweeps.
+fn harness_parser() -> impl clap::builder::TypedValueParser<Value = Harness> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["claude-code", "api", "codex", "pi", "journal"])
+        .map(|h| Harness::parse(&h).expect("a listed harness"))
+}
+
+/// `--objective` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ObjectiveArg {
+    Balanced,
+    Cost,
+    Retention,
 }
 
 fn format_of(h: Harness) -> Option<Format> {
@@ -80,7 +93,7 @@ fn format_of(h: Harness) -> Option<Format> {
 /// The sessions of `paths`, by format: transcripts found as `usage` finds them, and paths that
 /// are ctxj sessions.
 fn load(paths: &[PathBuf], ctx: &Ctx) -> Result<BTreeMap<Format, Vec<Journal>>> {
-    let roots = super::usage::paths_or_defaults(paths, None)?;
+    let roots = paths_or_defaults(paths, None)?;
     let mut out: BTreeMap<Format, Vec<Journal>> = BTreeMap::new();
     let files = ctxj_core::usage::transcripts(&roots, None);
     let covered = |p: &PathBuf| files.values().flatten().any(|f| f.starts_with(p));
@@ -108,10 +121,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         "--penalty must be a number ≥ 0, not {}",
         args.penalty
     );
-    let table = super::report::load_prices(args.prices.prices.as_deref(), ctx)?;
+    let table = args.pricing.table(ctx)?;
     let by_format = load(&args.paths, ctx)?;
-    let harness = match args.harness.as_deref() {
-        Some(h) => Harness::parse(h).context("unknown harness")?,
+    let harness = match args.harness {
+        Some(h) => h,
         None => {
             let (f, _) = by_format.iter().max_by_key(|(_, v)| v.len()).expect("at least one session");
             tune::harness_of(*f).with_context(|| {
@@ -128,19 +141,17 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         eprintln!("note: {left} session(s) of other harnesses left out (--harness {} sweeps its own)", harness.name());
     }
     anyhow::ensure!(!journals.is_empty(), "no {} session found in the given paths", harness.name());
-    let objective = match args.objective.as_str() {
-        "cost" => Objective::Cost,
-        "retention" => Objective::Retention,
-        _ => Objective::Balanced,
+    let objective = match args.objective {
+        ObjectiveArg::Balanced => Objective::Balanced,
+        ObjectiveArg::Cost => Objective::Cost,
+        ObjectiveArg::Retention => Objective::Retention,
     };
     let opts = tune::Options {
         harness,
-        model: args.model.clone(),
-        window: args.prices.window,
-        provider_breaks: args.prices.breaks.get(),
+        pricing: args.pricing.choice(),
         penalty: args.penalty,
         objective,
-        encoding: args.encoding.encoding.clone(),
+        tokenizer: args.encoding.tokenizer(ctx)?,
     };
     let t = tune::tune(&journals, &table, &opts, &|_, _| {})?;
     let paint = Paint::new(ctx.color);

@@ -8,13 +8,13 @@ use anyhow::Result;
 
 use ctxj::render::style::Paint;
 use ctxj_core::cache;
-use ctxj_core::strategy;
 
 use ctxj::render::rows::write_output;
 use ctxj::render::turns::{text, TurnsDoc};
 use ctxj_core::report::turns::Rows;
 
-use super::args::{AtArgs, PricesArgs, RowsArgs, SessionArgs, SummarizerArgs};
+use super::args::{AtArgs, RowsArgs, SessionArgs};
+use super::resolve::{EncodingArgs, PricingArgs, StrategyArgs};
 use super::{At, Ctx, EXIT_OK};
 
 /// One row per turn: the request's blocks and characters, and how it relates to the previous one.
@@ -41,40 +41,42 @@ use super::{At, Ctx, EXIT_OK};
 ///   ctxj turns sample-journals/bugfix-todo --format ndjson
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
+#[command(mut_arg("strategies", |a| a
+    .help("The strategy to replay (default: recorded, the journal's own projection)")
+    .default_value("recorded")))]
 pub struct Args {
     #[command(flatten)]
     pub session: SessionArgs,
-    /// The strategy to replay (default: recorded, the journal's own projection).
-    #[arg(short = 's', long, value_name = "NAME", default_value = "recorded")]
-    pub strategy: String,
+    #[command(flatten)]
+    pub strategy: StrategyArgs,
     #[command(flatten)]
     pub at: AtArgs,
     #[command(flatten)]
-    pub prices: PricesArgs,
+    pub pricing: PricingArgs,
+    #[command(flatten)]
+    pub encoding: EncodingArgs,
     #[command(flatten)]
     pub output: RowsArgs,
-    #[command(flatten)]
-    pub summarizer: SummarizerArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let sum = args.summarizer.get();
-    let s = strategy::parse(&args.strategy)?.with_summarizer(sum.clone());
+    let replays = args.strategy.as_given();
+    let s = replays.one()?.unwrap_or_else(ctxj_core::strategy::Strategy::recorded);
     let at = args.at.one()?;
-    let table = cache::load_table(args.prices.prices.as_deref())?;
+    let table = args.pricing.table(ctx)?;
     let (_, journal) = ctx.load(&args.session.session)?;
     if let Some(at) = at {
         at.check(&journal)?;
     }
     // One replay: the rows, the prompt sizes against the window and, on the recorded replay (the
     // journal's own requests), where the provider's cache broke.
-    let est = ctxj_core::tokens::estimator_for(&journal, None)?;
-    let pricing = cache::Pricing::for_session(&journal, None, None, table).with_window(args.prices.window);
+    let est = args.encoding.estimator(&journal, ctx)?;
+    let pricing = args.pricing.pricing(&journal, table);
     let mut rows = Rows::new(&journal);
     let marks = super::progress::with_progress(|p| {
         cache::marks::marks_observed(&journal, &s, &est, &pricing, p, |r| rows.push(r))
     });
-    SummarizerArgs::check(&sum)?;
+    replays.check()?;
     let mut rows = rows.finish();
     if let Some(at) = at {
         rows.retain(|r| match at {

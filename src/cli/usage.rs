@@ -1,20 +1,17 @@
 //! `ctxj usage`: token and cost totals of every agent ccusage reads (eighteen, plus Cline),
 //! counted the way ccusage counts them, plus cache-hit rate and compactions.
 
-use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::ValueEnum;
 
 use ctxj::render::rows::write_output;
 use ctxj::render::usage::usage_table;
-use ctxj_core::text::escape_line;
 use ctxj_core::usage::time::{zone, Window};
-use ctxj_core::usage::{usage, Agent, By, Options};
+use ctxj_core::usage::{usage, By, Options};
 
-use super::args::{LogArgs, RowsArgs};
+use super::args::{agent_files, LogArgs, RowsArgs};
 use super::{Ctx, EXIT_OK};
 
 /// Token and cost totals of every agent's logs, with cache-hit rate and compactions.
@@ -92,62 +89,6 @@ pub enum ByArg {
     Week,
     Month,
     Model,
-}
-
-/// `--agent`: any agent of `ctxj usage` by name (ccusage's `claude` too).
-pub fn agent_parser() -> impl clap::builder::TypedValueParser<Value = Agent> {
-    use clap::builder::TypedValueParser;
-    let names: Vec<&'static str> = Agent::ALL.iter().map(|a| a.name()).chain(["claude"]).collect();
-    clap::builder::PossibleValuesParser::new(names).map(|n| Agent::by_name(&n).expect("a listed name"))
-}
-
-/// The paths given, else the default folders that exist (named on stderr); an error when there
-/// is nothing to read.
-/// Only the folders of agents whose transcripts ctxj imports (Claude Code, Codex, pi).
-pub fn paths_or_defaults(paths: &[PathBuf], agent: Option<Agent>) -> Result<Vec<PathBuf>> {
-    check_paths(paths)?;
-    if !paths.is_empty() {
-        return Ok(paths.to_vec());
-    }
-    Ok(default_roots(agent, true)?.into_iter().map(|r| r.path).collect())
-}
-
-fn check_paths(paths: &[PathBuf]) -> Result<()> {
-    for p in paths {
-        anyhow::ensure!(p.exists(), "{}: no such file or folder", escape_line(&p.display().to_string()));
-    }
-    Ok(())
-}
-
-/// The existing default folders of `agent` (or of every agent), named on stderr.
-pub fn default_roots(agent: Option<Agent>, transcripts_only: bool) -> Result<Vec<ctxj_core::usage::Root>> {
-    let mut roots = ctxj_core::usage::existing_default_roots(agent);
-    roots.retain(|r| !transcripts_only || r.agent.format().is_some());
-    anyhow::ensure!(
-        !roots.is_empty(),
-        "no agent log folder found (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, the other agents' \
-         folders or their environment overrides; see `ctxj usage --help`); give a path"
-    );
-    for r in &roots {
-        let note = if r.agent.spec().read_supported { "" } else { " (not read yet: format not supported)" };
-        eprintln!("reading {} logs in {}{note}", r.agent.name(), escape_line(&r.path.display().to_string()));
-    }
-    Ok(roots)
-}
-
-/// The log files to read, by agent: `paths` (read as `agent`'s data folder for an agent with
-/// its own layout), else every existing default folder; an error when none is found.
-pub fn agent_files(paths: &[PathBuf], agent: Option<Agent>) -> Result<BTreeMap<Agent, Vec<PathBuf>>> {
-    check_paths(paths)?;
-    if paths.is_empty() {
-        default_roots(agent, false)?;
-    }
-    let files = ctxj_core::usage::discover(paths, agent);
-    anyhow::ensure!(
-        !files.is_empty(),
-        "no agent log found in the given paths (for another agent's folder add --agent NAME)"
-    );
-    Ok(files)
 }
 
 pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {

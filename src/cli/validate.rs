@@ -10,8 +10,8 @@ use ctxj::render::rows::write_output;
 use ctxj::render::style::Paint;
 use ctxj_core::check::{validate, Counts};
 
-use super::args::{RowsArgs, SessionArgs};
-use super::{Ctx, EXIT_FINDINGS, EXIT_OK};
+use super::args::{DenyArgs, RowsArgs, SessionArgs};
+use super::{Ctx, EXIT_OK};
 
 /// Check a journal against the rules: integrity, mirror revisions (R1–R6), clears, request hashes.
 ///
@@ -33,24 +33,8 @@ pub struct Args {
     pub session: SessionArgs,
     #[command(flatten)]
     pub output: RowsArgs,
-    /// Also fail (exit 1) on findings of this severity.
-    #[arg(long, value_enum, value_name = "LEVEL")]
-    pub deny: Option<Deny>,
-}
-
-/// Severities `--deny` can turn into failures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Deny {
-    Warnings,
-}
-
-/// Exit code for `counts` under `deny`.
-pub fn exit_code(counts: Counts, deny: Option<Deny>) -> u8 {
-    if counts.errors > 0 || (deny == Some(Deny::Warnings) && counts.warnings > 0) {
-        EXIT_FINDINGS
-    } else {
-        EXIT_OK
-    }
+    #[command(flatten)]
+    pub deny: DenyArgs,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
@@ -60,7 +44,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let dir = loaded.report.is_none().then_some(loaded.session.dir.as_path());
     let journal = loaded.journal;
     let findings = validate(&journal, dir);
-    let code = exit_code(Counts::of(&findings), args.deny);
+    let code = args.deny.exit_code(Counts::of(&findings));
     let path = journal.path.display().to_string();
     let doc = validate_doc(&path, &findings);
     let mut out = super::stdout();

@@ -26,9 +26,13 @@ pub struct BilledDoc {
     pub cache_write_1h: Option<u64>,
     pub output: Option<u64>,
     pub peak_prompt: Option<u64>,
-    /// Turns carrying `usage`, and of them the ones whose model has no price.
+    /// Turns carrying `usage`, and of them the ones whose model has no price (and whose log
+    /// recorded no cost).
     pub turns: usize,
     pub unpriced_turns: usize,
+    /// Turns whose model has no price, billed at the cost the log recorded (pi, OpenClaw
+    /// `usage.cost.total`).
+    pub recorded_cost_turns: usize,
     pub models: Vec<String>,
     /// The figures no turn recorded (`cache_write`, …): `null` above, never guessed.
     pub unknown: Vec<&'static str>,
@@ -38,6 +42,10 @@ pub struct BilledDoc {
     /// when it is longer than the model's).
     pub kept_idle_seconds: Option<f64>,
     pub breaks: Vec<RecordedBreakDoc>,
+    /// Summarizer requests recorded on `compact` records (their optional `usage`), and what the
+    /// priced ones cost; that cost is part of `cost` (a compaction pays for its own call).
+    pub summarizer_calls: usize,
+    pub summarizer_cost: Option<f64>,
 }
 
 /// A turn whose recorded cache read falls short of what the previous turn read and wrote.
@@ -98,11 +106,14 @@ impl From<&Billed> for BilledDoc {
             peak_prompt: b.peak_prompt,
             turns: b.turns,
             unpriced_turns: b.unpriced_turns,
+            recorded_cost_turns: b.recorded_cost_turns,
             models: b.models.clone(),
             unknown: b.unknown.clone(),
             tolerance: b.tolerance,
             kept_idle_seconds: b.kept_idle_seconds,
             breaks: b.breaks.iter().map(RecordedBreakDoc::from).collect(),
+            summarizer_calls: b.summarizer_calls,
+            summarizer_cost: b.summarizer_cost,
         }
     }
 }

@@ -7,31 +7,25 @@ use std::process::Output;
 
 use crate::common::{ctxj, hermetic, repo};
 
-/// Every subcommand, in `ctxj --help` order (`synth` is hidden and built with the feature).
-fn subcommands() -> Vec<&'static str> {
-    let mut v = vec![
-        "show",
-        "log",
-        "diff",
-        "turns",
-        "tokens",
-        "cache",
-        "budget",
-        "validate",
-        "audit",
-        "import",
-        "sessions",
-        "usage",
-        "export",
-        "report",
-        "experiment",
-        "statusline",
-        "watch",
-        "tune",
-        "completions",
-    ];
+/// Every subcommand, in `ctxj --help` order, as clap lists it (no hand-kept list: a new command
+/// gets its help snapshot and example runs without touching this file); `synth` is hidden and
+/// built with the feature.
+fn subcommands() -> Vec<String> {
+    let out = ctxj().arg("--help").env("COLUMNS", "100").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut v: Vec<String> = text
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| {
+            l.strip_prefix("  ").filter(|c| !c.starts_with(' '))?.split_whitespace().next().map(str::to_string)
+        })
+        .filter(|c| c != "help")
+        .collect();
+    assert!(v.len() > 10 && v[0] == "show", "the Commands: section of ctxj --help: {v:?}");
     if cfg!(feature = "synth") {
-        v.push("synth");
+        v.push("synth".into());
     }
     v
 }
@@ -139,6 +133,7 @@ fn run_all(sandbox: &Path, what: &str, lines: &[String], failures: &mut Vec<Stri
 fn every_help_snapshot() {
     insta::assert_snapshot!("help_ctxj", help(&[]));
     for cmd in subcommands() {
+        let cmd = cmd.as_str();
         insta::assert_snapshot!(format!("help_{cmd}"), help(&[cmd]));
     }
 }
@@ -151,6 +146,7 @@ fn every_help_example_runs_as_printed() {
     assert!(top.len() >= 3, "ctxj --help has {} examples", top.len());
     run_all(sandbox.path(), "ctxj --help", &top, &mut failures);
     for cmd in subcommands() {
+        let cmd = cmd.as_str();
         let ex = examples(&help(&[cmd]));
         assert!(ex.len() >= 2, "ctxj {cmd} --help has {} examples", ex.len());
         run_all(sandbox.path(), &format!("ctxj {cmd} --help"), &ex, &mut failures);
@@ -226,6 +222,7 @@ fn the_sha256_example_prints_the_turns_prompt_sha256() {
 #[test]
 fn summaries_are_one_sentence_on_one_line() {
     for cmd in subcommands() {
+        let cmd = cmd.as_str();
         let short = ctxj().args([cmd, "-h"]).output().unwrap();
         let first = String::from_utf8(short.stdout).unwrap().lines().next().unwrap_or_default().to_string();
         assert!(first.ends_with('.'), "ctxj {cmd} -h: the summary is cut by a line break: {first:?}");

@@ -662,6 +662,21 @@ fn broken_pipe_keeps_the_exit_code_of_the_result() {
     assert!(!stderr(&out).contains("error"), "quiet: {}", stderr(&out));
 }
 
+/// Bug: stdout that cannot be written (`/dev/full`: no space left) exited 2, "usage or input
+/// error", though neither was wrong; it is an internal failure now (exit 3, one message).
+#[cfg(target_os = "linux")]
+#[test]
+fn regression_an_unwritable_stdout_exited_as_a_usage_error() {
+    for args in [vec!["show", "--json"], vec!["turns", "--json"], vec!["log"]] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ctxj"));
+        let out = hermetic(&mut c).args(&args[..1]).arg(sample("bugfix-todo")).args(&args[1..]).stdout(full).output();
+        let out = out.unwrap();
+        assert_eq!(code(&out), Some(3), "{args:?}: {out:?}");
+        assert!(stderr(&out).contains("writing the output"), "{args:?}: {}", stderr(&out));
+    }
+}
+
 #[test]
 fn binary_spill_under_expand_is_a_hex_dump_with_size_and_type() {
     let d = spill_session();

@@ -1,34 +1,30 @@
-//! The layering rule of docs/architecture.md inside `ctxj-core`: a module of `crates/core/src/` refers only to the
-//! modules below it ([`LAYERS`]), and the modules' references form no cycle.
+//! What the crate boundaries cannot say: the order of the top-level modules inside `ctxj-core`
+//! (docs/architecture.md "Layering"). That `ctxj-core` names no `render`/`cli`, and that only
+//! `ctxj-mmap` has `unsafe`, the compiler holds (crates, `#![forbid(unsafe_code)]`).
 //!
-//! Every `crate::m`, `use crate::{m, …}`, `super::…::m` that climbs to the crate root, and
-//! `ctxj::m` in the library's code counts; comments, string literals and `#[cfg(test)]` items
-//! (unit tests may look across layers) do not. A failure names the file and line of each
-//! offending reference.
+//! The scan is a line scan, not a Rust parser: every `crate::m` and `use crate::{m, …}` outside
+//! comments and outside unit tests (from the first `#[cfg(test)]` of a file, and files declared
+//! `#[cfg(test)] mod f;`) counts; so does a `super::…` that climbs to the crate root. A failure
+//! names the file and line.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeSet;
 
 use crate::common::{files_under, repo};
 
-/// The one table of the layering rule inside `ctxj-core`: each top-level module of
-/// `crates/core/src/` and every module it may refer to besides itself. Bottom first. `render` and
-/// `cli` live in the `ctxj` crate, which `ctxj-core` cannot name: the crate boundary holds that
-/// part of the rule.
+/// Each top-level module of `crates/core/src/` and the modules it may refer to besides itself,
+/// bottom first: a module never uses one listed after it.
 const LAYERS: &[(&str, &[&str])] = &[
     ("text", &[]),
     ("journal", &["text"]),
     ("projection", &["journal", "text"]),
     ("tokens", &["projection", "journal", "text"]),
     ("strategy", &["tokens", "projection", "journal", "text"]),
-    // Siblings: neither may use the other.
     ("cache", &["strategy", "tokens", "projection", "journal", "text"]),
     // `check` sits above `cache`: it judges windows with the one model table `cache` owns
     // (issue 30: "windows from the model, the same table `cache` uses"); `cache` never uses it.
     ("check", &["cache", "strategy", "tokens", "projection", "journal", "text"]),
     ("synth", &["journal", "projection", "text"]),
-    // `import` produces records from transcripts; it reads the price table of `cache`.
-    ("import", &["journal", "projection", "text", "tokens", "cache"]),
+    ("import", &["journal", "projection", "text", "tokens"]),
     ("usage", &["import", "cache", "journal", "projection", "tokens", "text"]),
     // Real runs side by side: reads sessions (`import`) and bills them (`cache`).
     ("experiment", &["import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
@@ -43,373 +39,117 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("tune", &["import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
 ];
 
-/// Whether module `from` may refer to module `to`; `None` when `from` is not in [`LAYERS`].
-fn may_use(from: &str, to: &str) -> Option<bool> {
-    let (_, ok) = LAYERS.iter().find(|(m, _)| *m == from)?;
-    Some(from == to || ok.contains(&"*") || ok.contains(&to))
+/// The top-level modules a line of code names: `crate::m`, `crate::{m, n::x}`, and `super::`
+/// repeated `depth` times (the crate root, from a file `depth` modules deep) then `m`.
+fn names(line: &str, depth: usize) -> Vec<String> {
+    let code = line.split("//").next().unwrap_or("");
+    let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    let mut out = Vec::new();
+    let climb = format!("{}::", "super::".repeat(depth).trim_end_matches("::"));
+    for root in ["crate::", climb.as_str()] {
+        for (i, _) in code.match_indices(root).filter(|(i, _)| root == "crate::" || !code[..*i].ends_with("super::")) {
+            let rest = &code[i + root.len()..];
+            match rest.strip_prefix('{') {
+                // Top-level names of a group: after `{` and after each `,` at depth 0.
+                Some(group) => {
+                    let mut level = 0;
+                    out.push(ident(group.trim_start()));
+                    for (j, c) in group.char_indices() {
+                        match c {
+                            '{' => level += 1,
+                            '}' if level == 0 => break,
+                            '}' => level -= 1,
+                            ',' if level == 0 => out.push(ident(group[j + 1..].trim_start())),
+                            _ => {}
+                        }
+                    }
+                }
+                None => out.push(ident(rest)),
+            }
+        }
+    }
+    out.retain(|m| !m.is_empty() && m != "self");
+    out
 }
 
-/// One reference from a file of module `from` to module `to`.
-#[derive(Debug)]
-struct Ref {
-    from: String,
-    to: String,
-    file: PathBuf,
-    line: usize,
+/// The module path of a file: `journal/reader.rs` → `[journal, reader]`, `journal/mod.rs` →
+/// `[journal]`.
+fn module_path(rel: &std::path::Path) -> Vec<String> {
+    let mut path: Vec<String> = rel.with_extension("").iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    if path.last().is_some_and(|p| p == "mod") {
+        path.pop();
+    }
+    path
+}
+
+/// The code lines of a file (up to its first `#[cfg(test)]`: unit tests may look across layers),
+/// and the modules it declares `#[cfg(test)] mod f;` (whose files are test code).
+fn code_lines(text: &str) -> (Vec<(usize, &str)>, Vec<String>) {
+    let (mut code, mut tests) = (Vec::new(), Vec::new());
+    let mut lines = text.lines().enumerate();
+    while let Some((n, line)) = lines.next() {
+        if line.trim_start().starts_with("#[cfg(test)]") {
+            let next = lines.next().map_or("", |(_, l)| l.trim());
+            match next.trim_start_matches("pub(crate) ").strip_prefix("mod ").and_then(|m| m.strip_suffix(';')) {
+                Some(m) => tests.push(m.to_string()),
+                None => break,
+            }
+        } else if !line.trim_start().starts_with("//") {
+            code.push((n + 1, line));
+        }
+    }
+    (code, tests)
 }
 
 #[test]
-fn src_follows_the_layering_rule() {
-    let refs = references(&repo().join("crates/core/src"));
-    assert!(refs.len() > 50, "the scan found only {} references: is it broken?", refs.len());
-    let mut bad = Vec::new();
-    for r in &refs {
-        let at = format!("{}:{}", r.file.display(), r.line);
-        match may_use(&r.from, &r.to) {
-            None => bad.push(format!("{at}: module `{}` is not in the layering table", r.from)),
-            Some(false) => bad.push(format!("{at}: `{}` refers to `{}`, which is not below it", r.from, r.to)),
-            Some(true) => {}
-        }
-    }
-    assert!(bad.is_empty(), "{} layering violation(s):\n{}", bad.len(), bad.join("\n"));
-    let graph: BTreeMap<&str, BTreeSet<&str>> = refs.iter().fold(BTreeMap::new(), |mut g, r| {
-        if r.from != r.to {
-            g.entry(r.from.as_str()).or_default().insert(r.to.as_str());
-        }
-        g
-    });
-    assert_eq!(cycle(&graph), None, "the modules' references form a cycle");
-}
-
-#[test]
-fn the_layering_table_has_no_cycle_and_names_known_modules() {
-    let graph: BTreeMap<&str, BTreeSet<&str>> =
-        LAYERS.iter().map(|(m, deps)| (*m, deps.iter().copied().filter(|d| *d != "*").collect())).collect();
-    for (m, deps) in &graph {
-        for d in deps {
-            assert!(graph.contains_key(d), "`{m}` may use `{d}`, which is not in the table");
-        }
-    }
-    assert_eq!(cycle(&graph), None);
-    // A module listed above another may not be used by it (the table is ordered bottom first).
-    for (i, (m, _)) in LAYERS.iter().enumerate() {
-        for (above, _) in &LAYERS[i + 1..] {
-            assert_eq!(may_use(m, above), Some(false), "`{m}` may use `{above}`, listed above it");
-        }
-    }
-    assert_eq!(may_use("cache", "check"), Some(false), "check judges with cache's model table; cache never uses check");
-}
-
-#[test]
-fn the_scanner_sees_every_form_and_skips_comments_strings_and_tests() {
-    let src = r##"
-use crate::journal::Record;
-use crate::{projection::{Block, markers}, text};
-// use crate::render::x;
-/// [`crate::cli`]
-let s = "crate::report"; let r = r#"crate::report"#; let c = '"'; let l: &'static str = "";
-fn f() -> super::super::tokens::Encoding { ctxj::cache::x() }
-#[cfg(test)]
-mod tests { use crate::render::Paint; }
-#[cfg(test)]
-mod props;
-"##;
-    let mut test_files = BTreeSet::new();
-    let got: Vec<(String, usize)> = scan(src, &["strategy".into(), "x".into()], &mut test_files);
-    let want: Vec<(String, usize)> = [("journal", 2), ("projection", 3), ("text", 3), ("tokens", 7), ("cache", 7)]
-        .iter()
-        .map(|(m, l)| (m.to_string(), *l))
+fn core_modules_use_only_the_modules_below_them() {
+    let src = repo().join("crates/core/src");
+    let files: Vec<(Vec<String>, String, String)> = files_under(&src, "rs")
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap();
+            (module_path(rel), rel.display().to_string(), std::fs::read_to_string(&f).unwrap())
+        })
         .collect();
-    assert_eq!(got, want);
-    assert_eq!(test_files.into_iter().collect::<Vec<_>>(), ["props"]);
-}
-
-/// Every reference to a top-level module in the code of `src/`.
-fn references(src: &Path) -> Vec<Ref> {
-    let files = files_under(src, "rs");
-    let mut test_only: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut out = Vec::new();
-    for file in files {
-        let rel = file.strip_prefix(src).unwrap().to_path_buf();
-        let module = module_path(&rel);
-        if rel == Path::new("lib.rs") || test_only.contains(&rel) {
+    let test_files: BTreeSet<Vec<String>> = files
+        .iter()
+        .flat_map(|(path, _, text)| code_lines(text).1.into_iter().map(|m| [path.clone(), vec![m]].concat()))
+        .collect();
+    let (mut bad, mut seen) = (Vec::new(), 0);
+    for (path, rel, text) in &files {
+        if path.len() == 1 && path[0] == "lib" || test_files.contains(path) {
             continue;
         }
-        let from = if rel == Path::new("main.rs") { "cli".to_string() } else { module[0].clone() };
-        let text = std::fs::read_to_string(&file).unwrap();
-        let mut tests = BTreeSet::new();
-        for (to, line) in scan(&text, &module, &mut tests) {
-            out.push(Ref { from: from.clone(), to, file: Path::new("crates/core/src").join(&rel), line });
-        }
-        // `#[cfg(test)] mod m;` makes m's file test code.
-        let dir = if rel.file_name().is_some_and(|n| n == "mod.rs") {
-            rel.parent().unwrap().to_path_buf()
-        } else {
-            rel.with_extension("")
-        };
-        for m in tests {
-            test_only.insert(dir.join(format!("{m}.rs")));
-            test_only.insert(dir.join(&m).join("mod.rs"));
-        }
-    }
-    out
-}
-
-/// `journal/reader.rs` → `[journal, reader]`; `journal/mod.rs` → `[journal]`; `text.rs` → `[text]`.
-fn module_path(rel: &Path) -> Vec<String> {
-    let mut parts: Vec<String> = rel.with_extension("").iter().map(|p| p.to_string_lossy().into_owned()).collect();
-    if parts.last().is_some_and(|p| p == "mod") {
-        parts.pop();
-    }
-    parts
-}
-
-/// The modules referred to by the code of one file of module path `module`, with 1-based lines,
-/// in order; `#[cfg(test)] mod m;` declarations are added to `test_mods`.
-fn scan(text: &str, module: &[String], test_mods: &mut BTreeSet<String>) -> Vec<(String, usize)> {
-    let code = strip(text);
-    let code = skip_test_items(&code, test_mods);
-    let b = code.as_bytes();
-    let line_of = |i: usize| code[..i].matches('\n').count() + 1;
-    let ident_at = |i: usize| -> &str {
-        let end = code[i..].find(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(code.len(), |e| i + e);
-        &code[i..end]
-    };
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let boundary = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b':');
-        if !boundary {
-            i += 1;
+        let Some((_, allowed)) = LAYERS.iter().find(|(m, _)| *m == path[0]) else {
+            bad.push(format!("{rel}: module `{}` is not in the layering table", path[0]));
             continue;
-        }
-        let rest = &code[i..];
-        let (root_at, skip) = if rest.starts_with("crate::") {
-            (Some(i + 7), 7)
-        } else if rest.starts_with("ctxj::") {
-            (Some(i + 6), 6)
-        } else if rest.starts_with("super::") {
-            // Climb: each `super` drops one level of the file's module path.
-            let mut j = i;
-            let mut depth = module.len();
-            while code[j..].starts_with("super::") {
-                j += 7;
-                depth = depth.saturating_sub(1);
-            }
-            (if depth == 0 { Some(j) } else { None }, j - i)
-        } else {
-            (None, 1)
         };
-        if let Some(at) = root_at {
-            if b.get(at) == Some(&b'{') {
-                for (name, pos) in group_heads(&code, at) {
-                    out.push((name, line_of(pos)));
-                }
-            } else {
-                let name = ident_at(at);
-                if !name.is_empty() {
-                    out.push((name.to_string(), line_of(at)));
+        for (n, line) in code_lines(text).0 {
+            for to in names(line, path.len()) {
+                seen += 1;
+                if to != path[0] && !allowed.contains(&to.as_str()) {
+                    bad.push(format!("{rel}:{n}: `{}` uses `{to}`, not below it", path[0]));
                 }
             }
-        }
-        i += skip;
-    }
-    out
-}
-
-/// The first segment of each item of the `{…}` group opening at `open`, with its position.
-fn group_heads(code: &str, open: usize) -> Vec<(String, usize)> {
-    let mut out = Vec::new();
-    let mut depth = 0;
-    let mut expect_head = true;
-    for (k, c) in code[open..].char_indices() {
-        let pos = open + k;
-        match c {
-            '{' => {
-                depth += 1;
-                if depth == 1 {
-                    expect_head = true;
-                }
-            }
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            ',' if depth == 1 => expect_head = true,
-            c if depth == 1 && expect_head && (c.is_alphabetic() || c == '_') => {
-                let end =
-                    code[pos..].find(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(code.len(), |e| pos + e);
-                let name = &code[pos..end];
-                if name != "self" {
-                    out.push((name.to_string(), pos));
-                }
-                expect_head = false;
-            }
-            _ => {}
         }
     }
-    out
+    assert!(seen > 50, "the scan found only {seen} references: is it broken?");
+    assert!(bad.is_empty(), "{} layering violation(s):\n{}", bad.len(), bad.join("\n"));
 }
 
-/// `text` with comments and the contents of string and char literals blanked (newlines kept,
-/// so that positions and line numbers stay those of the file).
-fn strip(text: &str) -> String {
-    let c: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let blank = |out: &mut String, ch: char| out.push(if ch == '\n' { '\n' } else { ' ' });
-    let mut i = 0;
-    while i < c.len() {
-        let next = c.get(i + 1).copied();
-        if c[i] == '/' && next == Some('/') {
-            while i < c.len() && c[i] != '\n' {
-                blank(&mut out, c[i]);
-                i += 1;
-            }
-        } else if c[i] == '/' && next == Some('*') {
-            let mut depth = 0;
-            while i < c.len() {
-                if c[i] == '/' && c.get(i + 1) == Some(&'*') {
-                    depth += 1;
-                    out.push_str("  ");
-                    i += 2;
-                } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
-                    depth -= 1;
-                    out.push_str("  ");
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    blank(&mut out, c[i]);
-                    i += 1;
-                }
-            }
-        } else if c[i] == 'r' && (next == Some('"') || next == Some('#')) && raw_start(&c, i) {
-            // A raw string: r"…", r#"…"#, …
-            let hashes = c[i + 1..].iter().take_while(|&&h| h == '#').count();
-            if c.get(i + 1 + hashes) != Some(&'"') {
-                out.push(c[i]);
-                i += 1;
-                continue;
-            }
-            let close: String = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
-            let body = i + 2 + hashes;
-            let end = c[body..]
-                .windows(close.chars().count())
-                .position(|w| w.iter().copied().eq(close.chars()))
-                .map_or(c.len(), |p| body + p + close.chars().count());
-            for &ch in &c[i..end] {
-                blank(&mut out, ch);
-            }
-            i = end;
-        } else if c[i] == '"' {
-            out.push(' ');
-            i += 1;
-            while i < c.len() && c[i] != '"' {
-                if c[i] == '\\' {
-                    blank(&mut out, c[i]);
-                    i += 1;
-                }
-                if i < c.len() {
-                    blank(&mut out, c[i]);
-                    i += 1;
-                }
-            }
-            out.push(' ');
-            i += 1;
-        } else if c[i] == '\'' && (next == Some('\\') || c.get(i + 2) == Some(&'\'')) {
-            // A char literal ('x', '\n', '\u{1F600}'); otherwise a lifetime, kept.
-            let end =
-                (i + 2..c.len()).find(|&k| c[k] == '\'' && (c[k - 1] != '\\' || c[k - 2] == '\\')).unwrap_or(c.len());
-            for &ch in &c[i..=end.min(c.len() - 1)] {
-                blank(&mut out, ch);
-            }
-            i = end + 1;
-        } else {
-            out.push(c[i]);
-            i += 1;
+#[test]
+fn the_table_is_ordered_bottom_first_and_the_scan_reads_every_form() {
+    for (i, (m, deps)) in LAYERS.iter().enumerate() {
+        for d in *deps {
+            let below = LAYERS[..i].iter().any(|(x, _)| x == d);
+            assert!(below, "`{m}` may use `{d}`, which is not listed before it (a cycle or an unknown module)");
         }
     }
-    out
-}
-
-/// Whether the `r` at `i` starts a raw string (`r"`, `br"`), not ends an identifier.
-fn raw_start(c: &[char], i: usize) -> bool {
-    let before = |k: usize| i < k || !is_ident(c[i - k]);
-    before(1) || (c[i - 1] == 'b' && before(2))
-}
-
-fn is_ident(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-/// `code` (already stripped) with every `#[cfg(test)]` item blanked; `#[cfg(test)] mod m;`
-/// declarations are recorded in `test_mods`.
-fn skip_test_items(code: &str, test_mods: &mut BTreeSet<String>) -> String {
-    let mut out: Vec<u8> = code.as_bytes().to_vec();
-    let mut from = 0;
-    while let Some(p) = code[from..].find("#[cfg(test)]").map(|p| from + p) {
-        let b = code.as_bytes();
-        let mut k = p;
-        let mut depth = 0;
-        // The item ends at its first `;` outside braces, or at the brace closing its body.
-        while k < b.len() {
-            match b[k] {
-                b'{' => depth += 1,
-                b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                b';' if depth == 0 => {
-                    let decl = code[p + "#[cfg(test)]".len()..k].trim();
-                    if let Some(m) = decl.strip_prefix("mod ").or_else(|| decl.strip_prefix("pub(crate) mod ")) {
-                        test_mods.insert(m.trim().to_string());
-                    }
-                    break;
-                }
-                _ => {}
-            }
-            k += 1;
-        }
-        for x in &mut out[p..k.min(b.len())] {
-            if *x != b'\n' {
-                *x = b' ';
-            }
-        }
-        from = k.min(b.len());
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// A cycle of `graph`, as the path of modules around it, if there is one.
-fn cycle<'a>(graph: &BTreeMap<&'a str, BTreeSet<&'a str>>) -> Option<Vec<&'a str>> {
-    fn visit<'a>(
-        n: &'a str,
-        graph: &BTreeMap<&'a str, BTreeSet<&'a str>>,
-        stack: &mut Vec<&'a str>,
-        done: &mut BTreeSet<&'a str>,
-    ) -> Option<Vec<&'a str>> {
-        if let Some(at) = stack.iter().position(|&s| s == n) {
-            let mut c = stack[at..].to_vec();
-            c.push(n);
-            return Some(c);
-        }
-        if !done.insert(n) {
-            return None;
-        }
-        stack.push(n);
-        for &m in graph.get(n).into_iter().flatten() {
-            if let Some(c) = visit(m, graph, stack, done) {
-                return Some(c);
-            }
-        }
-        stack.pop();
-        None
-    }
-    let mut done = BTreeSet::new();
-    graph.keys().find_map(|&n| visit(n, graph, &mut Vec::new(), &mut done))
+    let line = "use crate::{projection::{Block, markers}, text}; let x = crate::journal::f(super::super::tokens::E); // crate::render";
+    assert_eq!(names(line, 2), ["projection", "text", "journal", "tokens"]);
+    assert_eq!(names("use super::super::Format;", 3), Vec::<String>::new(), "climbs inside its own module");
+    let file = "use crate::text;\n// crate::cli\n#[cfg(test)]\nmod props;\nfn f() {}\n#[cfg(test)]\nmod tests {\n    use crate::cli;\n}\n";
+    let (code, tests) = code_lines(file);
+    assert_eq!(code, [(1, "use crate::text;"), (5, "fn f() {}")]);
+    assert_eq!(tests, ["props"]);
 }

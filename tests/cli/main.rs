@@ -13,6 +13,7 @@ mod conformance;
 mod context;
 mod experiment;
 mod export;
+mod flags;
 #[cfg(feature = "synth")]
 mod fleet;
 mod formats;
@@ -48,4 +49,24 @@ mod usage_fast;
 #[test]
 fn the_synth_tests_need_the_synth_feature() {
     panic!("tests/cli/perf.rs drives `ctxj synth`: run the suite as `cargo test --locked --features synth`");
+}
+
+/// Every `tests/cli/*.rs` is a module of this file (jj's `test_no_forgotten_test_files`): a test
+/// file nobody declared would never be compiled nor run.
+#[test]
+fn test_no_forgotten_test_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    let declared: std::collections::BTreeSet<String> =
+        main.lines().filter_map(|l| l.trim().strip_prefix("mod ")?.strip_suffix(';').map(str::to_string)).collect();
+    let mut forgotten = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(m) = name.strip_suffix(".rs").filter(|m| *m != "main") {
+            if !declared.contains(m) {
+                forgotten.push(name);
+            }
+        }
+    }
+    assert!(forgotten.is_empty(), "test files not declared in tests/cli/main.rs: {forgotten:?}");
 }

@@ -20,6 +20,8 @@
 //! Nothing on the left of the flow knows what is on its right: the reader knows no projection, the
 //! projection knows no tokens, and no core module prints.
 
+#![forbid(unsafe_code)]
+
 pub mod cache;
 pub mod check;
 pub mod experiment;

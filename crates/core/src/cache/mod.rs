@@ -35,6 +35,6 @@ pub use figures::{LimitCheck, Simulation, Summary, TurnFigures};
 pub use model::{CacheModel, Simulator};
 pub use options::Options;
 pub use prices::{Price, PriceTable};
-pub use pricing::{cost_ratio, load_table, load_table_checked, Pricing, PricingError};
+pub use pricing::{cost_ratio, load_table, load_table_checked, Pricing, PricingChoice, PricingError};
 pub use replay::{simulate, simulate_observed};
 pub use window::Limits;

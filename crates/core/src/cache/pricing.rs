@@ -68,6 +68,28 @@ pub struct Pricing {
     pub provider_breaks: ProviderBreaks,
 }
 
+/// How a run prices its sessions, resolved once from its flags (`--model`, `--cache`,
+/// `--window`, `--provider-breaks`); [`PricingChoice::pricing`] applies it to each session.
+#[derive(Debug, Clone, Default)]
+pub struct PricingChoice {
+    /// Price (and default cache model) as this slug instead of the session's.
+    pub model: Option<String>,
+    /// The cache model (`None`: the slug's default).
+    pub cache: Option<CacheModel>,
+    /// The context window (`None`: the journal's, else the model's).
+    pub window: Option<u64>,
+    pub provider_breaks: ProviderBreaks,
+}
+
+impl PricingChoice {
+    /// The [`Pricing`] of `journal` under this choice, with `table`.
+    pub fn pricing(&self, journal: &Journal, table: PriceTable) -> Pricing {
+        Pricing::for_session(journal, self.model.as_deref(), self.cache, table)
+            .with_window(self.window)
+            .with_provider_breaks(self.provider_breaks)
+    }
+}
+
 impl Pricing {
     /// Chooses for `journal`: `model` overrides the session's slug, `cache` the slug's default
     /// cache model (`ideal` without a slug).

@@ -220,23 +220,27 @@ impl Tally {
 /// Audits every decision of `journal` with the estimator every command uses
 /// ([`crate::tokens::estimator_for`], the session's `encoding`): an unknown encoding is an error,
 /// as it is for `show` and `tokens`.
+/// For tests and library users; commands resolve their tokenizer once and call [`audit_as`].
 pub fn audit(journal: &Journal) -> Result<AuditReport, EncodingError> {
-    audit_progress(journal, &mut |_, _| {})
+    let est = estimator_for(journal, None)?;
+    Ok(audit_progress(journal, &est, &mut |_, _| {}))
 }
 
-/// [`audit`], calling `progress(done, total)` as records are judged (`total`: the records).
-pub fn audit_progress(journal: &Journal, progress: &mut dyn FnMut(usize, usize)) -> Result<AuditReport, EncodingError> {
-    audit_as(journal, None, progress)
+/// Audits every decision of `journal`, counting with `est` (the caller's tokenizer: `--encoding`,
+/// else the session's), calling `progress(done, total)` as records are judged (`total`: the
+/// records).
+pub fn audit_progress(journal: &Journal, est: &dyn Estimator, progress: &mut dyn FnMut(usize, usize)) -> AuditReport {
+    audit_as(journal, est, None, progress)
 }
 
 /// [`audit_progress`] by the rules of `harness` (`None`: the journal's own, [`Harness::detect`]).
 pub fn audit_as(
     journal: &Journal,
+    est: &dyn Estimator,
     harness: Option<Harness>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<AuditReport, EncodingError> {
-    let est = estimator_for(journal, None)?;
-    Ok(audit_run(journal, &est, Harness::profile_of(journal, harness), progress))
+) -> AuditReport {
+    audit_run(journal, est, Harness::profile_of(journal, harness), progress)
 }
 
 /// Audits every decision of `journal` with `est`.

@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::cache::{self, billed::billed};
 use crate::import::{self, FromFormat};
 use crate::journal::ReadOptions;
-use crate::tokens::estimator_for;
+use crate::tokens::Tokenizer;
 
 pub use manifest::Manifest;
 pub use run::{Metric, Run};
@@ -71,6 +71,8 @@ pub struct Options {
     pub replay: Vec<String>,
     /// Overrides the manifest's `seed`.
     pub seed: Option<u64>,
+    /// How each run's tokens are counted (`--encoding`, the persistent memo).
+    pub tokenizer: Tokenizer,
 }
 
 /// The whole result (`"schema": "ctxj.experiment/1"` in JSON).
@@ -117,7 +119,9 @@ pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
                 ExperimentError::Load { label: arm.label.clone(), session: s.name.clone(), source: Box::new(source) }
             })?;
             let j = loaded.journal;
-            let est = estimator_for(&j, None)
+            let est = opts
+                .tokenizer
+                .estimator(&j)
                 .map_err(|source| ExperimentError::Encoding { session: s.name.clone(), source })?;
             let b = billed(&j, &est, &table, m.model.as_deref());
             let outcome = match m.outcomes.get(&s.name) {
@@ -157,8 +161,7 @@ pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
         })
         .collect();
     let ref_journals: Vec<_> = runs.iter().zip(&journals).filter(|(r, _)| r.arm == reference).map(|(_, j)| j).collect();
-    let replayed =
-        replay::replay(&ref_journals, &reference, &opts.replay, &table, m.model.as_deref(), &boot, arms.len())?;
+    let replayed = replay::replay(&ref_journals, &reference, opts, &table, m.model.as_deref(), &boot, arms.len())?;
     arms.extend(replayed);
     Ok(Experiment {
         schema: "ctxj.experiment/1",

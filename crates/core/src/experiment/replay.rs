@@ -10,21 +10,22 @@ use super::ExperimentError;
 use crate::cache::{self, PriceTable, Pricing, Simulation};
 use crate::journal::Journal;
 use crate::strategy;
-use crate::tokens::estimator_for;
 
 /// What the replays are compared with: `recorded`, replayed over the same runs.
 pub const REPLAY_REFERENCE: &str = "the replayed recorded runs";
 
-/// One arm per strategy in `names`; `first_index` numbers their random streams after the real arms.
+/// One arm per strategy of `opts.replay`, counted with `opts.tokenizer`; `first_index` numbers
+/// their random streams after the real arms.
 pub fn replay(
     journals: &[&Journal],
     reference: &str,
-    names: &[String],
+    opts: &super::Options,
     table: &PriceTable,
     model: Option<&str>,
     boot: &Bootstrap,
     first_index: usize,
 ) -> Result<Vec<ArmSummary>, ExperimentError> {
+    let (names, tokenizer) = (&opts.replay, &opts.tokenizer);
     if names.is_empty() {
         return Ok(Vec::new());
     }
@@ -35,7 +36,8 @@ pub fn replay(
     // per journal: one simulation per strategy, `recorded` first.
     let mut sims: Vec<Vec<Simulation>> = Vec::new();
     for j in journals {
-        let est = estimator_for(j, None)
+        let est = tokenizer
+            .estimator(j)
             .map_err(|source| ExperimentError::Encoding { session: j.path.display().to_string(), source })?;
         let pricing = Pricing::for_session(j, model, None, table.clone());
         sims.push(cache::compare(j, &strategies, &est, pricing, &mut |_, _| {}).sims);

@@ -26,6 +26,7 @@ pub use session::{SessionRows, StrategyTotal};
 use crate::import::scan::parent_of;
 use crate::import::Format;
 use crate::strategy::Strategy;
+use crate::tokens::Tokenizer;
 use crate::usage::entry::{SessionKey, UsageEntry};
 
 /// Sessions processed together before they are handed on in order.
@@ -92,10 +93,11 @@ fn fallback_key(agent: Format, path: &std::path::Path) -> SessionKey {
 pub fn export<E>(
     sessions: &[SessionInput],
     strategies: &[Strategy],
+    tokenizer: &Tokenizer,
     sink: &mut dyn FnMut(SessionRows) -> Result<(), E>,
 ) -> Result<(), E> {
     for chunk in sessions.chunks(CHUNK) {
-        let done: Vec<SessionRows> = chunk.par_iter().map(|s| session::rows(s, strategies)).collect();
+        let done: Vec<SessionRows> = chunk.par_iter().map(|s| session::rows(s, strategies, tokenizer)).collect();
         for s in done {
             sink(s)?;
         }

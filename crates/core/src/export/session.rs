@@ -7,7 +7,7 @@ use crate::cache::{self, BreakCause, PriceTable, Pricing};
 use crate::import::import_file;
 use crate::journal::{Body, Journal};
 use crate::strategy::{self, Strategy};
-use crate::tokens::{estimator_for, TiktokenEstimator};
+use crate::tokens::{TiktokenEstimator, Tokenizer};
 use crate::usage::entry::UsageEntry;
 
 /// A session's rows and what its strategies add up to.
@@ -80,7 +80,7 @@ fn blank(input: &SessionInput, strategy: &str, turn: u64, ts: Option<String>, mo
 }
 
 /// The rows of `input`: one per billed call, then one per turn of each strategy's replay.
-pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
+pub fn rows(input: &SessionInput, strategies: &[Strategy], tokenizer: &Tokenizer) -> SessionRows {
     let mut out = SessionRows {
         agent: input.agent.name(),
         session: input.session.clone(),
@@ -91,7 +91,7 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy]) -> SessionRows {
         strategies: Vec::new(),
         note: None,
     };
-    let rebuilt = reconstruct(input);
+    let rebuilt = reconstruct(input, tokenizer);
     let turns = match &rebuilt {
         Ok((j, est)) => recorded_turns(j, est),
         Err(why) => {
@@ -170,9 +170,9 @@ fn simulated(
 }
 
 /// The transcript imported in memory and its tokenizer.
-fn reconstruct(input: &SessionInput) -> Result<(Journal, TiktokenEstimator), String> {
+fn reconstruct(input: &SessionInput, tokenizer: &Tokenizer) -> Result<(Journal, TiktokenEstimator), String> {
     let imported = import_file(&input.path, input.agent, None).map_err(|e| e.to_string())?;
-    let est = estimator_for(&imported.journal, None).map_err(|e| e.to_string())?;
+    let est = tokenizer.estimator(&imported.journal).map_err(|e| e.to_string())?;
     Ok((imported.journal, est))
 }
 

@@ -2,7 +2,9 @@
 //! for small ones (procfs files included). Devices, FIFOs, sockets and directories are refused
 //! before reading (`journal::input`).
 //!
-//! This is the only module of ctxj with `unsafe` code.
+//! The map itself — the only `unsafe` code of ctxj — is the `ctxj-mmap` crate (`crates/mmap`);
+//! this module decides when to map and reads small files instead. What follows is that crate's
+//! policy, kept here for the reader of the journal path.
 //!
 //! **The SIGBUS hazard, and how it is handled.** A mapped file that another process truncates
 //! while ctxj reads it makes the kernel raise SIGBUS on the next access to a page past the new
@@ -29,9 +31,10 @@
 //! catches a shrink that did not fault. Handling is compiled on Linux and macOS; elsewhere on
 //! Unix nothing is mapped (plain reads only). `CTXJ_NO_MMAP=1` turns mapping off everywhere.
 
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
+
+pub use ctxj_mmap::Mapped;
 
 /// Files smaller than this are read into memory; mapping them costs more than it saves.
 pub const MMAP_MIN: u64 = 1 << 20;
@@ -42,22 +45,6 @@ pub enum Source {
     Owned(Vec<u8>),
 }
 
-/// A registered read-only map of a whole file.
-pub struct Mapped {
-    map: memmap2::Mmap,
-    file: File,
-    #[cfg(any(target_os = "linux", target_os = "macos"))]
-    slot: usize,
-}
-
-impl Drop for Mapped {
-    fn drop(&mut self) {
-        // Unregister before `map` is unmapped (fields drop after this body).
-        #[cfg(any(target_os = "linux", target_os = "macos"))]
-        guard::unregister(self.slot);
-    }
-}
-
 impl Source {
     /// Opens `path` read-only.
     pub fn open(path: &Path) -> std::io::Result<Self> {
@@ -65,8 +52,7 @@ impl Source {
         let (mut file, meta) = super::input::open_regular(path)?;
         let no_mmap = std::env::var_os("CTXJ_NO_MMAP").is_some_and(|v| v == "1");
         if meta.is_file() && meta.len() >= MMAP_MIN && !no_mmap && usize::try_from(meta.len()).is_ok() {
-            #[cfg(any(target_os = "linux", target_os = "macos"))]
-            if let Some(m) = guard::map(&file, meta.len() as usize)? {
+            if let Some(m) = Mapped::map(&file, meta.len() as usize)? {
                 return Ok(Source::Mapped(m));
             }
         }
@@ -80,26 +66,17 @@ impl Source {
         Ok(Source::Owned(super::input::read_regular(path)?))
     }
 
-    /// Tells the kernel that `start..end` will not be read again, so that its pages leave this
-    /// process's resident set (they stay in the page cache). A no-op for owned bytes. Reading the
-    /// range later is still correct: the pages fault in again from the file (or, after a shrink
-    /// handled by the SIGBUS handler, from the zero pages that replaced them).
+    /// Tells the kernel that `start..end` will not be read again ([`Mapped::release`]). A no-op
+    /// for owned bytes.
     pub fn release(&self, start: usize, end: usize) {
         if let Source::Mapped(m) = self {
-            let end = end.min(m.map.len());
-            if end > start {
-                // SAFETY: MADV_DONTNEED on a private, read-only mapping that this process never
-                // writes only drops page-table entries; the next access re-reads the same bytes.
-                // No Rust reference observes a change. Failure is harmless.
-                #[allow(unsafe_code)]
-                let _ = unsafe { m.map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start) };
-            }
+            m.release(start, end);
         }
     }
 
     pub fn bytes(&self) -> &[u8] {
         match self {
-            Source::Mapped(m) => &m.map,
+            Source::Mapped(m) => m.bytes(),
             Source::Owned(v) => v,
         }
     }
@@ -109,190 +86,7 @@ impl Source {
     pub fn shrank(&self) -> bool {
         match self {
             Source::Owned(_) => false,
-            Source::Mapped(m) => {
-                #[cfg(any(target_os = "linux", target_os = "macos"))]
-                if guard::faulted(m.slot) {
-                    return true;
-                }
-                m.file.metadata().map_or(true, |meta| meta.len() < m.map.len() as u64)
-            }
-        }
-    }
-}
-
-#[cfg(any(target_os = "linux", target_os = "macos"))]
-#[allow(unsafe_code)]
-mod guard {
-    //! The registry of live maps and the SIGBUS handler (see the module documentation).
-
-    use std::fs::File;
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::OnceLock;
-
-    use super::Mapped;
-
-    /// How many journals can be mapped at once; past that, files are read instead.
-    const SLOTS: usize = 64;
-
-    struct Slot {
-        /// 0 = free; otherwise the claimed map's start address (page-aligned).
-        start: AtomicUsize,
-        len: AtomicUsize,
-        faulted: AtomicBool,
-        claimed: AtomicBool,
-    }
-
-    #[allow(clippy::declare_interior_mutable_const)]
-    const FREE: Slot = Slot {
-        start: AtomicUsize::new(0),
-        len: AtomicUsize::new(0),
-        faulted: AtomicBool::new(false),
-        claimed: AtomicBool::new(false),
-    };
-    static TABLE: [Slot; SLOTS] = [FREE; SLOTS];
-
-    /// The SIGBUS disposition before ours, to chain to; `None` when installing failed.
-    static PREVIOUS: OnceLock<Option<libc::sigaction>> = OnceLock::new();
-
-    fn page_size() -> usize {
-        // SAFETY: sysconf has no preconditions.
-        let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        if p > 0 {
-            p as usize
-        } else {
-            4096
-        }
-    }
-
-    /// Installs the handler once; whether it is in place.
-    fn install() -> bool {
-        PREVIOUS
-            .get_or_init(|| {
-                // SAFETY: plain sigaction calls with zero-initialized, then filled, structs.
-                unsafe {
-                    let mut old: libc::sigaction = std::mem::zeroed();
-                    let mut new: libc::sigaction = std::mem::zeroed();
-                    new.sa_sigaction = handler as *const () as usize;
-                    new.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
-                    libc::sigemptyset(&mut new.sa_mask);
-                    if libc::sigaction(libc::SIGBUS, &new, &mut old) != 0 {
-                        return None;
-                    }
-                    Some(old)
-                }
-            })
-            .is_some()
-    }
-
-    /// Maps `file` (of `len` bytes) and registers the map; `None` when it cannot be guarded
-    /// (handler not installed, table full, or the file already shorter than `len`).
-    pub(super) fn map(file: &File, len: usize) -> std::io::Result<Option<Mapped>> {
-        if !install() {
-            return Ok(None);
-        }
-        let Some(slot) = TABLE
-            .iter()
-            .position(|s| s.claimed.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok())
-        else {
-            return Ok(None);
-        };
-        // SAFETY: a read-only private map of a file we opened read-only. Another process may
-        // change the file: appends do not touch the mapped range, and a shrink is handled by the
-        // SIGBUS handler, which needs the map registered before any byte of it is read.
-        let map = match unsafe { memmap2::MmapOptions::new().len(len).map(file) } {
-            Ok(m) => m,
-            Err(e) => {
-                TABLE[slot].claimed.store(false, Ordering::Release);
-                return Err(e);
-            }
-        };
-        let s = &TABLE[slot];
-        s.faulted.store(false, Ordering::Relaxed);
-        s.len.store(map.len(), Ordering::Relaxed);
-        s.start.store(map.as_ptr() as usize, Ordering::Release);
-        let file = file.try_clone()?;
-        Ok(Some(Mapped { map, file, slot }))
-    }
-
-    pub(super) fn unregister(slot: usize) {
-        let s = &TABLE[slot];
-        s.start.store(0, Ordering::Release);
-        s.len.store(0, Ordering::Relaxed);
-        s.claimed.store(false, Ordering::Release);
-    }
-
-    pub(super) fn faulted(slot: usize) -> bool {
-        TABLE[slot].faulted.load(Ordering::Acquire)
-    }
-
-    #[cfg(target_os = "linux")]
-    unsafe fn fault_addr(info: *mut libc::siginfo_t) -> usize {
-        (*info).si_addr() as usize
-    }
-
-    #[cfg(target_os = "macos")]
-    unsafe fn fault_addr(info: *mut libc::siginfo_t) -> usize {
-        (*info).si_addr as usize
-    }
-
-    /// The SIGBUS handler. Only async-signal-safe operations: atomics, `mmap`, `sigaction`.
-    extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
-        // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
-        let addr = unsafe { fault_addr(info) };
-        for s in TABLE.iter() {
-            let start = s.start.load(Ordering::Acquire);
-            let len = s.len.load(Ordering::Relaxed);
-            if start == 0 || addr < start || addr >= start + len {
-                continue;
-            }
-            let page = page_size();
-            let from = addr & !(page - 1);
-            let end = (start + len).div_ceil(page) * page;
-            // SAFETY: [from, end) lies inside a live map of ours (registered, not yet unmapped:
-            // it is only unmapped after unregistering, and a thread faulting on it holds a borrow
-            // that keeps it alive). Replacing it with zero pages keeps every later read valid.
-            let p = unsafe {
-                libc::mmap(
-                    from as *mut libc::c_void,
-                    end - from,
-                    libc::PROT_READ,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                    -1,
-                    0,
-                )
-            };
-            if p != libc::MAP_FAILED {
-                s.faulted.store(true, Ordering::Release);
-                return; // the faulting read is retried and sees zeros
-            }
-            break;
-        }
-        chain(sig, info, ctx);
-    }
-
-    /// Passes a SIGBUS that is not ours to the previous disposition.
-    fn chain(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
-        let prev = PREVIOUS.get().copied().flatten();
-        // SAFETY: calling the previously installed handler the way the kernel would have, or
-        // restoring the default action so that the re-executed access kills the process.
-        unsafe {
-            match prev {
-                Some(p) if p.sa_sigaction != libc::SIG_DFL && p.sa_sigaction != libc::SIG_IGN => {
-                    if p.sa_flags & libc::SA_SIGINFO != 0 {
-                        let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
-                            std::mem::transmute(p.sa_sigaction);
-                        f(sig, info, ctx);
-                    } else {
-                        let f: extern "C" fn(libc::c_int) = std::mem::transmute(p.sa_sigaction);
-                        f(sig);
-                    }
-                }
-                _ => {
-                    let mut dfl: libc::sigaction = std::mem::zeroed();
-                    dfl.sa_sigaction = libc::SIG_DFL;
-                    libc::sigaction(libc::SIGBUS, &dfl, std::ptr::null_mut());
-                }
-            }
+            Source::Mapped(m) => m.shrank(),
         }
     }
 }

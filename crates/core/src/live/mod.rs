@@ -69,12 +69,9 @@ pub fn fold_for(agent: Format, saved: Option<serde_json::Value>) -> Option<Box<d
         Format::Codex => Box::new(OneFile::<codex::Fold> { agent, fold: load(saved) }),
         Format::Pi => Box::new(OneFile::<pi::Fold> { agent, fold: load(saved) }),
         // No live fold: a ctxj journal, and the agents read only by `import` (no `usage` fold).
-        Format::Ctxj
-        | Format::GeminiCli
-        | Format::QwenCode
-        | Format::KimiCode
-        | Format::Cline
-        | Format::OpenCode => return None,
+        Format::Ctxj | Format::GeminiCli | Format::QwenCode | Format::KimiCode | Format::Cline | Format::OpenCode => {
+            return None
+        }
     })
 }
 

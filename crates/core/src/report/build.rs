@@ -11,12 +11,12 @@
 
 use std::collections::HashMap;
 
-use crate::cache::{self, cost_ratio, CacheModel, PriceTable, Pricing};
+use crate::cache::{self, cost_ratio, PriceTable, Pricing};
 use crate::check::{self, Finding, Severity};
 use crate::journal::{Body, Journal};
 use crate::strategy::Strategy;
 use crate::tokens::estimator::EncodingError;
-use crate::tokens::{estimator_for, Estimator};
+use crate::tokens::{Estimator, Tokenizer};
 
 use super::browser::Browser;
 use super::{
@@ -29,18 +29,15 @@ use super::{
 pub struct Options {
     /// Characters of block text inlined per block (at least 1).
     pub text_cap: usize,
-    /// The cache model asked for (`None`: the default for the session's model slug, spec §4).
-    pub cache: Option<CacheModel>,
-    /// The price table (`None`: the built-in one).
-    pub prices: Option<PriceTable>,
-    /// The tokenizer encoding asked for (`None`: the session's, else `o200k_base`).
-    pub encoding: Option<String>,
+    /// The cache model, prices and window (`None`: the session's defaults with the built-in
+    /// table, spec §4).
+    pub pricing: Option<Pricing>,
+    /// How tokens are counted (`--encoding`, else the session's; the persistent memo).
+    pub tokenizer: Tokenizer,
     /// Remarks to show on the page (e.g. default strategies this build does not know).
     pub notes: Vec<String>,
     /// The turns the turn browser shows (the charts and tables always cover every turn).
     pub turns: TurnRange,
-    /// `--provider-breaks`: whether the replays repeat the provider's unexplained cache losses.
-    pub provider_breaks: cache::ProviderBreaks,
 }
 
 /// Which turns the turn browser shows.
@@ -70,12 +67,10 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             text_cap: DEFAULT_TEXT_CAP,
-            cache: None,
-            prices: None,
-            encoding: None,
+            pricing: None,
+            tokenizer: Tokenizer::default(),
             notes: Vec::new(),
             turns: TurnRange::All,
-            provider_breaks: cache::ProviderBreaks::Replay,
         }
     }
 }
@@ -122,12 +117,12 @@ pub fn build_streaming(
     if strategies.is_empty() {
         return Err(BuildError::NoStrategies);
     }
-    let est = estimator_for(journal, opts.encoding.as_deref())?;
+    let est = opts.tokenizer.estimator(journal)?;
     let cap = opts.text_cap.max(1);
     let notes = opts.notes.clone();
 
-    let table = opts.prices.clone().unwrap_or_else(PriceTable::builtin);
-    let pricing = Pricing::for_session(journal, None, opts.cache, table).with_provider_breaks(opts.provider_breaks);
+    let pricing =
+        opts.pricing.clone().unwrap_or_else(|| Pricing::for_session(journal, None, None, PriceTable::builtin()));
     let prices = match (&pricing.priced, &pricing.slug) {
         (Some((name, p)), Some(slug)) => Availability::Available(format!(
             "{slug} as {name} ({}): input ${}/M, cached ${}/M, cache write ${}/M, output ${}/M",
@@ -178,7 +173,7 @@ pub fn build_streaming(
         s.row.cost_vs_baseline = cost_ratio(s.row.cost, base_cost);
     }
 
-    let (decisions, findings) = audited(journal, &mut |d, _| progress(replays.saturating_add(d), total))?;
+    let (decisions, findings) = audited(journal, &est, &mut |d, _| progress(replays.saturating_add(d), total));
     let usage = journal
         .turns
         .iter()
@@ -331,13 +326,14 @@ fn figures(s: &Strategy, sim: cache::Simulation, views: Vec<TurnView>) -> Strate
 
 /// The journal's cleanup decisions with the audit's verdicts and savings, and the audit's
 /// findings that concern no decision (e.g. a turn that left no headroom).
-/// The audit runs with its own estimator (`check::audit`), exactly as `ctxj audit` does, so the
-/// page and the command never disagree.
+/// The audit counts with the page's estimator, as `ctxj audit` counts with the one of its
+/// `--encoding`, so the page and the command never disagree.
 fn audited(
     journal: &Journal,
+    est: &dyn Estimator,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<(Vec<Decision>, Vec<FindingView>), EncodingError> {
-    let report = check::audit_progress(journal, progress)?;
+) -> (Vec<Decision>, Vec<FindingView>) {
+    let report = check::audit_progress(journal, est, progress);
     let index_of: HashMap<u64, usize> = journal.records.iter().enumerate().map(|(i, r)| (r.rev, i)).collect();
     let mut attached = vec![false; report.findings.len()];
     let decisions = report
@@ -377,7 +373,7 @@ fn audited(
             message: f.message.clone(),
         })
         .collect();
-    Ok((decisions, others))
+    (decisions, others)
 }
 
 /// A decision's verdict: `ok` when the audit found nothing (or only informational facts), else
@@ -412,7 +408,7 @@ mod tests {
             .expect("valid journal");
         let strategies = [strategy::parse("recorded").unwrap(), strategy::parse("truncate-500").unwrap()];
         let d = build(&j, &strategies, &Options::default()).unwrap();
-        let est = estimator_for(&j, None).unwrap();
+        let est = crate::tokens::estimator_for(&j, None).unwrap();
         for (s, data) in strategies.iter().zip(&d.strategies) {
             let mut b = Browser::default();
             let mut views = Vec::new();

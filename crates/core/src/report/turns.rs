@@ -7,8 +7,7 @@ use crate::journal::Journal;
 use crate::projection::diff::{first_break, Cause, PrefixBreak};
 use crate::projection::Block;
 use crate::strategy::{self, Origin, Strategy, TurnRequest};
-use crate::tokens::estimator::EncodingError;
-use crate::tokens::estimator_for;
+use crate::tokens::Estimator;
 
 /// How a request relates to the previous one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -88,11 +87,10 @@ pub fn change(prev: &[Block], blocks: &[Block], origins: &[Origin], brk: Option<
 }
 
 /// Replays `s` and describes each turn's request.
-pub fn rows(journal: &Journal, s: &Strategy) -> Result<Vec<TurnRow>, EncodingError> {
-    let est = estimator_for(journal, None)?;
+pub fn rows(journal: &Journal, s: &Strategy, est: &dyn Estimator) -> Vec<TurnRow> {
     let mut rows = Rows::new(journal);
-    strategy::replay(journal, s, &est, |r| rows.push(r));
-    Ok(rows.finish())
+    strategy::replay(journal, s, est, |r| rows.push(r));
+    rows.finish()
 }
 
 /// The rows of a replay, built request by request: hand it each [`TurnRequest`] of one replay
@@ -168,7 +166,7 @@ mod tests {
             let j =
                 crate::journal::parse_bytes(std::path::Path::new(&path), &bytes, Default::default()).expect("valid");
             let s = crate::strategy::parse(strategy).expect("name");
-            let est = estimator_for(&j, None).expect("encoding");
+            let est = crate::tokens::estimator_for(&j, None).expect("encoding");
             let pricing =
                 crate::cache::Pricing::for_session(&j, None, None, crate::cache::load_table(None).expect("prices"));
             let (mut built, mut seen) = (Rows::new(&j), Vec::new());
@@ -184,7 +182,7 @@ mod tests {
                 },
             );
             assert_eq!(seen, (1..=j.turns.len()).collect::<Vec<_>>(), "{name}: each turn once, in order");
-            assert_eq!(built.finish(), rows(&j, &s).expect("rows"), "{name} {strategy}");
+            assert_eq!(built.finish(), rows(&j, &s, &est), "{name} {strategy}");
             assert_eq!(marks, crate::cache::marks::marks(&j, &s, &est, &pricing), "{name} {strategy}");
         }
     }

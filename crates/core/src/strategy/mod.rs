@@ -73,6 +73,12 @@ impl Strategy {
     }
 }
 
+/// The strategies compared when none is named (`cache`, `report`): the journal's own requests,
+/// and `baseline`, the one that drops nothing (the reference of every cost ratio).
+pub fn defaults() -> Vec<Strategy> {
+    vec![Strategy::recorded(), Strategy { name: "baseline".into(), kind: Kind::Baseline, summarizer: None }]
+}
+
 /// The families of spec §2 with their parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {

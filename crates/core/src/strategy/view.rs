@@ -6,7 +6,7 @@ use crate::journal::Journal;
 use crate::projection::block::canonical_of;
 use crate::projection::{projection_at, At, AtError, Block, RequestHasher};
 use crate::tokens::estimator::EncodingError;
-use crate::tokens::estimator_for;
+use crate::tokens::Estimator;
 
 use super::{Origin, Strategy};
 
@@ -52,14 +52,15 @@ pub fn recorded_view(journal: &Journal, at: Option<At>) -> Result<View, ViewErro
 }
 
 /// The request of `strategy` at `at` (a turn; None: the last turn) as a [`View`].
-pub fn strategy_view(journal: &Journal, s: &Strategy, at: Option<At>) -> Result<View, ViewError> {
-    strategy_view_with_progress(journal, s, at, &mut |_, _| {})
+pub fn strategy_view(journal: &Journal, s: &Strategy, est: &dyn Estimator, at: Option<At>) -> Result<View, ViewError> {
+    strategy_view_with_progress(journal, s, est, at, &mut |_, _| {})
 }
 
 /// [`strategy_view`], calling `progress(turn, last)` as the strategy replays up to the turn.
 pub fn strategy_view_with_progress(
     journal: &Journal,
     s: &Strategy,
+    est: &dyn Estimator,
     at: Option<At>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<View, ViewError> {
@@ -80,8 +81,7 @@ pub fn strategy_view_with_progress(
     if k < 1 {
         return Err(ViewError::NoTurns);
     }
-    let est = estimator_for(journal, None)?;
-    let (blocks, origins) = super::request_at(journal, s, &est, k, progress).expect("turn checked above");
+    let (blocks, origins) = super::request_at(journal, s, est, k, progress).expect("turn checked above");
     Ok(View { label: format!("{} · turn {k}", s.name), blocks, origins })
 }
 
@@ -181,7 +181,8 @@ mod tests {
     #[test]
     fn compare_hashes_the_canonical_bytes_block_by_block() {
         let j = journal("bugfix-todo");
-        let s = |n: &str| strategy_view(&j, &crate::strategy::parse(n).expect("name"), None).expect("view");
+        let est = crate::tokens::CharEstimator;
+        let s = |n: &str| strategy_view(&j, &crate::strategy::parse(n).expect("name"), &est, None).expect("view");
         let (base, trunc) = (s("baseline"), s("truncate-500"));
         let d = compare(&base, &trunc);
         assert_eq!(d.left.sha256, sha256_hex(&base.canonical()));

@@ -12,7 +12,7 @@
 //! * A memo maps a 128-bit hash of each distinct string (and of each piece of a long one; XXH3
 //!   under a seed, [`memo::Key`]) to its count, so a text repeated on every turn is tokenized
 //!   once. It is sharded by hash so rayon workers rarely contend. The persistent memo's entries
-//!   stay in the one read-only map of [`memo::loaded`]; an estimator copies an entry into its own
+//!   stay in the one read-only map of [`memo::Store::loaded`]; an estimator copies an entry into its own
 //!   shards on first use, so making an estimator costs nothing however large the memo is.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use tiktoken_rs::CoreBPE;
 
-use super::memo::{self, Dir, Key};
+use super::memo::{self, Key, Store};
 use super::Estimator;
 use crate::projection::Block;
 
@@ -177,7 +177,7 @@ pub struct TiktokenEstimator {
     /// The seed of the memo keys: the persistent memo file's, else this process's.
     seed: u64,
     shards: Vec<Shard>,
-    /// The persistent memo as read once per process ([`memo::loaded`]), read-only and shared.
+    /// The persistent memo as its store read it once ([`Store::loaded`]), read-only and shared.
     base: Option<Arc<memo::Loaded>>,
     hits: AtomicU64,
     misses: AtomicU64,
@@ -185,9 +185,9 @@ pub struct TiktokenEstimator {
     /// Count redaction markers as the text they replaced ([`super::redacted`]; imported sessions).
     redactions: bool,
     stored: AtomicU64,
-    /// The persistent memo file: its entries were loaded at creation ([`memo::loaded`]); what
-    /// this estimator used goes to [`memo::keep`] when it is dropped.
-    disk: Option<std::path::PathBuf>,
+    /// The persistent memo: its entries were loaded at creation ([`Store::loaded`]); what this
+    /// estimator used goes to [`Store::keep`] when it is dropped.
+    disk: Option<Arc<Store>>,
 }
 
 impl TiktokenEstimator {
@@ -213,25 +213,24 @@ impl TiktokenEstimator {
         }
     }
 
-    /// An estimator whose memo starts with the persistent memo in `dir` (see [`super::memo`], read
-    /// once per process) and hands what it used to [`memo::keep`] when dropped, for
-    /// [`memo::flush`] to write; `None`: [`TiktokenEstimator::new`].
-    pub fn with_memo(encoding: Encoding, dir: Option<&Dir>) -> TiktokenEstimator {
+    /// An estimator whose memo starts with the persistent memo of `store` (see [`super::memo`],
+    /// each file read once per store) and hands what it used to [`Store::keep`] when dropped, for
+    /// [`Store::flush`] to write; `None`: [`TiktokenEstimator::new`].
+    pub fn with_memo(encoding: Encoding, store: Option<&Arc<Store>>) -> TiktokenEstimator {
         let mut e = TiktokenEstimator::new(encoding);
-        if let Some(d) = dir {
-            let path = d.file(encoding);
-            let base = memo::loaded(&path, encoding);
+        if let Some(st) = store {
+            let base = st.loaded(encoding);
             e.seed = base.seed;
             e.base = Some(base);
-            e.disk = Some(path);
+            e.disk = Some(st.clone());
         }
         e
     }
 
-    /// Hands the entries this estimator used to the persistent memo ([`memo::keep`]; written
-    /// by [`memo::flush`]) when there is one and something is new.
+    /// Hands the entries this estimator used to the persistent memo ([`Store::keep`]; written
+    /// by [`Store::flush`]) when there is one and something is new.
     fn keep_memo(&self) {
-        let Some(path) = &self.disk else { return };
+        let Some(store) = &self.disk else { return };
         if self.misses.load(Ordering::Relaxed) == 0 {
             return;
         }
@@ -243,7 +242,7 @@ impl TiktokenEstimator {
                 m.iter().map(|(k, n)| (*k, *n)).collect::<Vec<_>>()
             })
             .collect();
-        memo::keep(path, self.encoding, self.seed, used);
+        store.keep(self.encoding, self.seed, used);
     }
 
     /// The encoding this estimator counts in.
@@ -513,7 +512,7 @@ mod tests {
     #[test]
     fn the_persistent_memo_is_shared_not_copied() {
         let dir = tempfile::tempdir().unwrap();
-        let d = Dir::new(dir.path()).unwrap();
+        let d = Arc::new(Store::new(memo::Dir::new(dir.path()).unwrap()));
         let f = d.file(Encoding::O200kBase);
         // A planted count (the real one is 2) proves the answer comes from the file.
         memo::save(&f, Encoding::O200kBase, 99, vec![(Key::of(99, "hello world"), 7)]).unwrap();

@@ -18,10 +18,11 @@
 //!   removed by the first save of version 2.
 //! * **Size.** At most [`CAP`] entries (32 MiB). A save keeps the entries this run used first,
 //!   then the others already on disk, up to the cap.
-//! * **Once per process.** The file is read once per process ([`loaded`]) into one read-only
-//!   map shared by every estimator a command makes (one per session for `export` and
-//!   `experiment`): an estimator copies only the entries it uses. What they counted is gathered
-//!   ([`keep`]) and written once, when the binary calls [`flush`] at the end.
+//! * **Once per run.** The binary makes one [`Store`] and passes it along (no global): each file
+//!   is read once ([`Store::loaded`]) into one read-only map shared by every estimator a command
+//!   makes (one per session for `export` and `experiment`): an estimator copies only the entries
+//!   it uses. What they counted is gathered ([`Store::keep`]) and written once, when the binary
+//!   calls [`Store::flush`] at the end.
 //! * **Concurrency.** A save re-reads the file, merges, and writes a new file renamed over the old
 //!   one (`journal::session::write_guarded`: temp file + rename, never through a symlink), so two
 //!   runs at once never leave a torn file; at worst one run's new entries are not kept (also
@@ -29,7 +30,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
@@ -111,61 +112,65 @@ impl Dir {
     }
 }
 
-static DIR: std::sync::OnceLock<Option<Dir>> = std::sync::OnceLock::new();
-
-/// Chooses the persistent memo of this process (`None`: none), once; later calls change nothing.
-/// The binary calls it before any command runs; a library user who never calls it gets no memo
-/// on disk.
-pub fn use_dir(dir: Option<Dir>) {
-    let _ = DIR.set(dir);
-}
-
-/// The persistent memo chosen by [`use_dir`], if any.
-pub fn dir() -> Option<&'static Dir> {
-    DIR.get().and_then(Option::as_ref)
-}
-
-/// The memo file at `path` as this process first read it ([`load`] once per file, shared by
-/// every estimator of the run); a missing or damaged file gives no counts and a fresh seed.
-pub fn loaded(path: &Path, enc: Encoding) -> Arc<Loaded> {
-    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<Loaded>>>> = OnceLock::new();
-    let mut m = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    m.entry(path.to_path_buf())
-        .or_insert_with(|| {
-            let (seed, entries) = load(path, enc).unwrap_or_else(|| (fresh_seed(path), Vec::new()));
-            let mut counts = FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
-            counts.extend(entries);
-            Arc::new(Loaded { seed, counts })
-        })
-        .clone()
-}
-
 type Pending = HashMap<PathBuf, (Encoding, u64, Vec<(Key, u64)>)>;
 
-fn pending() -> &'static Mutex<Pending> {
-    static PENDING: OnceLock<Mutex<Pending>> = OnceLock::new();
-    PENDING.get_or_init(Default::default)
+/// The persistent memo of one run: its folder, each file as the run first read it ([`Store::loaded`],
+/// shared by every estimator made from the store) and what the estimators counted, written once by
+/// [`Store::flush`]. A value the binary makes and passes along (through
+/// [`super::Tokenizer`]); the library keeps no memo of its own.
+#[derive(Debug)]
+pub struct Store {
+    dir: Dir,
+    loaded: Mutex<HashMap<PathBuf, Arc<Loaded>>>,
+    pending: Mutex<Pending>,
 }
 
-/// Adds the entries one estimator used (keyed under `seed`, the file's as [`loaded`] gave it) to
-/// what [`flush`] writes to the file at `path`.
-pub fn keep(path: &Path, enc: Encoding, seed: u64, used: Vec<(Key, u64)>) {
-    let mut p = pending().lock().unwrap_or_else(|e| e.into_inner());
-    p.entry(path.to_path_buf()).or_insert_with(|| (enc, seed, Vec::new())).2.extend(used);
-}
-
-/// Writes what the estimators of this process kept ([`keep`]) to their memo files, each once
-/// ([`save`]). The binary calls it when the command is done; errors leave a file as it was (it
-/// is a cache) and the first is returned.
-pub fn flush() -> Result<(), SessionError> {
-    let all = std::mem::take(&mut *pending().lock().unwrap_or_else(|e| e.into_inner()));
-    let mut first = Ok(());
-    for (path, (enc, seed, used)) in all {
-        if let (Err(e), true) = (save(&path, enc, seed, used), first.is_ok()) {
-            first = Err(e);
-        }
+impl Store {
+    /// A store over the memo folder `dir`, nothing read yet.
+    pub fn new(dir: Dir) -> Store {
+        Store { dir, loaded: Mutex::default(), pending: Mutex::default() }
     }
-    first
+
+    /// The file of one encoding.
+    pub fn file(&self, enc: Encoding) -> PathBuf {
+        self.dir.file(enc)
+    }
+
+    /// The memo file of `enc` as this store first read it ([`load`] once per file); a missing or
+    /// damaged file gives no counts and a fresh seed.
+    pub fn loaded(&self, enc: Encoding) -> Arc<Loaded> {
+        let path = self.file(enc);
+        let mut m = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+        m.entry(path.clone())
+            .or_insert_with(|| {
+                let (seed, entries) = load(&path, enc).unwrap_or_else(|| (fresh_seed(&path), Vec::new()));
+                let mut counts = FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
+                counts.extend(entries);
+                Arc::new(Loaded { seed, counts })
+            })
+            .clone()
+    }
+
+    /// Adds the entries one estimator used (keyed under `seed`, the file's as [`Store::loaded`]
+    /// gave it) to what [`Store::flush`] writes.
+    pub fn keep(&self, enc: Encoding, seed: u64, used: Vec<(Key, u64)>) {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        p.entry(self.file(enc)).or_insert_with(|| (enc, seed, Vec::new())).2.extend(used);
+    }
+
+    /// Writes what the estimators kept ([`Store::keep`]) to their memo files, each once
+    /// ([`save`]). The binary calls it when the command is done; errors leave a file as it was (it
+    /// is a cache) and the first is returned.
+    pub fn flush(&self) -> Result<(), SessionError> {
+        let all = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut first = Ok(());
+        for (path, (enc, seed, used)) in all {
+            if let (Err(e), true) = (save(&path, enc, seed, used), first.is_ok()) {
+                first = Err(e);
+            }
+        }
+        first
+    }
 }
 
 /// Reads the seed and the entries of a memo file; `None` for a missing, foreign or damaged file.
@@ -274,12 +279,15 @@ mod tests {
     #[test]
     fn the_loaded_map_is_shared_and_a_new_file_gets_a_random_seed() {
         let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a.bin"), dir.path().join("b.bin"));
+        let store = |d: &str| Store::new(Dir::new(&dir.path().join(d)).unwrap());
+        let (sa, sb, sc) = (store("a"), store("b"), store("c"));
+        let a = sa.file(Encoding::O200kBase);
+        std::fs::create_dir_all(a.parent().unwrap()).unwrap();
         save(&a, Encoding::O200kBase, SEED, vec![(Key::of(SEED, "x"), 1)]).unwrap();
-        let la = loaded(&a, Encoding::O200kBase);
+        let la = sa.loaded(Encoding::O200kBase);
         assert_eq!((la.seed, la.counts.get(&Key::of(SEED, "x"))), (SEED, Some(&1)));
-        assert!(Arc::ptr_eq(&la, &loaded(&a, Encoding::O200kBase)), "read once per process");
-        let (lb, lc) = (loaded(&b, Encoding::O200kBase), loaded(&dir.path().join("c.bin"), Encoding::O200kBase));
+        assert!(Arc::ptr_eq(&la, &sa.loaded(Encoding::O200kBase)), "read once per store");
+        let (lb, lc) = (sb.loaded(Encoding::O200kBase), sc.loaded(Encoding::O200kBase));
         assert!(lb.counts.is_empty());
         assert_ne!(lb.seed, lc.seed, "each new file draws its own seed");
     }

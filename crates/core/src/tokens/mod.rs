@@ -74,13 +74,37 @@ impl Estimator for CharEstimator {
 pub const IMPORTED: [&str; 9] =
     ["claude-code", "codex", "pi", "gemini-cli", "qwen-code", "kimi-code", "cline", "opencode", "kilo"];
 
-/// The one estimator chooser of every command: encoding from `flag` (`--encoding`), else the
-/// session's `encoding`, else `o200k_base` (spec §3). An unknown name, flag or session hint, is
-/// an error naming it and the known encodings.
-/// Its memo starts from the persistent memo chosen by [`memo::use_dir`] (none unless chosen).
+/// How a run chooses its tokenizer: `--encoding` (else each session's own `encoding`, else
+/// `o200k_base`, spec §3) and the run's persistent memo. A value the binary resolves once and
+/// passes to every library function that counts tokens over sessions it loads itself (`export`,
+/// `experiment`); one-session functions take the estimator ([`Tokenizer::estimator`]).
+#[derive(Debug, Clone, Default)]
+pub struct Tokenizer {
+    /// `--encoding`, checked; `None`: the session's.
+    pub encoding: Option<Encoding>,
+    /// The persistent memo (`None`: counts are not kept between runs).
+    pub memo: Option<std::sync::Arc<memo::Store>>,
+}
+
+impl Tokenizer {
+    /// The estimator of `journal`: the forced encoding, else the session's `encoding` (an unknown
+    /// name is an error naming it and the known encodings), else `o200k_base`; redaction markers
+    /// of imported sessions count as what they replaced.
+    pub fn estimator(&self, journal: &Journal) -> Result<TiktokenEstimator, estimator::EncodingError> {
+        let hint = journal.session().and_then(|s| s.encoding.clone());
+        let encoding = match self.encoding {
+            Some(e) => e,
+            None => Encoding::choose(None, hint.as_deref())?,
+        };
+        // Sanitised transcripts: a redaction marker counts as what it replaced (imported sessions only).
+        let imported = journal.session().and_then(|s| s.harness.as_deref()).is_some_and(|h| IMPORTED.contains(&h));
+        Ok(TiktokenEstimator::with_memo(encoding, self.memo.as_ref()).with_redactions(imported))
+    }
+}
+
+/// The estimator of `journal` with encoding `flag` (else the session's, else `o200k_base`) and no
+/// persistent memo, for tests and library users; commands resolve a [`Tokenizer`] instead.
 pub fn estimator_for(journal: &Journal, flag: Option<&str>) -> Result<TiktokenEstimator, estimator::EncodingError> {
-    let hint = journal.session().and_then(|s| s.encoding.clone());
-    // Sanitised transcripts: a redaction marker counts as what it replaced (imported sessions only).
-    let imported = journal.session().and_then(|s| s.harness.as_deref()).is_some_and(|h| IMPORTED.contains(&h));
-    Ok(TiktokenEstimator::with_memo(Encoding::choose(flag, hint.as_deref())?, memo::dir()).with_redactions(imported))
+    let encoding = flag.map(Encoding::parse).transpose()?;
+    Tokenizer { encoding, memo: None }.estimator(journal)
 }

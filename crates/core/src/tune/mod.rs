@@ -18,11 +18,11 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use crate::cache::{self, PriceTable, Pricing, ProviderBreaks};
+use crate::cache::{self, PriceTable, Pricing, PricingChoice};
 use crate::journal::Journal;
 use crate::projection::Block;
 use crate::strategy;
-use crate::tokens::{estimator_for, Estimator};
+use crate::tokens::{Estimator, Tokenizer};
 
 pub use frontier::{Objective, Point, Recommendation};
 pub use knobs::{Config, Harness};
@@ -36,15 +36,13 @@ pub const PROXY_NOTE: &str = "Task success is not measured offline: cost, retent
 #[derive(Debug, Clone)]
 pub struct Options {
     pub harness: Harness,
-    /// Price (and cache) every session as this model.
-    pub model: Option<String>,
-    /// Context window override (tokens).
-    pub window: Option<u64>,
-    pub provider_breaks: ProviderBreaks,
+    /// How every session is priced (`--model`, `--cache`, `--window`, `--provider-breaks`).
+    pub pricing: PricingChoice,
     /// `--penalty m`: the re-fetch penalty's scale.
     pub penalty: f64,
     pub objective: Objective,
-    pub encoding: Option<String>,
+    /// How tokens are counted (`--encoding`, the run's memo).
+    pub tokenizer: Tokenizer,
 }
 
 /// Errors of a sweep.
@@ -121,9 +119,7 @@ pub fn harness_of(format: crate::import::Format) -> Option<Harness> {
 const DEFAULT_WINDOW: u64 = 200_000;
 
 fn pricing_of(j: &Journal, table: &PriceTable, opts: &Options) -> Pricing {
-    Pricing::for_session(j, opts.model.as_deref(), None, table.clone())
-        .with_window(opts.window)
-        .with_provider_breaks(opts.provider_breaks)
+    opts.pricing.pricing(j, table.clone())
 }
 
 /// Sweeps the configurations of `opts.harness` over `journals`; `progress(done, total)` counts
@@ -182,7 +178,9 @@ fn session(
     opts: &Options,
     configs: &[Config],
 ) -> Result<(SessionResult, usize, usize), TuneError> {
-    let est = estimator_for(j, opts.encoding.as_deref())
+    let est = opts
+        .tokenizer
+        .estimator(j)
         .map_err(|source| TuneError::Encoding { session: j.path.display().to_string(), source })?;
     let pricing = pricing_of(j, table, opts);
     let billed = cache::billed(j, &est, &pricing.table, pricing.slug.as_deref());
