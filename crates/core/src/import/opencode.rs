@@ -472,6 +472,7 @@ fn usage_of(t: &Map<String, Value>) -> Option<Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     /// A synthetic store (hand-written from the v1.2.10 schema, not a recording): one session
     /// with a multi-step assistant message, an error, an interrupted call, a prune and an auto
