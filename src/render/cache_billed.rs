@@ -59,7 +59,12 @@ pub fn line(b: &Billed) -> String {
         let _ = write!(out, " ({} call(s) without a price left out)", b.unpriced_turns);
     }
     if b.summarizer_calls > 0 {
-        let _ = write!(out, " (with {} summarizer call(s) of compactions, {})", b.summarizer_calls, money(b.summarizer_cost));
+        let _ = write!(
+            out,
+            " (with {} summarizer call(s) of compactions, {})",
+            b.summarizer_calls,
+            money(b.summarizer_cost)
+        );
     }
     if !b.unknown.is_empty() {
         let _ = write!(out, " · not recorded: {}", b.unknown.join(", "));

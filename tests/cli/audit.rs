@@ -129,7 +129,10 @@ fn each_profile_has_its_own_compaction_threshold() {
 /// Issue 17: real Claude Code sessions warned about Claude Code's normal auto-compaction
 /// (`compact-trigger`, `compact-tail`) because they were judged by journal-v1's budget rules.
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn claude_code_samples_audit_without_false_warnings() {
     let files = files_under(&shared_samples().join("claude-code"), "jsonl");
     assert!(files.len() >= 10, "{} files", files.len());

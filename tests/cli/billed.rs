@@ -170,7 +170,10 @@ fn ctxj_own_usage_leaves_cache_writes_unknown() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn spotter_turn_44_is_a_provider_break() {
     let f = shared_samples().join("claude-code/projects/spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl");
     let r = recorded(&f);
@@ -183,7 +186,10 @@ fn spotter_turn_44_is_a_provider_break() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn billed_cost_equals_usage_on_every_shared_claude_code_file() {
     let files: Vec<PathBuf> = files_under(&shared_samples().join("claude-code"), "jsonl");
     assert!(files.len() >= 5);
@@ -335,7 +341,10 @@ fn turns_window_marks_the_rows_over_it() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn baseline_on_the_pi_sample_exceeds_the_200k_window() {
     let f = shared_samples().join("pi/sessions/--Users-badlogic-workspaces-pi-mono--/before-compaction.jsonl");
     let v = json_of(&["cache", "--json"], &f);
@@ -351,7 +360,10 @@ fn baseline_on_the_pi_sample_exceeds_the_200k_window() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn codex_redacted_rollout_calibrates_within_the_median_and_p90_targets() {
     // Every text of the shared (sanitised) rollouts is a `[REDACTED_TEXT len=N sha=…]` marker;
     // counted as the N characters it replaced, the affine fit meets median ≤ 1 % and p90 ≤ 3 %.
@@ -483,8 +495,14 @@ fn usage_of_import(transcript: &Path) -> Vec<Option<(u64, u64, Option<u64>)>> {
 /// ≥ 2,048 tokens is a recorded break with a cause, on every Claude Code, Codex and pi transcript
 /// of the shared samples and corpus.
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn every_recorded_cache_loss_is_reported_with_a_cause_on_every_shared_transcript() {
     let (samples, corpus) = (shared_samples(), shared_corpus());
     let mut files = files_under(&samples, "jsonl");

@@ -449,7 +449,10 @@ fn codex_matches_ccusage(path: &Path, file: &str) {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn ccusage_reference_figures_match_the_shared_codex_rollouts() {
     let shared = shared_samples();
     let files = files_under(&shared.join("codex/sessions"));

@@ -97,7 +97,10 @@ fn a_rollout_without_token_counts_keeps_its_calls_and_says_why_they_bill_nothing
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn the_shared_codex_samples_bill_what_usage_counts() {
     let files = rollouts(&shared_samples().join("codex"));
     for f in &files {
@@ -107,7 +110,10 @@ fn the_shared_codex_samples_bill_what_usage_counts() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn the_corpus_codex_rollouts_bill_what_ccusage_bills_to_the_cent() {
     let corpus = shared_corpus();
     let theirs: Value =

@@ -73,7 +73,7 @@ pub fn samples() -> Vec<String> {
 
 /// The real transcripts: `$CTXJ_SHARED_SAMPLES` (e.g. when running from a worktree), else
 /// `../shared/samples`. Tests using it carry
-/// `#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]`.
+/// `#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)")]`.
 pub fn shared_samples() -> PathBuf {
     let p = std::env::var_os("CTXJ_SHARED_SAMPLES")
         .map(PathBuf::from)
@@ -89,7 +89,7 @@ pub fn shared_samples() -> PathBuf {
 
 /// The second set of real transcripts, in each agent's home layout, with ccusage 20.0.24's output
 /// in `ccusage/`: `$CTXJ_SHARED_CORPUS`, else `../shared/corpus`. Tests using it carry
-/// `#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]`.
+/// `#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)")]`.
 pub fn shared_corpus() -> PathBuf {
     let p = std::env::var_os("CTXJ_SHARED_CORPUS")
         .map(PathBuf::from)
@@ -104,7 +104,7 @@ pub fn shared_corpus() -> PathBuf {
 }
 
 /// `python3`, checked to run. Tests using it carry
-/// `#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]`.
+/// `#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]`.
 pub fn python3() -> &'static str {
     let ok = hermetic(&mut std::process::Command::new("python3"))
         .arg("--version")
@@ -117,7 +117,7 @@ pub fn python3() -> &'static str {
 }
 
 /// Chromium: `$CTXJ_BROWSER`, else `chromium` or `chromium-browser` on `PATH`. Tests using it carry
-/// `#[cfg_attr(not(ctxj_has_chromium), ignore = "needs chromium (fails under CI=true)")]`.
+/// `#[cfg_attr(not(ctxj_has_chromium), ignore = "needs chromium (fails under CI=true; once it is there, `touch build.rs`)")]`.
 pub fn chromium() -> PathBuf {
     let found = std::env::var_os("CTXJ_BROWSER").map(PathBuf::from).or_else(|| {
         let path = std::env::var_os("PATH")?;

@@ -29,25 +29,25 @@ fn edge(name: &str) -> PathBuf {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn sample_bugfix_todo() {
     check(&common::sample("bugfix-todo"), &["--sha-fatal"]);
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn sample_compaction() {
     check(&common::sample("compaction"), &["--sha-fatal"]);
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn sample_long_elision() {
     check(&common::sample("long-elision"), &["--sha-fatal"]);
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn sample_spill_attach() {
     check(&common::sample("spill-attach"), &["--sha-fatal"]);
 }
@@ -64,43 +64,43 @@ fn every_sample_is_covered() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn edge_unicode_markers() {
     check(&edge("unicode-markers"), &[]);
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn edge_clears() {
     check(&edge("clears"), &[]);
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn edge_mirror_late_service() {
     check(&edge("mirror-late-service"), &[]);
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn edge_chain_then_mirror() {
     check(&edge("chain-then-mirror"), &[]);
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn edge_strategies() {
     check(&edge("strategies-edges"), &[]);
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn edge_lines() {
     check(&edge("lines-edges"), &[]);
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn check_py_reports_a_divergence() {
     // The harness itself must be able to fail: a fake ctxj that prints `[]` for every request.
     let dir = tempfile::tempdir().unwrap();
@@ -124,19 +124,19 @@ fn check_py_reports_a_divergence() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn edge_summary_and_pause() {
     check(&edge("summary-and-pause"), &[]);
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn edge_mirror_edits() {
     check(&edge("mirror-edits"), &[]);
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn edge_pause_rule() {
     check(&edge("pause-rule"), &[]);
 }

@@ -261,7 +261,10 @@ fn transcripts_of_every_format_are_runs() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn real_transcripts_of_mixed_formats_are_arms() {
     let s = shared_samples();
     let d = tempfile::tempdir().unwrap();

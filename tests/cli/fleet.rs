@@ -63,7 +63,10 @@ fn same_as_usage(what: &str, got: &Value, usage: &Value) {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_fleet), ignore = "needs .venv-fleet (pyspark) and java (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_fleet),
+    ignore = "needs .venv-fleet (pyspark) and java (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn spark_rollups_duckdb_and_otlp_reproduce_the_direct_totals() {
     let py = fleet_python();
     let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
@@ -124,7 +127,7 @@ fn spark_rollups_duckdb_and_otlp_reproduce_the_direct_totals() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
 fn session_keys_put_subagents_with_their_parent() {
     // The key function of the job, run by the plain python3 the other tests use.
     let code = "import sys; sys.path.insert(0, 'fleet'); import ctxj_spark as j; \

@@ -156,7 +156,10 @@ fn imported_counts(im: &ctxj_core::import::Imported) -> Counts {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn every_shared_sample_imports_with_raw_counts() {
     let dir = shared_samples();
     let files = jsonl_under(&dir);
@@ -180,7 +183,10 @@ fn every_shared_sample_imports_with_raw_counts() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn known_figures_of_the_real_sessions() {
     let dir = shared_samples();
     let cc = dir.join("claude-code/projects/spotter");
@@ -215,7 +221,10 @@ fn known_figures_of_the_real_sessions() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn import_writes_a_session_whose_hashes_check() {
     let dir = shared_samples();
     let out = tempfile::tempdir().unwrap();
@@ -327,7 +336,10 @@ fn ccusage_sessions() -> BTreeMap<String, [u64; 4]> {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn usage_equals_ccusage_per_session() {
     let dir = shared_samples();
     let out = ctxj().args(["usage", "--json"]).arg(dir.join("claude-code")).output().unwrap();
@@ -378,7 +390,10 @@ fn usage_equals_ccusage_per_session() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn usage_by_day_differs_from_ccusage_only_by_agent_progress_copies() {
     let dir = shared_samples();
     let out = ctxj().args(["usage", "--by", "day", "--json"]).arg(dir.join("claude-code")).output().unwrap();
@@ -425,7 +440,10 @@ fn usage_by_day_differs_from_ccusage_only_by_agent_progress_copies() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn sessions_lists_every_session_with_side_sessions_under_their_parent() {
     let dir = shared_samples();
     let out = ctxj().args(["sessions", "--json"]).arg(&dir).output().unwrap();
@@ -477,7 +495,10 @@ fn sessions_lists_every_session_with_side_sessions_under_their_parent() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn from_forces_a_format() {
     let dir = shared_samples();
     let codex = jsonl_under(&dir.join("codex"))[0].clone();
@@ -521,7 +542,10 @@ fn folders_open_their_one_session() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn cache_recorded_hit_rate_is_the_usage_ratio_of_the_distinct_calls() {
     let dir = shared_samples();
     for name in
@@ -766,7 +790,10 @@ fn a_subagent_file_without_its_parent_is_an_orphan_listed_on_its_own() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn shared_inline_sidechain_and_image_samples_read_as_side_sessions() {
     let dir = shared_samples().join("claude-code/projects/agentlogs");
     let file = dir.join("subagent.jsonl").display().to_string();

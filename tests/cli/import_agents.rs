@@ -95,7 +95,10 @@ fn raw_prompt_sum(path: &Path, f: Format) -> Option<u64> {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn every_content_sample_imports_validates_and_show_reproduces_every_hash() {
     let c = shared_corpus();
     let files = content_files(&c);
@@ -152,7 +155,10 @@ fn every_content_sample_imports_validates_and_show_reproduces_every_hash() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn the_system_prompt_is_carried_where_the_log_records_it() {
     let c = shared_corpus();
     for (f, want) in content_files(&c) {
@@ -171,7 +177,10 @@ fn the_system_prompt_is_carried_where_the_log_records_it() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn agent_files_ctxj_does_not_import_are_named_not_json_errors() {
     let c = shared_corpus();
     let cases = [

@@ -28,7 +28,10 @@ fn listing(dir: &Path) -> Vec<String> {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn every_store_session_imports_validates_reproduces_hashes_and_equals_ccusage() {
     let c = shared_corpus();
     let out = tempfile::tempdir().unwrap();
@@ -82,7 +85,10 @@ fn every_store_session_imports_validates_reproduces_hashes_and_equals_ccusage() 
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn a_store_of_one_session_opens_and_one_of_several_asks_which() {
     let c = shared_corpus();
     ctxj().arg("turns").arg(c.join("opencode/opencode.db")).assert().success();

@@ -105,8 +105,14 @@ fn statusline_refuses_what_is_not_json_and_renders_a_watch_state() {
 /// Issue 33: the session $ of the status line is what `ctxj usage` bills, on every shared
 /// Claude Code session (its subagents' files included).
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn statusline_cost_equals_usage_on_every_shared_claude_code_session() {
     let cache = tempfile::tempdir().unwrap();
     let mut checked = 0;

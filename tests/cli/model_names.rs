@@ -24,7 +24,10 @@ fn theirs(corpus: &Path, agent: &str) -> Vec<(String, f64)> {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn pi_and_openclaw_sessions_bill_what_ccusage_bills_with_recorded_costs_for_unpriced_models() {
     let corpus = shared_corpus();
     let mut compared = 0;
@@ -56,7 +59,10 @@ fn pi_and_openclaw_sessions_bill_what_ccusage_bills_with_recorded_costs_for_unpr
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn the_billed_line_says_which_calls_use_the_recorded_cost() {
     let corpus = shared_corpus();
     let f = walkdir::WalkDir::new(corpus.join("openclaw"))

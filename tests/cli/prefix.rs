@@ -129,7 +129,10 @@ const CALIBRATION_EXCEPTIONS: &[(&str, Option<Limits>)] = &[
 /// real transcript of ≥ 5 turns (Claude Code projects with their subagent files, Codex, pi), the
 /// same figures `scripts/calibration` prints; the exceptions above are held to their ceilings.
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn calibration_meets_the_targets_on_every_shared_sample() {
     let d = shared_samples();
     let mut measured = Vec::new();
@@ -191,7 +194,10 @@ const CORPUS_CALIBRATION_CEILINGS: &[(&str, Limits)] = &[
 /// with ≥ 5 turns (`scripts/calibration` prints the same rows); the files above are held to
 /// their ceilings.
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn calibration_meets_the_targets_on_every_corpus_transcript() {
     let d = shared_corpus();
     let mut measured = Vec::new();

@@ -378,7 +378,7 @@ fn empty_journal_renders_a_page_that_says_so() {
 /// The real-browser checks: `scripts/browser-test` in Chromium (ignored when build.rs finds no
 /// Chromium, failing under `CI=true`).
 #[test]
-#[cfg_attr(not(ctxj_has_chromium), ignore = "needs chromium (fails under CI=true)")]
+#[cfg_attr(not(ctxj_has_chromium), ignore = "needs chromium (fails under CI=true; once it is there, `touch build.rs`)")]
 fn renders_in_headless_chromium() {
     let browser = super::common::chromium();
     let out = super::common::hermetic(&mut std::process::Command::new("bash"))

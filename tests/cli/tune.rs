@@ -124,7 +124,10 @@ fn the_table_names_the_recommendation_and_says_the_scores_are_proxies() {
 /// Every harness's sweep over the shared transcripts: its named points, unmanaged replays keep
 /// every demanded token, the recorded replay is compared with the bill on every priced session.
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn sweeps_over_the_shared_transcripts_carry_the_named_points() {
     let root = shared_samples();
     for (dir, harness, default, off) in [

@@ -102,7 +102,10 @@ fn codex_and_pi_usage_equals_ccusage_on_the_bundled_transcripts() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn codex_and_pi_usage_equals_ccusage_on_the_shared_samples() {
     let s = shared_samples();
     compare_codex_and_pi(&s.join("codex"), &s.join("pi/sessions"), "");
@@ -274,7 +277,10 @@ fn compare_with_ccusage(agent: &str, var: &str, dir: &str) {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn every_corpus_agent_equals_ccusage_per_session_and_per_day() {
     for (agent, var, dir) in corpus_agents() {
         compare_with_ccusage(agent, var, &dir);
@@ -284,7 +290,10 @@ fn every_corpus_agent_equals_ccusage_per_session_and_per_day() {
 /// The sum of every agent equals the sum of each agent's, and reading the SQLite stores leaves
 /// no `-wal`/`-shm` file (nor anything else) in the corpus.
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn no_agent_argument_sums_every_detected_agent_and_writes_nothing() {
     let listing = || {
         walkdir::WalkDir::new(shared_corpus()).into_iter().flatten().map(|e| e.path().to_path_buf()).collect::<Vec<_>>()
@@ -312,7 +321,10 @@ fn no_agent_argument_sums_every_detected_agent_and_writes_nothing() {
 /// and so does `usage` by default; the row says how many, so the corrected input is one
 /// subtraction away.
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn qwen_double_counted_cache_is_reported_beside_ccusage_totals() {
     let dir = shared_corpus().join("qwen");
     let (out, _) = run(&["usage", "--agent", "qwen", "--json", dir.to_str().unwrap()], &[]);
@@ -325,7 +337,10 @@ fn qwen_double_counted_cache_is_reported_beside_ccusage_totals() {
 /// `sessions` lists the usage-only agents' sessions, saying their logs cannot be replayed;
 /// `export` refuses them with the same reason.
 #[test]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn sessions_lists_usage_only_agents_and_says_so() {
     let dir = shared_corpus().join("gemini/tmp");
     let (out, _) = run(&["sessions", "--agent", "gemini", "--format", "ndjson", dir.to_str().unwrap()], &[]);

@@ -38,7 +38,10 @@ fn fast_usage_equals_the_full_parse_on_the_bundled_transcripts() {
 }
 
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn fast_usage_equals_the_full_parse_on_every_shared_sample() {
     let s = shared_samples();
     assert_fast_equals_full(&[s.join("claude-code"), s.join("codex"), s.join("pi")]);

@@ -73,7 +73,8 @@ pub fn is_store(bytes: &[u8]) -> bool {
 
 /// Opens a store read-only without writing beside it ([`crate::journal::sqlite`]).
 fn open(path: &Path) -> Result<crate::journal::sqlite::ReadOnly, ImportError> {
-    crate::journal::sqlite::open_read_only(path).map_err(|err| ImportError::Io { path: path.display().to_string(), err })
+    crate::journal::sqlite::open_read_only(path)
+        .map_err(|err| ImportError::Io { path: path.display().to_string(), err })
 }
 
 fn sql_err(path: &Path, e: rusqlite::Error) -> ImportError {

@@ -79,8 +79,14 @@ fn cuts(seed: u64, n: usize) -> Vec<f64> {
 /// Issue 33: every shared transcript of every agent ctxj reads, fed in random pieces, ends in
 /// exactly the batch result (entries, costs, compactions, duplicates).
 #[test]
-#[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
-#[cfg_attr(not(ctxj_has_corpus), ignore = "needs ../shared/corpus (fails under CI=true)")]
+#[cfg_attr(
+    not(ctxj_has_samples),
+    ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+)]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
 fn chunked_folds_equal_the_batch_read_on_every_shared_transcript() {
     let all = transcripts();
     let mut agents = std::collections::BTreeSet::new();

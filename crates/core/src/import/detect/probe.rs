@@ -197,7 +197,10 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(not(ctxj_has_samples), ignore = "needs ../shared/samples (fails under CI=true)")]
+    #[cfg_attr(
+        not(ctxj_has_samples),
+        ignore = "needs ../shared/samples (fails under CI=true; once it is there, `touch build.rs`)"
+    )]
     fn every_transcript_line_votes_alike_typed_and_in_full() {
         for f in crate::journal::typed::testing::transcript_files() {
             let bytes = std::fs::read(&f).unwrap();
