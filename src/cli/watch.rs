@@ -2,9 +2,8 @@
 //! (cache break, compaction, warning band, cache about to expire, gone cold), or NDJSON.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
-use std::time::{Duration, Instant, SystemTime};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 
@@ -13,7 +12,9 @@ use ctxj::render::live_watch::{event_line, is_alert, WatchDoc};
 use ctxj::render::style::Paint;
 use ctxj_core::live::compact::Overrides;
 use ctxj_core::live::events::{Event, Watcher};
-use ctxj_core::live::{find, store, Inputs, LiveSession, Snapshot};
+use ctxj_core::live::follow::{self, short_name, Targets};
+use ctxj_core::live::hook::Hook;
+use ctxj_core::live::{store, Inputs, LiveSession, Snapshot};
 use ctxj_core::text::escape_line;
 
 use super::{Ctx, EXIT_OK};
@@ -83,8 +84,6 @@ pub enum WatchFormat {
     Ndjson,
 }
 
-/// The seconds an `--exec` command may run.
-const EXEC_DEADLINE: Duration = Duration::from_secs(10);
 /// How often folders are searched again for new sessions.
 const DISCOVER_EVERY: Duration = Duration::from_secs(1);
 
@@ -96,73 +95,6 @@ struct Followed {
     from: Option<PathBuf>,
 }
 
-/// Runs `--exec` commands one at a time, `cooldown` apart, each killed at its deadline.
-struct Exec {
-    cmd: String,
-    cooldown: Duration,
-    running: Option<(Child, Instant)>,
-    last: Option<Instant>,
-}
-
-impl Exec {
-    fn reap(&mut self) {
-        if let Some((child, started)) = &mut self.running {
-            if !matches!(child.try_wait(), Ok(None)) {
-                self.running = None;
-            } else if started.elapsed() > EXEC_DEADLINE {
-                let _ = child.kill();
-                let _ = child.wait();
-                self.running = None;
-            }
-        }
-    }
-
-    fn fire(&mut self, json: &str) {
-        self.reap();
-        if self.running.is_some() || self.last.is_some_and(|l| l.elapsed() < self.cooldown) {
-            return;
-        }
-        let mut c = Command::new("sh");
-        c.arg("-c").arg(&self.cmd).env("CTXJ_EVENT", json).stdin(std::process::Stdio::null());
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            c.process_group(0);
-        }
-        if let Ok(child) = c.spawn() {
-            self.running = Some((child, Instant::now()));
-            self.last = Some(Instant::now());
-        }
-    }
-}
-
-/// The sessions to follow now: (transcript, folder it was found in).
-fn targets(args: &Args) -> Result<Vec<(PathBuf, Option<PathBuf>)>> {
-    let within = Duration::from_secs(args.live_minutes.saturating_mul(60));
-    let now = SystemTime::now();
-    let folders: Vec<PathBuf> = match &args.target {
-        Some(t) if t.is_file() => return Ok(vec![(t.clone(), None)]),
-        Some(t) if t.is_dir() => vec![t.clone()],
-        Some(t) => anyhow::bail!("{}: no such file or folder", escape_line(&t.display().to_string())),
-        None => {
-            let cwd = std::env::current_dir().context("the current folder")?;
-            let roots = ctxj_core::usage::existing_default_roots(None);
-            find::project_folders(&roots, &cwd, args.all).into_iter().map(|(d, _)| d).collect()
-        }
-    };
-    Ok(folders
-        .iter()
-        .flat_map(|d| find::live_in(d, now, within, args.all).into_iter().map(move |p| (p, Some(d.clone()))))
-        .collect())
-}
-
-/// The last 8 characters of the file's stem: the tail of the session id for every agent (the
-/// stems of Codex and pi begin with a date).
-fn short_name(p: &Path) -> String {
-    let stem: Vec<char> = p.file_stem().map(|s| s.to_string_lossy().chars().collect()).unwrap_or_default();
-    stem[stem.len().saturating_sub(8)..].iter().collect()
-}
-
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let paint = Paint::new(ctx.color);
     let overrides = Overrides::from_user();
@@ -171,24 +103,20 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", escape_line(&d.display().to_string())))?;
     }
     let observed = store::dir().map(|d| store::observed(&d)).unwrap_or_default();
-    let mut exec = args.exec.clone().map(|cmd| Exec {
-        cmd,
-        cooldown: Duration::from_secs(args.cooldown),
-        running: None,
-        last: None,
-    });
+    let mut exec = args.exec.clone().map(|cmd| Hook::new(cmd, Duration::from_secs(args.cooldown)));
+    let targets = Targets { target: args.target.clone(), live_minutes: args.live_minutes, all: args.all };
     let started = Instant::now();
     let mut followed: Vec<Followed> = Vec::new();
     let mut last_discover: Option<Instant> = None;
     let mut first = true;
     let mut out = super::stdout();
-    if args.target.is_some() && targets(&args)?.is_empty() {
+    if args.target.is_some() && targets.now()?.is_empty() {
         anyhow::bail!("no session written to in the last {} minutes there", args.live_minutes);
     }
     loop {
         if last_discover.is_none_or(|t| t.elapsed() >= DISCOVER_EVERY) {
             last_discover = Some(Instant::now());
-            let now_targets = targets(&args)?;
+            let now_targets = targets.now()?;
             for (path, from) in now_targets {
                 if followed.iter().any(|f| f.live.main() == path) {
                     continue;
@@ -229,8 +157,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
             if !events.is_empty() {
                 if let Some(d) = &state_dir {
                     let doc = StatusDoc::new(snap, None, None);
-                    let stem = f.live.main().file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-                    let file = d.join(format!("{}.json", stem.replace(['/', '\\', '.'], "_")));
+                    let file = d.join(follow::state_file_name(f.live.main()));
                     let _ =
                         ctxj_core::journal::session::write_guarded(&file, &serde_json::to_vec(&doc)?, &[f.live.main()]);
                 }
@@ -247,10 +174,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     }
     if let Some(mut x) = exec {
         // Give the last command its deadline, no more.
-        while x.running.is_some() {
-            x.reap();
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        x.finish();
     }
     Ok(EXIT_OK)
 }

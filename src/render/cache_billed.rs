@@ -110,7 +110,7 @@ pub fn breaks(b: &Billed, n: usize, paint: &Paint) -> String {
         "\n{} — recorded cache breaks ({}, tolerance {}):\n",
         paint.bold("as billed"),
         b.breaks.len(),
-        b.tolerance
+        super::cache_words::tolerance()
     );
     for x in b.breaks.iter().take(n) {
         let _ = writeln!(

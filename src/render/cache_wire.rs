@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::cache_words::{divergence, evidence};
+use super::cache_words::{divergence, evidence, tolerance};
 use ctxj_core::cache::billed::{Billed, BreakCause, RecordedBreak};
 use ctxj_core::cache::explain::BlockRef;
 use ctxj_core::cache::figures::CacheBreak;
@@ -36,7 +36,8 @@ pub struct BilledDoc {
     pub models: Vec<String>,
     /// The figures no turn recorded (`cache_write`, …): `null` above, never guessed.
     pub unknown: Vec<&'static str>,
-    pub tolerance: &'static str,
+    /// When a shortfall is a break, in words: `max(1,024 tokens, 2% of the expected read)`.
+    pub tolerance: String,
     /// The longest idle gap (seconds) after which a call still read back what the previous call
     /// left: the provider's cache demonstrably lived that long (replays use it as the lifetime
     /// when it is longer than the model's).
@@ -109,7 +110,7 @@ impl From<&Billed> for BilledDoc {
             recorded_cost_turns: b.recorded_cost_turns,
             models: b.models.clone(),
             unknown: b.unknown.clone(),
-            tolerance: b.tolerance,
+            tolerance: tolerance(),
             kept_idle_seconds: b.kept_idle_seconds,
             breaks: b.breaks.iter().map(RecordedBreakDoc::from).collect(),
             summarizer_calls: b.summarizer_calls,
@@ -144,5 +145,30 @@ impl From<&CacheBreak> for CacheBreakDoc {
             now: b.at.now.clone(),
             reason: divergence(&b.at),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(v: serde_json::Value) -> Vec<String> {
+        match v {
+            serde_json::Value::Object(m) => m.keys().cloned().collect(),
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    /// The wire type copies [`Billed`] field by field, so a field added to the library's struct
+    /// would silently never reach `ctxj.cache/1` (three fields were lost that way in an
+    /// integration, caught only by the schema test). Every field the library serializes is
+    /// carried by the document.
+    #[test]
+    fn billed_doc_carries_every_field_the_library_serializes() {
+        let billed = keys(serde_json::to_value(Billed::default()).unwrap());
+        let doc = keys(serde_json::to_value(BilledDoc::from(&Billed::default())).unwrap());
+        let missing: Vec<_> = billed.iter().filter(|k| !doc.contains(k)).collect();
+        assert!(missing.is_empty(), "fields of Billed missing from BilledDoc: {missing:?}");
+        assert!(doc.contains(&"tolerance".to_string()), "the document words the tolerance");
     }
 }

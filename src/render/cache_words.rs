@@ -3,10 +3,20 @@
 //! ([`ctxj_core::cache::explain::Divergence`], [`ctxj_core::cache::billed::Evidence`]), and the
 //! durations they quote ([`duration`]).
 
-use ctxj_core::cache::billed::Evidence;
+use ctxj_core::cache::billed::{Evidence, TOLERANCE_SHARE, TOLERANCE_TOKENS};
 use ctxj_core::cache::explain::{BlockRef, Divergence};
 use ctxj_core::projection::diff::Cause;
 use ctxj_core::text::escape_line;
+
+/// When a recorded shortfall counts as a break, in words, from the library's two thresholds:
+/// `max(1,024 tokens, 2% of the expected read)`.
+pub fn tolerance() -> String {
+    format!(
+        "max({} tokens, {}% of the expected read)",
+        super::format::thousands(TOLERANCE_TOKENS),
+        TOLERANCE_SHARE * 100.0
+    )
+}
 
 /// `5 s`, `7 min 3 s`, `1 h 2 min`.
 pub fn duration(secs: i64) -> String {

@@ -15,10 +15,12 @@ use crate::common::{files_under, repo};
 /// bottom first: a module never uses one listed after it.
 const LAYERS: &[(&str, &[&str])] = &[
     ("text", &[]),
+    // Child processes in groups of their own (the summarizer, `watch --exec`): names nothing.
+    ("process", &[]),
     ("journal", &["text"]),
     ("projection", &["journal", "text"]),
     ("tokens", &["projection", "journal", "text"]),
-    ("strategy", &["tokens", "projection", "journal", "text"]),
+    ("strategy", &["process", "tokens", "projection", "journal", "text"]),
     ("cache", &["strategy", "tokens", "projection", "journal", "text"]),
     // `check` sits above `cache`: it judges windows with the one model table `cache` owns
     // (issue 30: "windows from the model, the same table `cache` uses"); `cache` never uses it.
@@ -34,7 +36,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("export", &["usage", "import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
     // The live engine: `usage`'s readers folded incrementally, priced and timed through `cache`.
-    ("live", &["usage", "import", "cache", "projection", "journal", "text"]),
+    ("live", &["process", "usage", "import", "cache", "projection", "journal", "text"]),
     // `ctxj tune`: strategies replayed through `cache`, sessions' formats named by `import`.
     ("tune", &["import", "cache", "strategy", "tokens", "projection", "journal", "text"]),
 ];

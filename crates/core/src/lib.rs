@@ -29,6 +29,7 @@ pub mod export;
 pub mod import;
 pub mod journal;
 pub mod live;
+pub mod process;
 pub mod projection;
 pub mod report;
 pub mod strategy;

@@ -21,8 +21,6 @@ use crate::tokens::Estimator;
 pub const TOLERANCE_TOKENS: u64 = 1024;
 /// … and this share of what the previous turn left in the cache.
 pub const TOLERANCE_SHARE: f64 = 0.02;
-/// The tolerance, as shown to users.
-pub const TOLERANCE: &str = "max(1,024 tokens, 2% of the expected read)";
 /// Cache lifetimes, seconds.
 pub const TTL_5M: i64 = 300;
 pub const TTL_1H: i64 = 3600;
@@ -154,7 +152,6 @@ pub struct Billed {
     pub models: Vec<String>,
     /// The figures no turn recorded (`cache_write`, …): `null` above, never guessed.
     pub unknown: Vec<&'static str>,
-    pub tolerance: &'static str,
     /// The longest idle gap (seconds) after which a call still read back what the previous call
     /// left: the provider's cache demonstrably lived that long (replays use it as the lifetime
     /// when it is longer than the model's).
@@ -260,7 +257,7 @@ struct Candidate {
 }
 
 /// The tokens a call failed to read back of the `expected` the previous call left in the cache,
-/// when that is a break (beyond [`TOLERANCE`]). The one rule: `cache` and the live engine
+/// when that is a break (beyond [`TOLERANCE_TOKENS`] and [`TOLERANCE_SHARE`]). The one rule: `cache` and the live engine
 /// (`crate::live`) both ask it.
 pub fn shortfall(expected: u64, read: u64) -> Option<u64> {
     let short = expected.saturating_sub(read);
@@ -269,7 +266,7 @@ pub fn shortfall(expected: u64, read: u64) -> Option<u64> {
 }
 
 /// Turns whose cache read falls short of what the previous priced turn left, beyond
-/// [`TOLERANCE`]; and the longest idle gap (ms) after which a call still read what the previous
+/// [`TOLERANCE_TOKENS`] and [`TOLERANCE_SHARE`]; and the longest idle gap (ms) after which a call still read what the previous
 /// one left.
 fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Vec<Candidate>, Option<i64>) {
     let mut out = Vec::new();
@@ -546,7 +543,6 @@ fn totals(per_turn: Vec<BilledTurn>, breaks: Vec<RecordedBreak>) -> Billed {
         recorded_cost_turns: with.iter().filter(|t| t.cost_recorded).count(),
         models,
         unknown,
-        tolerance: TOLERANCE,
         kept_idle_seconds: None,
         breaks,
         summarizer_calls: 0,

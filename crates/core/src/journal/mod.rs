@@ -8,6 +8,8 @@
 pub mod error;
 pub mod index;
 pub mod input;
+mod json;
+mod line;
 pub mod mmap;
 mod numbers;
 pub mod reader;

@@ -14,6 +14,8 @@
 pub mod compact;
 pub mod events;
 pub mod find;
+pub mod follow;
+pub mod hook;
 pub mod input;
 pub mod session;
 pub mod snapshot;

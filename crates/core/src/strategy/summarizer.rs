@@ -20,6 +20,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::process::Group;
 use crate::projection::block::sha256_hex;
 use crate::projection::Block;
 
@@ -131,8 +132,7 @@ impl Summarizer {
         let timeout = || SummarizerError::Timeout { cmd: cmd(), secs: self.timeout.as_secs() };
         let mut command = Command::new("sh");
         command.arg("-c").arg(&self.cmd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        crate::process::own_group(&mut command);
         let mut child = command.spawn().map_err(|e| SummarizerError::Spawn { cmd: cmd(), why: e.to_string() })?;
         let group = Group(child.id());
         let mut stdin = child.stdin.take();
@@ -223,19 +223,6 @@ fn drain_bounded(mut r: impl Read, cap: usize) -> (Vec<u8>, bool) {
         }
     }
     (buf, over)
-}
-
-/// The summarizer's process group (its id is the shell's pid).
-struct Group(u32);
-
-impl Group {
-    /// SIGKILL to every process of the group (gone already: nothing to do).
-    fn kill(&self) {
-        #[cfg(unix)]
-        if let Some(pid) = i32::try_from(self.0).ok().and_then(rustix::process::Pid::from_raw) {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-    }
 }
 
 #[cfg(test)]

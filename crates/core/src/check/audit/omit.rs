@@ -13,7 +13,9 @@ use crate::journal::{AssistantRec, Body, Journal, Record};
 use crate::projection::Projection;
 use crate::tokens::budget::InForce;
 
-use super::{find, Auditor, Memo};
+use super::auditor::Auditor;
+use super::count::Memo;
+use super::find;
 use crate::check::Finding;
 
 /// What the omission rules remember between records.
