@@ -71,3 +71,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     // answer for one setting, so it exits 1 here too.
     Ok(if r.over_window() { EXIT_FINDINGS } else { EXIT_OK })
 }
+
+impl super::Cmd for Args {
+    fn machine_output(&self) -> bool {
+        self.output.machine()
+    }
+
+    fn run(self, ctx: &super::Ctx) -> anyhow::Result<u8> {
+        run(self, ctx)
+    }
+}

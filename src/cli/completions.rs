@@ -30,3 +30,9 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     std::io::Write::flush(&mut out)?;
     Ok(EXIT_OK)
 }
+
+impl super::Cmd for Args {
+    fn run(self, ctx: &super::Ctx) -> anyhow::Result<u8> {
+        run(self, ctx)
+    }
+}

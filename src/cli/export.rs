@@ -79,3 +79,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     }
     Ok(EXIT_OK)
 }
+
+impl super::Cmd for Args {
+    fn machine_output(&self) -> bool {
+        true
+    }
+
+    fn run(self, ctx: &super::Ctx) -> anyhow::Result<u8> {
+        run(self, ctx)
+    }
+}

@@ -127,106 +127,78 @@ pub enum ColorChoice {
     Never,
 }
 
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    Show(show::Args),
-    Log(log::Args),
-    Diff(diff::Args),
-    Turns(turns::Args),
-    Tokens(tokens::Args),
-    Cache(cache::Args),
-    Budget(budget::Args),
-    Validate(validate::Args),
-    Audit(audit::Args),
-    Import(import::Args),
-    Sessions(sessions::Args),
-    Usage(usage::Args),
-    Export(export::Args),
-    Report(report::Args),
-    Experiment(experiment::Args),
-    Statusline(statusline::Args),
-    Watch(watch::Args),
-    Tune(tune::Args),
-    Completions(completions::Args),
-    #[cfg(feature = "synth")]
-    #[command(hide = true)]
-    Synth(synth::Args),
-}
-
-impl Command {
+/// What every subcommand's `Args` tells the dispatcher: the reading options it brings (a command
+/// that reads sessions), whether its output is for machines (progress bars stay off), and how it
+/// runs. Adding a command: its file (`Args`, `run`, this impl) and one line of [`commands!`].
+pub trait Cmd {
     /// The reading options (`--strict`, `--root`, `--from`) of a command that reads sessions.
     fn reading(&self) -> Option<args::ReadArgs> {
-        match self {
-            Command::Show(a) => Some(a.session.read.clone()),
-            Command::Log(a) => Some(a.session.read.clone()),
-            Command::Diff(a) => Some(a.session.read.clone()),
-            Command::Turns(a) => Some(a.session.read.clone()),
-            Command::Tokens(a) => Some(a.session.read.clone()),
-            Command::Cache(a) => Some(a.session.read.clone()),
-            Command::Validate(a) => Some(a.session.read.clone()),
-            Command::Audit(a) => Some(a.session.read.clone()),
-            Command::Report(a) => Some(a.session.read.clone()),
-            Command::Import(a) => Some(a.read.clone()),
-            Command::Sessions(a) => Some(args::ReadArgs { format: a.format.clone(), ..Default::default() }),
-            _ => None,
-        }
+        None
     }
-}
-
-impl Command {
     /// Whether the command prints machine-readable output (JSON, NDJSON, CSV, OTLP): progress
     /// bars stay off then, as in pipes.
     fn machine_output(&self) -> bool {
-        match self {
-            Command::Show(a) => a.output.json,
-            Command::Report(a) => a.output_format.json,
-            Command::Export(_) => true,
-            Command::Log(a) => a.output.machine(),
-            Command::Diff(a) => a.output.machine(),
-            Command::Turns(a) => a.output.machine(),
-            Command::Tokens(a) => a.output.machine(),
-            Command::Cache(a) => a.output.machine(),
-            Command::Budget(a) => a.output.machine(),
-            Command::Validate(a) => a.output.machine(),
-            Command::Audit(a) => a.output.machine(),
-            Command::Import(a) => a.output.machine(),
-            Command::Sessions(a) => a.output.machine(),
-            Command::Usage(a) => a.output.machine(),
-            Command::Experiment(a) => a.output.machine(),
-            Command::Statusline(_) | Command::Watch(_) => true,
-            Command::Tune(a) => a.output.machine(),
-            _ => false,
-        }
+        false
     }
+    fn run(self, ctx: &Ctx) -> Result<u8>
+    where
+        Self: Sized;
+}
+
+/// The subcommands, each `Variant => module` (the module's `Args` implements [`Cmd`]), in the
+/// order `--help` lists them; `@cfg(…)` for a command behind a feature. The one list: the enum
+/// and its dispatch are generated from it.
+macro_rules! commands {
+    ($($(@cfg($cfg:meta))? $(#[$attr:meta])* $variant:ident => $module:ident,)*) => {
+        #[derive(Debug, Subcommand)]
+        pub enum Command {
+            $($(#[cfg($cfg)])? $(#[$attr])* $variant($module::Args),)*
+        }
+
+        impl Command {
+            fn as_cmd(&self) -> &dyn Cmd {
+                match self {
+                    $($(#[cfg($cfg)])? Command::$variant(a) => a,)*
+                }
+            }
+
+            fn run(self, ctx: &Ctx) -> Result<u8> {
+                match self {
+                    $($(#[cfg($cfg)])? Command::$variant(a) => a.run(ctx),)*
+                }
+            }
+        }
+    };
+}
+
+commands! {
+    Show => show,
+    Log => log,
+    Diff => diff,
+    Turns => turns,
+    Tokens => tokens,
+    Cache => cache,
+    Budget => budget,
+    Validate => validate,
+    Audit => audit,
+    Import => import,
+    Sessions => sessions,
+    Usage => usage,
+    Export => export,
+    Report => report,
+    Experiment => experiment,
+    Statusline => statusline,
+    Watch => watch,
+    Tune => tune,
+    Completions => completions,
+    @cfg(feature = "synth") #[command(hide = true)] Synth => synth,
 }
 
 pub fn dispatch(cmd: Command, ctx: &Ctx) -> Result<u8> {
-    if cmd.machine_output() {
+    if cmd.as_cmd().machine_output() {
         progress::hide();
     }
     // The reading options come with the command that reads a session.
-    let ctx = &cmd.reading().map_or_else(|| ctx.clone(), |r| ctx.reading(&r));
-    match cmd {
-        Command::Show(a) => show::run(a, ctx),
-        Command::Log(a) => log::run(a, ctx),
-        Command::Diff(a) => diff::run(a, ctx),
-        Command::Turns(a) => turns::run(a, ctx),
-        Command::Tokens(a) => tokens::run(a, ctx),
-        Command::Cache(a) => cache::run(a, ctx),
-        Command::Budget(a) => budget::run(a, ctx),
-        Command::Validate(a) => validate::run(a, ctx),
-        Command::Audit(a) => audit::run(a, ctx),
-        Command::Import(a) => import::run(a, ctx),
-        Command::Sessions(a) => sessions::run(a, ctx),
-        Command::Usage(a) => usage::run(a, ctx),
-        Command::Export(a) => export::run(a, ctx),
-        Command::Report(a) => report::run(a, ctx),
-        Command::Experiment(a) => experiment::run(a, ctx),
-        Command::Statusline(a) => statusline::run(a, ctx),
-        Command::Watch(a) => watch::run(a, ctx),
-        Command::Tune(a) => tune::run(a, ctx),
-        Command::Completions(a) => completions::run(a, ctx),
-        #[cfg(feature = "synth")]
-        Command::Synth(a) => synth::run(a, ctx),
-    }
+    let ctx = &cmd.as_cmd().reading().map_or_else(|| ctx.clone(), |r| ctx.reading(&r));
+    cmd.run(ctx)
 }

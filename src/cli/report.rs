@@ -187,3 +187,17 @@ fn parse_turns(s: &str) -> std::result::Result<(usize, usize), String> {
     }
     Ok((a, b))
 }
+
+impl super::Cmd for Args {
+    fn reading(&self) -> Option<super::args::ReadArgs> {
+        Some(self.session.read.clone())
+    }
+
+    fn machine_output(&self) -> bool {
+        self.output_format.json
+    }
+
+    fn run(self, ctx: &super::Ctx) -> anyhow::Result<u8> {
+        run(self, ctx)
+    }
+}

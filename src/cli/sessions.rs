@@ -81,3 +81,17 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     out.flush()?;
     Ok(EXIT_OK)
 }
+
+impl super::Cmd for Args {
+    fn reading(&self) -> Option<super::args::ReadArgs> {
+        Some(super::args::ReadArgs { format: self.format.clone(), ..Default::default() })
+    }
+
+    fn machine_output(&self) -> bool {
+        self.output.machine()
+    }
+
+    fn run(self, ctx: &super::Ctx) -> anyhow::Result<u8> {
+        run(self, ctx)
+    }
+}

@@ -165,6 +165,20 @@ fn hex_dump(b: &[u8]) -> String {
     out
 }
 
+impl super::Cmd for Args {
+    fn reading(&self) -> Option<super::args::ReadArgs> {
+        Some(self.session.read.clone())
+    }
+
+    fn machine_output(&self) -> bool {
+        self.output.json
+    }
+
+    fn run(self, ctx: &super::Ctx) -> anyhow::Result<u8> {
+        run(self, ctx)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -109,3 +109,13 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     out.flush()?;
     Ok(EXIT_OK)
 }
+
+impl super::Cmd for Args {
+    fn machine_output(&self) -> bool {
+        self.output.machine()
+    }
+
+    fn run(self, ctx: &super::Ctx) -> anyhow::Result<u8> {
+        run(self, ctx)
+    }
+}

@@ -215,3 +215,13 @@ fn notify(out: &mut impl std::io::Write, name: &str, e: &Event) -> Result<()> {
     write!(out, "\x1b]9;ctxj: {text}\x07")?;
     Ok(())
 }
+
+impl super::Cmd for Args {
+    fn machine_output(&self) -> bool {
+        true
+    }
+
+    fn run(self, ctx: &super::Ctx) -> anyhow::Result<u8> {
+        run(self, ctx)
+    }
+}
