@@ -6,8 +6,9 @@
 //!
 //! Model look-up (both tables, and the context-window list of `window.rs`): the slug's canonical
 //! name ([`normalize`]: proxy paths, Bedrock regions/providers/versions and Vertex versions
-//! dropped, `.` read as `-`); an exact name wins, else the longest table name followed by `-` in
-//! the slug (`claude-haiku-4-5-20251001` → `claude-haiku-4-5`), else none.
+//! dropped, `.` read as `-`); an exact name wins, else the longest table name the slug extends by a
+//! snapshot suffix only (`claude-haiku-4-5-20251001` → `claude-haiku-4-5`; `gpt-5.1-codex-mini` is
+//! not `gpt-5.1`), else none. Bedrock's geographic profiles of Claude 4.5+ add 10 %.
 
 use std::collections::HashMap;
 
@@ -55,6 +56,16 @@ impl Price {
             / 1e6
     }
 
+    /// Every rate times `factor` (a platform's premium).
+    pub fn scaled(&self, factor: f64) -> Price {
+        Price {
+            input: self.input * factor,
+            cached: self.cached.map(|c| c * factor),
+            write: self.write.map(|w| w * factor),
+            output: self.output * factor,
+        }
+    }
+
     /// Cost in $ of one request: `uncached` tokens of which `write` are cache writes, `cached`
     /// reads and `output` output tokens.
     pub fn cost(&self, uncached: u64, write: u64, cached: u64, output: u64) -> f64 {
@@ -85,6 +96,12 @@ const BUILTIN: &[Row] = &[
     ("claude-sonnet-4-5", 3.0, Some(0.3), Some(3.75), 15.0),
     ("claude-sonnet-4", 3.0, Some(0.3), Some(3.75), 15.0),
     ("claude-haiku-4-5", 1.0, Some(0.1), Some(1.25), 5.0),
+    // Claude 3.x, Claude Code's models until mid-2025 (deprecated, still in old sessions; the
+    // retired Claude 3 Opus and Sonnet are left unpriced, as LiteLLM's table and ccusage leave them).
+    ("claude-3-7-sonnet", 3.0, Some(0.3), Some(3.75), 15.0),
+    ("claude-3-5-sonnet", 3.0, Some(0.3), Some(3.75), 15.0),
+    ("claude-3-5-haiku", 0.8, Some(0.08), Some(1.0), 4.0),
+    ("claude-3-haiku", 0.25, Some(0.03), Some(0.3), 1.25),
     // Claude Code's aliases, read as the models they named when the table was taken.
     ("opus", 5.0, Some(0.5), Some(6.25), 25.0),
     ("sonnet", 3.0, Some(0.3), Some(3.75), 15.0),
@@ -97,11 +114,19 @@ const BUILTIN: &[Row] = &[
     ("gpt-4o-mini", 0.15, Some(0.075), None, 0.6),
     ("gpt-5", 1.25, Some(0.125), None, 10.0),
     ("gpt-5.1", 1.25, Some(0.125), None, 10.0),
+    // The Codex models Codex CLI serves (a tier word is a model of its own, priced apart).
+    ("gpt-5-codex", 1.25, Some(0.125), None, 10.0),
+    ("gpt-5.1-codex", 1.25, Some(0.125), None, 10.0),
+    ("gpt-5.1-codex-max", 1.25, Some(0.125), None, 10.0),
+    ("gpt-5.1-codex-mini", 0.25, Some(0.025), None, 2.0),
+    ("gpt-5.2-codex", 1.75, Some(0.175), None, 14.0),
+    ("gpt-5-pro", 15.0, None, None, 120.0),
     ("gpt-5-mini", 0.25, Some(0.025), None, 2.0),
     ("gpt-5-nano", 0.05, Some(0.005), None, 0.4),
     ("gpt-5.2", 1.75, Some(0.175), None, 14.0),
     ("gpt-5.3-codex", 1.75, Some(0.175), None, 14.0),
     ("gpt-5.4", 2.5, Some(0.25), None, 15.0),
+    ("gpt-5.4-mini", 0.75, Some(0.075), None, 4.5),
     ("gpt-5.5", 5.0, Some(0.5), None, 30.0),
     ("gpt-5.6-sol", 4.0, Some(0.4), Some(5.0), 20.0),
     ("gpt-5.6-terra", 2.0, Some(0.2), Some(2.5), 12.0),
@@ -286,6 +311,36 @@ fn bedrock(name: &str) -> Option<&str> {
     (!rest.is_empty()).then_some(rest)
 }
 
+/// Bedrock's premium on a geographic (regional) inference profile over the global one.
+pub const REGIONAL_PREMIUM: f64 = 1.1;
+
+/// Whether `slug` is a Bedrock geographic cross-region inference profile (`us.`, `eu.`, `apac.`,
+/// `jp.`, `au.`, `ca.`, `us-gov.` — not `global.`) of a Claude model from the 4.5 generation on:
+/// AWS prices those endpoints 10 % above the global profile, which costs what Anthropic's API
+/// does. Earlier Claude models and other vendors' models have one price.
+pub fn regional_premium(slug: &str) -> bool {
+    let lower = slug.trim().to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let Some((region, rest)) = name.split_once('.') else { return false };
+    if region == "global" || !BEDROCK_REGIONS.contains(&region) || !rest.starts_with("anthropic.") {
+        return false;
+    }
+    claude_generation(&normalize(slug)).is_some_and(|v| v >= (4, 5))
+}
+
+/// The (major, minor) generation of a canonical Claude 4+ name (`claude-sonnet-4-5-20250929` →
+/// (4, 5), `claude-opus-5` → (5, 0)); `None` for other names (`claude-3-5-sonnet`: the 3.x names
+/// put the version first).
+fn claude_generation(canonical: &str) -> Option<(u32, u32)> {
+    let rest = canonical.strip_prefix("claude-")?;
+    let rest = ["opus-", "sonnet-", "haiku-"].iter().find_map(|t| rest.strip_prefix(t))?;
+    let mut parts = rest.split('-');
+    let major: u32 = parts.next()?.parse().ok()?;
+    // A minor version is one or two digits; a longer number is the snapshot date.
+    let minor = parts.next().filter(|m| m.len() <= 2).and_then(|m| m.parse().ok()).unwrap_or(0);
+    Some((major, minor))
+}
+
 /// The built-in price of a model by name (`claude-opus-4-6`, `claude-sonnet-4-5-20250929`, …);
 /// `None` for models the built-in table does not know. The table is built once.
 pub fn builtin_price(model: &str) -> Option<Price> {
@@ -373,9 +428,12 @@ impl PriceTable {
         self.map.is_empty()
     }
 
-    /// The price of `slug`: (the table's name for it, its price).
+    /// The price of `slug`: (the table's name for it, its price) — with Bedrock's regional
+    /// premium when `slug` names a geographic inference profile of a model that has one
+    /// ([`regional_premium`]).
     pub fn lookup(&self, slug: &str) -> Option<(&str, Price)> {
-        find(&self.map, slug).map(|(n, p)| (n.as_str(), *p))
+        let (name, price) = find(&self.map, slug)?;
+        Some((name.as_str(), if regional_premium(slug) { price.scaled(REGIONAL_PREMIUM) } else { *price }))
     }
 
     /// A LiteLLM file's `max_input_tokens` and `prompt_cache_min_tokens` for `slug` (both `None`
@@ -386,16 +444,37 @@ impl PriceTable {
 }
 
 /// The entry of `map` (keyed by [`normalize`]d names) for `slug`: an exact name, else the longest
-/// name followed by `-` in the slug — the one look-up rule of prices and limits.
+/// name that the slug extends with a snapshot suffix only ([`snapshot_suffix`]:
+/// `claude-haiku-4-5-20251001` → `claude-haiku-4-5`) — the one look-up rule of prices and limits.
+/// A slug that adds a word (`gpt-5.1-codex-mini`, `gpt-5.4-mini`) names another model, priced
+/// apart, and is never read as its family's base model.
 pub(crate) fn find<'a, V>(map: &'a HashMap<String, V>, slug: &str) -> Option<&'a V> {
     let key = normalize(slug);
     if let Some(v) = map.get(&key) {
         return Some(v);
     }
     map.iter()
-        .filter(|(k, _)| key.len() > k.len() && key.starts_with(k.as_str()) && key.as_bytes()[k.len()] == b'-')
+        .filter(|(k, _)| {
+            key.len() > k.len()
+                && key.starts_with(k.as_str())
+                && key.as_bytes()[k.len()] == b'-'
+                && snapshot_suffix(&key[k.len() + 1..])
+        })
         .max_by_key(|(k, _)| k.len())
         .map(|(_, v)| v)
+}
+
+/// Whether `rest` (what a slug adds to a table name, after its `-`) only dates or versions the
+/// same model: dash-separated numbers (`20251001`, `2025-08-07`, `05-20`), `latest`, `preview`,
+/// `exp`, `vN`, `thinking` (the same model with extended thinking, its tokens billed as output) —
+/// never a word naming a tier or variant at its own price (`mini`, `codex`, `pro`, `lite`, `fast`).
+fn snapshot_suffix(rest: &str) -> bool {
+    !rest.is_empty()
+        && rest.split('-').all(|p| {
+            (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                || matches!(p, "latest" | "preview" | "exp" | "thinking")
+                || p.strip_prefix('v').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
 }
 
 fn num(v: &Value) -> Option<f64> {
@@ -437,7 +516,7 @@ mod tests {
         assert_eq!(p("gpt-5"), Some((1.25, Some(0.125), None, 10.0)));
         assert_eq!(p("google/gemini-2.5-flash"), Some((0.3, Some(0.03), None, 2.5)));
         assert_eq!(p("claude-sonnet-4.5"), p("claude-sonnet-4-5"));
-        assert_eq!(t.lookup("gpt-5.1-codex").unwrap().0, "gpt-5.1");
+        assert_eq!(t.lookup("gpt-5.1-codex").unwrap().0, "gpt-5.1-codex");
         assert_eq!(t.lookup("gpt-5-mini").unwrap().0, "gpt-5-mini", "exact beats a shorter prefix");
         assert_eq!(t.lookup("claude-sonnet-4-5-20250929").unwrap().0, "claude-sonnet-4-5");
         assert!(t.lookup("ollama/qwen2.5-coder:32b").is_none());
@@ -474,7 +553,7 @@ mod tests {
     }
 
     #[test]
-    fn a_litellm_file_prices_a_bedrock_id_by_its_bare_model_unless_only_bedrock_knows_it() {
+    fn a_litellm_file_prices_a_bedrock_id_by_its_bare_model_and_premium_unless_only_bedrock_knows_it() {
         let json = br#"{
           "us.anthropic.claude-opus-4-6-v1": {"input_cost_per_token": 5.5e-06, "output_cost_per_token": 2.75e-05},
           "claude-opus-4-6": {"input_cost_per_token": 5e-06, "output_cost_per_token": 2.5e-05},
@@ -482,7 +561,9 @@ mod tests {
           "dashscope/qwen3-coder-plus": {"input_cost_per_token": 1e-06, "output_cost_per_token": 5e-06}
         }"#;
         let t = PriceTable::from_litellm("p.json", json).unwrap();
-        assert_eq!(t.lookup("amazon-bedrock/us.anthropic.claude-opus-4-6-v1").unwrap().0, "claude-opus-4-6");
+        let (name, p) = t.lookup("amazon-bedrock/us.anthropic.claude-opus-4-6-v1").unwrap();
+        assert_eq!(name, "claude-opus-4-6");
+        assert!((p.input - 5.5).abs() < 1e-9, "the bare model's price with the regional premium");
         assert_eq!(t.lookup("us.amazon.nova-pro-v1:0").unwrap().0, "bedrock/us.amazon.nova-pro-v1:0");
         assert_eq!(t.lookup("litellm/qwen3-coder-plus").unwrap().0, "dashscope/qwen3-coder-plus");
     }
@@ -520,6 +601,41 @@ mod tests {
         assert!(PriceTable::from_litellm("x", b"[1]").is_err());
         assert!(PriceTable::from_litellm("x", b"{").is_err());
         assert!(PriceTable::from_litellm("x", b"{}").is_err());
+    }
+
+    /// A slug that adds a tier word to a table name (`gpt-5.1-codex-mini`) was billed at its
+    /// family's base model (`gpt-5.1`, 5× the mini's price) and not even marked unpriced.
+    #[test]
+    fn regression_a_tier_word_is_not_read_as_the_base_model() {
+        let t = PriceTable::builtin();
+        assert_eq!(t.lookup("gpt-5.1-codex-mini").unwrap().1.input, 0.25);
+        assert_eq!(t.lookup("gpt-5.4-mini").unwrap().1.input, 0.75);
+        assert!(t.lookup("gpt-5.4-nano-2026").is_none(), "an unknown tier is unpriced, not gpt-5.4");
+        assert!(t.lookup("gpt-5.3-codex-spark").is_none());
+        assert_eq!(t.lookup("gpt-5-2025-08-07").unwrap().0, "gpt-5");
+        assert_eq!(t.lookup("gemini-2.5-pro-preview-06-05").unwrap().0, "gemini-2.5-pro");
+        assert_eq!(t.lookup("claude-3-5-haiku-20241022").unwrap().1.output, 4.0);
+        assert_eq!(t.lookup("claude-3-7-sonnet-20250219").unwrap().1.input, 3.0);
+        assert_eq!(t.lookup("claude-opus-4-5-thinking").unwrap().0, "claude-opus-4-5");
+        assert!(t.lookup("claude-opus-4-6-fast").is_none(), "fast mode has its own price");
+    }
+
+    /// Bedrock's geographic profiles of Claude 4.5 and later cost 10 % more than the global one;
+    /// ctxj billed them at the bare model's price.
+    #[test]
+    fn regression_bedrock_regional_profiles_carry_their_premium() {
+        let t = PriceTable::builtin();
+        let input = |s: &str| t.lookup(s).unwrap().1.input;
+        assert!((input("us.anthropic.claude-opus-4-5-20251101-v1:0") - 5.5).abs() < 1e-9);
+        assert!((input("eu.anthropic.claude-sonnet-4-5-20250929-v1:0") - 3.3).abs() < 1e-9);
+        assert!((input("amazon-bedrock/jp.anthropic.claude-haiku-4-5-20251001-v1:0") - 1.1).abs() < 1e-9);
+        assert!((input("global.anthropic.claude-opus-4-6-v1") - 5.0).abs() < 1e-9, "global: no premium");
+        assert!((input("us.anthropic.claude-sonnet-4-20250514-v1:0") - 3.0).abs() < 1e-9, "before 4.5: one price");
+        assert!((input("claude-opus-4-6") - 5.0).abs() < 1e-9);
+        assert!((input("us.anthropic.claude-3-5-sonnet-20241022-v2:0") - 3.0).abs() < 1e-9);
+        assert!(!regional_premium("us.meta.llama3-3-70b-instruct-v1:0"));
+        assert_eq!(claude_generation("claude-opus-5"), Some((5, 0)));
+        assert_eq!(claude_generation("claude-sonnet-4-20250514"), Some((4, 0)));
     }
 
     #[test]
