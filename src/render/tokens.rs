@@ -404,14 +404,16 @@ pub fn per_turn_text(strategy: &str, encoding: &str, rows: &[TurnEstimate], pain
     }
     let with: Vec<&TurnEstimate> = rows.iter().filter(|r| r.prompt_tokens.is_some()).collect();
     if !with.is_empty() {
+        // Each mean over the turns that have that error: the first has no calibrated one.
         let mean = |f: &dyn Fn(&TurnEstimate) -> Option<f64>| {
-            with.iter().filter_map(|r| f(r).map(f64::abs)).sum::<f64>() / with.len() as f64
+            let v: Vec<f64> = with.iter().filter_map(|r| f(r).map(f64::abs)).collect();
+            (v.iter().sum::<f64>() / v.len().max(1) as f64, v.len())
         };
+        let (raw, _) = mean(&TurnEstimate::raw_error_pct);
+        let (cal, fitted) = mean(&TurnEstimate::calibrated_error_pct);
         out += &format!(
-            "mean |error| over {} turns with prompt_tokens: raw {:.1}%, calibrated {:.1}%\n",
+            "mean |error| over {} turns with prompt_tokens: raw {raw:.1}%, calibrated {cal:.1}% (over the {fitted} after a fit)\n",
             with.len(),
-            mean(&TurnEstimate::raw_error_pct),
-            mean(&TurnEstimate::calibrated_error_pct)
         );
     }
     out

@@ -185,6 +185,10 @@ pub struct TurnEstimate {
     /// the provider counts beyond the journal, seen in this turn's usage): an extrapolation,
     /// not re-anchored yet ([`Calibrator::extrapolated`]).
     pub extrapolated: bool,
+    /// Some earlier turn recorded `prompt_tokens`, so `calibrated` rests on a fit; `false`: no
+    /// usage was seen before this turn, `calibrated` is the raw count and has no calibrated error
+    /// (on an imported session it lacks the unrecorded system prompt and tools).
+    pub fitted: bool,
 }
 
 impl TurnEstimate {
@@ -192,7 +196,8 @@ impl TurnEstimate {
     pub fn new(turn: usize, raw: u64, prompt_tokens: Option<u64>, cal: &Calibrator) -> TurnEstimate {
         let (multiplier, prefix) = cal.terms(turn, raw);
         let (calibrated, extrapolated) = (cal.calibrate(turn, raw), cal.extrapolated(turn, raw));
-        TurnEstimate { turn, raw, multiplier, prefix, calibrated, prompt_tokens, extrapolated }
+        let fitted = cal.fitted(turn);
+        TurnEstimate { turn, raw, multiplier, prefix, calibrated, prompt_tokens, extrapolated, fitted }
     }
 
     /// The calibrated error's median, p90 and worst over the turns after the first one that
@@ -207,9 +212,10 @@ impl TurnEstimate {
         self.prompt_tokens.and_then(|p| super::calibrate::error_pct(self.raw, p))
     }
 
-    /// Signed error of the calibrated estimate against `prompt_tokens`, in percent.
+    /// Signed error of the calibrated estimate against `prompt_tokens`, in percent; `None` before
+    /// any fit ([`TurnEstimate::fitted`]): an uncalibrated count has no calibrated error.
     pub fn calibrated_error_pct(&self) -> Option<f64> {
-        self.prompt_tokens.and_then(|p| super::calibrate::error_pct(self.calibrated, p))
+        self.prompt_tokens.filter(|_| self.fitted).and_then(|p| super::calibrate::error_pct(self.calibrated, p))
     }
 }
 
@@ -217,6 +223,20 @@ impl TurnEstimate {
 mod tests {
     use super::*;
     use crate::tokens::{request_tokens, CharEstimator};
+
+    /// Turn 1 of an imported session carried a "calibrated" error of about −99 % (its estimate
+    /// is the raw count, without the unrecorded system prompt), reported like a measured one, so
+    /// any p90 or worst over the rows failed on every file.
+    #[test]
+    fn regression_the_first_turn_has_no_calibrated_error() {
+        let mut cal = Calibrator::affine();
+        let first = TurnEstimate::new(1, 100, Some(20_000), &cal);
+        assert!(!first.fitted && first.calibrated_error_pct().is_none());
+        assert!(first.raw_error_pct().is_some(), "the raw error is still shown");
+        cal.observe(1, Some(20_000), 100);
+        let second = TurnEstimate::new(2, 150, Some(20_050), &cal);
+        assert!(second.fitted && second.calibrated_error_pct().is_some());
+    }
 
     #[test]
     fn the_parts_sum_to_the_request() {

@@ -291,6 +291,12 @@ impl Calibrator {
         self.points.get(n).is_some_and(|p| p.turn == t && p.rewrite)
     }
 
+    /// Whether the estimate of turn `t` is calibrated at all: some turn before it was observed.
+    /// Before the first observation the raw count is all there is.
+    pub fn fitted(&self, t: usize) -> bool {
+        self.before(t).is_some()
+    }
+
     /// Whether any observation was recorded.
     pub fn is_empty(&self) -> bool {
         self.points.is_empty()
