@@ -76,3 +76,28 @@ fn the_billed_line_says_which_calls_use_the_recorded_cost() {
     assert!(text.contains("call(s) without a price at the cost the log recorded"), "{text}");
     assert!(!text.contains("without a price left out"), "{text}");
 }
+
+/// `sessions` gave the main row of a Claude Code 1.0.x file the whole file's cost (its inline
+/// sidechains included) while listing each sidechain again on its own row: the rows of one file
+/// added up to 44 % more than `usage` bills it.
+#[test]
+#[cfg_attr(
+    not(ctxj_has_corpus),
+    ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
+)]
+fn regression_sessions_rows_of_a_file_with_inline_sidechains_add_up_to_its_bill() {
+    let dir = shared_corpus().join("claude-code/projects/claude-code-viewer");
+    let file = dir.join("5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl");
+    let out = ctxj().args(["sessions"]).arg(&dir).args(["--format", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows: Vec<&Value> = v["sessions"].as_array().expect("sessions").iter().collect();
+    let of_file: Vec<&&Value> =
+        rows.iter().filter(|r| r["spec"].as_str().is_some_and(|s| s.starts_with(&*file.to_string_lossy()))).collect();
+    assert!(of_file.len() >= 3, "the main row and its two inline sidechains: {of_file:?}");
+    let rows_sum: f64 = of_file.iter().filter_map(|r| r["cost_usd"].as_f64()).sum();
+    let usage = ctxj().args(["usage"]).arg(&file).args(["--json"]).output().unwrap();
+    let u: Value = serde_json::from_slice(&usage.stdout).unwrap();
+    let billed = u["totals"]["cost_usd"].as_f64().expect("usage total");
+    assert!((rows_sum - billed).abs() < 1e-6, "rows {rows_sum} vs usage {billed}");
+}

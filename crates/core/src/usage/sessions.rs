@@ -38,8 +38,9 @@ pub struct SessionSummary {
     /// cached / prompt, when any prompt tokens were reported.
     pub cache_hit: Option<f64>,
     /// USD as `ctxj usage` bills the file (pi's recorded cost, else the built-in price of each
-    /// call's model; a Claude Code 1.0.x file includes its inline sidechains, whose own rows show
-    /// their part at the built-in prices); `None` when no call has a price.
+    /// call's model); a Claude Code 1.0.x file's inline sidechains have rows of their own, and the
+    /// main row holds the file's cost less theirs, so the rows add up to the file; `None` when no
+    /// call has a price.
     pub cost_usd: Option<f64>,
     pub compactions: usize,
     /// Side sessions listed with this one (sidechains, subagents).
@@ -147,7 +148,7 @@ pub fn summarize_folder_with_progress(
                     s.agent = f.format.name();
                     s.role = role.into();
                     s.parent = parent;
-                    out.push(s);
+                    let mut sides = Vec::new();
                     for c in children {
                         let part = c.spec.rsplit('#').next().unwrap_or("").to_string();
                         let mut cs = match import_file(&f.path, f.format, Some(&part)) {
@@ -158,8 +159,14 @@ pub fn summarize_folder_with_progress(
                         cs.agent = f.format.name();
                         cs.role = "sidechain".into();
                         cs.parent = Some(f.path.display().to_string());
-                        out.push(cs);
+                        sides.push(cs);
                     }
+                    // The file's cost includes its inline sidechains, listed on their own rows:
+                    // the main row keeps the rest, so the rows add up to what `usage` bills.
+                    let side_cost: f64 = sides.iter().filter_map(|c| c.cost_usd).sum();
+                    s.cost_usd = s.cost_usd.map(|c| (c - side_cost).max(0.0));
+                    out.push(s);
+                    out.extend(sides);
                 }
                 Err(e) => out.push(SessionSummary {
                     spec: f.path.display().to_string(),
