@@ -291,12 +291,27 @@ fn recorded_rate(c: &Comparison) -> String {
                 .map(|r| format!("{} {}", escape_line(&s.summary.strategy), percent(r)))
         })
         .collect();
-    format!(
+    let mut out = format!(
         "recorded cache hit (usage.cached_tokens, {} turns): {} · simulated on the same turns: {}\n",
         m.recorded_turns,
         percent(m.recorded_hit_rate.unwrap_or(0.0)),
         same.join(", ")
-    )
+    );
+    // Some turns carry no usage (a rollout without token counts, an aborted call): the billed
+    // cost covers the others only, so say what each strategy costs on those.
+    let partial = c
+        .sims
+        .iter()
+        .any(|s| matches!((s.summary.cost, s.summary.cost_same_turns), (Some(a), Some(b)) if (a - b).abs() >= 0.005));
+    if partial {
+        let costs: Vec<String> = (c.sims.iter())
+            .filter_map(|s| {
+                s.summary.cost_same_turns.map(|v| format!("{} {}", escape_line(&s.summary.strategy), money(Some(v))))
+            })
+            .collect();
+        let _ = writeln!(out, "cost on the turns with recorded usage (what the bill covers): {}", costs.join(", "));
+    }
+    out
 }
 
 fn breaks(s: &Simulation, n: usize, paint: &Paint) -> String {

@@ -83,6 +83,10 @@ pub struct Summary {
     pub simulated_hit_rate_same_turns: Option<f64>,
     /// Turns the recorded hit rate is taken over.
     pub recorded_turns: usize,
+    /// This simulation's cost over the turns that carry `usage` (the turns the session as billed
+    /// covers): the figure to set against the billed cost when some turns record no usage
+    /// (a Codex rollout without `token_count`s, an aborted call). `None` unpriced or without usage.
+    pub cost_same_turns: Option<f64>,
     /// The compaction summarizer's requests (their cost is part of `cost`).
     pub summarizer: super::summarizer::SummarizerTotals,
     /// The requests against the context window and the cache minimum
@@ -140,6 +144,8 @@ pub fn summarize(name: &str, priced: bool, cache: CacheModel, turns: &[TurnFigur
         recorded_hit_rate: (!rec.is_empty()).then(|| ratio(rc, rp)),
         simulated_hit_rate_same_turns: (!rec.is_empty()).then(|| ratio(sc, sp)),
         recorded_turns: rec.len(),
+        cost_same_turns: (priced && turns.iter().any(|t| t.recorded_prompt.is_some()))
+            .then(|| turns.iter().filter(|t| t.recorded_prompt.is_some()).filter_map(|t| t.cost).sum::<f64>()),
         summarizer,
         limits: Default::default(),
     }
