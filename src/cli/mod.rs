@@ -145,6 +145,27 @@ pub trait Cmd {
         Self: Sized;
 }
 
+/// The [`Cmd`] of a command that reads one session (`session: SessionArgs`) and prints through
+/// `output: OutputArgs`, run by its module's `run`.
+macro_rules! session_command {
+    ($args:ty) => {
+        impl $crate::cli::Cmd for $args {
+            fn reading(&self) -> Option<$crate::cli::args::ReadArgs> {
+                Some(self.session.read.clone())
+            }
+
+            fn machine_output(&self) -> bool {
+                self.output.machine()
+            }
+
+            fn run(self, ctx: &$crate::cli::Ctx) -> anyhow::Result<u8> {
+                run(self, ctx)
+            }
+        }
+    };
+}
+pub(crate) use session_command;
+
 /// The subcommands, each `Variant => module` (the module's `Args` implements [`Cmd`]), in the
 /// order `--help` lists them; `@cfg(…)` for a command behind a feature. The one list: the enum
 /// and its dispatch are generated from it.

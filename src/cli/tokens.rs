@@ -175,16 +175,4 @@ fn per_turn_raw(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec
     rows
 }
 
-impl super::Cmd for Args {
-    fn reading(&self) -> Option<super::args::ReadArgs> {
-        Some(self.session.read.clone())
-    }
-
-    fn machine_output(&self) -> bool {
-        self.output.machine()
-    }
-
-    fn run(self, ctx: &super::Ctx) -> anyhow::Result<u8> {
-        run(self, ctx)
-    }
-}
+super::session_command!(Args);

@@ -93,16 +93,4 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
-impl super::Cmd for Args {
-    fn reading(&self) -> Option<super::args::ReadArgs> {
-        Some(self.session.read.clone())
-    }
-
-    fn machine_output(&self) -> bool {
-        self.output.machine()
-    }
-
-    fn run(self, ctx: &super::Ctx) -> anyhow::Result<u8> {
-        run(self, ctx)
-    }
-}
+super::session_command!(Args);
