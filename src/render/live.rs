@@ -117,6 +117,11 @@ fn parts(d: &StatusDoc, p: &Paint) -> (Vec<String>, Vec<String>) {
             }
         });
     }
+    if let Some(b) = &s.last_break {
+        let why = b.cause.map_or("?", |c| c.name());
+        let cost = b.cost.map(|c| format!(" {}", usd(c))).unwrap_or_default();
+        money.push(p.yellow(&format!("last break #{} {why}{cost}", b.call)));
+    }
     if let Some(c) = s.cost {
         money.push(format!("{} session", usd(c)));
     }

@@ -26,7 +26,7 @@ pub const TTL_5M: i64 = 300;
 pub const TTL_1H: i64 = 3600;
 
 /// Why the provider did not read again what the previous turn left in its cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BreakCause {
     /// The idle gap before the request exceeds the cache lifetime.

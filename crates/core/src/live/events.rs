@@ -10,7 +10,7 @@ use super::snapshot::Snapshot;
 use crate::cache::billed::{shortfall, BreakCause, TTL_1H, TTL_5M};
 use crate::cache::model::parse_ts;
 use crate::cache::prices::builtin_price;
-use crate::import::Format;
+use crate::usage::entry::{Compaction, UsageEntry};
 
 /// Seconds before expiry when an idle session is warned.
 pub const EXPIRING_SECONDS: i64 = 60;
@@ -86,6 +86,74 @@ pub enum Event {
     },
 }
 
+/// How call `i` of `own` (one session's own calls, in order) used the cache, and its break when it
+/// is one: the shortfall rule of `cache::billed::shortfall` against what the previous call left
+/// (its read + write; its whole prompt while the session has reported no cache write — a provider
+/// that bills no writes, issue 28), with the causes the usage lines can tell. `None`: the call
+/// has no prompt (nothing to judge). The one break rule of `watch` and the status line.
+/// `first_write`: the index of the first of `own` to report a cache write ([`first_write`]).
+pub fn judge_call(
+    own: &[&UsageEntry],
+    i: usize,
+    compactions: &[Compaction],
+    ttl: i64,
+    first_write: Option<usize>,
+) -> Option<(CacheUse, Option<Event>)> {
+    let e = own[i];
+    if e.tokens.prompt() == 0 {
+        return None;
+    }
+    let Some(p) = own[..i].iter().rev().find(|p| p.tokens.prompt() > 0) else {
+        return Some((CacheUse::Cold, None));
+    };
+    let expected = if first_write.is_some_and(|f| f < i) {
+        p.tokens.cache_read.saturating_add(p.tokens.cache_creation)
+    } else {
+        p.tokens.prompt()
+    };
+    let Some(lost) = shortfall(expected, e.tokens.cache_read) else {
+        return Some((CacheUse::Hit, None));
+    };
+    let gap = parse_ts(&p.ts).zip(parse_ts(&e.ts)).map(|(a, b)| (b - a).max(0) as f64 / 1000.0);
+    let compacted = compactions.iter().any(|c| c.ts > p.ts && c.ts <= e.ts);
+    let cause = if compacted {
+        Some(BreakCause::Compaction)
+    } else if p.model.is_some() && e.model.is_some() && p.model != e.model {
+        Some(BreakCause::ModelSwitch)
+    } else if gap.is_some_and(|g| g > ttl as f64) {
+        Some(BreakCause::Ttl)
+    } else {
+        None
+    };
+    let price = e.model.as_deref().and_then(|m| builtin_price(m).or_else(|| builtin_price(m.rsplit('/').next()?)));
+    let rate = |p: &crate::cache::prices::Price| {
+        if e.tokens.cache_creation > 0 {
+            p.write_rate()
+        } else {
+            p.input
+        }
+    };
+    let brk = Event::CacheBreak {
+        call: i + 1,
+        cause,
+        lost_tokens: lost,
+        cost: price.map(|p| lost as f64 * (rate(&p) - p.cached_rate()).max(0.0) / 1e6),
+        gap_seconds: gap,
+    };
+    Some((CacheUse::Miss, Some(brk)))
+}
+
+/// The index of the first call of `own` that reports a cache write.
+pub fn first_write(own: &[&UsageEntry]) -> Option<usize> {
+    own.iter().position(|x| x.tokens.cache_creation > 0)
+}
+
+/// The last cache break among `own`'s calls ([`judge_call`]), if any.
+pub fn last_break(own: &[&UsageEntry], compactions: &[Compaction], ttl: i64) -> Option<Event> {
+    let first = first_write(own);
+    (1..own.len()).rev().find_map(|i| judge_call(own, i, compactions, ttl, first).and_then(|(_, b)| b))
+}
+
 /// What has been reported of one session.
 #[derive(Debug, Clone, Default)]
 pub struct Watcher {
@@ -123,49 +191,13 @@ impl Watcher {
         let own: Vec<_> = read.entries.iter().filter(|e| e.file == main).collect();
         let one_hour = s.last_writes().is_some_and(|(h, all)| all > 0 && h >= all);
         let ttl = if one_hour { TTL_1H } else { TTL_5M };
+        let first = first_write(&own);
         for i in self.calls..own.len() {
             let e = own[i];
-            let prev = own[..i].iter().rev().find(|p| p.tokens.prompt() > 0);
-            let mut cache = CacheUse::Cold;
-            if let Some(p) = prev.filter(|_| e.tokens.prompt() > 0) {
-                let expected = if s.agent() == Format::Codex {
-                    p.tokens.prompt()
-                } else {
-                    p.tokens.cache_read.saturating_add(p.tokens.cache_creation)
-                };
-                cache = CacheUse::Hit;
-                if let Some(lost) = shortfall(expected, e.tokens.cache_read) {
-                    cache = CacheUse::Miss;
-                    let gap = parse_ts(&p.ts).zip(parse_ts(&e.ts)).map(|(a, b)| (b - a).max(0) as f64 / 1000.0);
-                    let compacted = read.compactions.iter().any(|c| c.ts > p.ts && c.ts <= e.ts);
-                    let cause = if compacted {
-                        Some(BreakCause::Compaction)
-                    } else if p.model.is_some() && e.model.is_some() && p.model != e.model {
-                        Some(BreakCause::ModelSwitch)
-                    } else if gap.is_some_and(|g| g > ttl as f64) {
-                        Some(BreakCause::Ttl)
-                    } else {
-                        None
-                    };
-                    let price = e
-                        .model
-                        .as_deref()
-                        .and_then(|m| builtin_price(m).or_else(|| builtin_price(m.rsplit('/').next()?)));
-                    let rate = |p: &crate::cache::prices::Price| {
-                        if e.tokens.cache_creation > 0 {
-                            p.write_rate()
-                        } else {
-                            p.input
-                        }
-                    };
-                    out.push(Event::CacheBreak {
-                        call: i + 1,
-                        cause,
-                        lost_tokens: lost,
-                        cost: price.map(|p| lost as f64 * (rate(&p) - p.cached_rate()).max(0.0) / 1e6),
-                        gap_seconds: gap,
-                    });
-                }
+            let judged = judge_call(&own, i, &read.compactions, ttl, first);
+            let cache = judged.as_ref().map_or(CacheUse::Cold, |j| j.0);
+            if let Some((_, Some(b))) = judged {
+                out.push(b);
             }
             out.insert(
                 out.len().saturating_sub(usize::from(cache == CacheUse::Miss)),

@@ -60,6 +60,21 @@ pub struct Snapshot {
     pub next_call_cost: Option<f64>,
     pub last_call_at: Option<String>,
     pub last_compaction: Option<Observed>,
+    /// The session's last cache break (a `cache_break` event of `watch`, the same rule), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_break: Option<LastBreak>,
+}
+
+/// The last cache break of a session, as the status line shows it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct LastBreak {
+    /// 1-based, among the session's own calls.
+    pub call: usize,
+    /// `ttl`, `compaction`, `model_switch`; `None`: nothing in the usage lines explains it.
+    pub cause: Option<crate::cache::billed::BreakCause>,
+    pub lost_tokens: u64,
+    /// lost × (write − read price), $.
+    pub cost: Option<f64>,
 }
 
 fn price_of(model: Option<&str>) -> Option<Price> {
@@ -180,6 +195,12 @@ impl Snapshot {
             next_call_cost,
             last_call_at: last.map(|e| e.ts.clone()),
             last_compaction: s.observed().last().cloned(),
+            last_break: match super::events::last_break(&own, &read.compactions, ttl) {
+                Some(super::events::Event::CacheBreak { call, cause, lost_tokens, cost, .. }) => {
+                    Some(LastBreak { call, cause, lost_tokens, cost })
+                }
+                _ => None,
+            },
         }
     }
 

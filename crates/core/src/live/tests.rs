@@ -146,3 +146,28 @@ fn a_rewritten_transcript_refolds_from_zero() {
     live.poll().unwrap();
     assert_eq!((live.read().entries.len(), live.resets()), (1, 1));
 }
+
+/// The status line had no last break (issue 33: "the last break with cause and $"); it now
+/// carries the session's last `cache_break` by the rule `watch` reports with.
+#[test]
+fn regression_the_snapshot_carries_the_last_cache_break() {
+    let line = |i: usize, read: u64, ts: &str| {
+        format!(
+            r#"{{"type":"assistant","requestId":"r{i}","timestamp":"{ts}","message":{{"id":"m{i}","model":"claude-sonnet-4-5","usage":{{"input_tokens":5,"cache_creation_input_tokens":1000,"cache_read_input_tokens":{read},"output_tokens":7}}}}}}"#
+        )
+    };
+    // Call 2 reads what call 1 left; call 3 comes 20 minutes later and reads nothing: a ttl break.
+    let text =
+        [line(1, 0, "2026-01-01T00:00:00Z"), line(2, 1000, "2026-01-01T00:01:00Z"), line(3, 0, "2026-01-01T00:21:00Z")]
+            .join("\n")
+            + "\n";
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.jsonl");
+    std::fs::write(&p, text).unwrap();
+    let mut live = LiveSession::open(&p, Some(Format::ClaudeCode)).unwrap();
+    live.poll().unwrap();
+    let snap = super::Snapshot::of(&live, &super::Inputs::default());
+    let b = snap.last_break.expect("a last break");
+    assert_eq!((b.call, b.cause, b.lost_tokens), (3, Some(crate::cache::billed::BreakCause::Ttl), 2000));
+    assert!(b.cost.is_some_and(|c| c > 0.0));
+}
