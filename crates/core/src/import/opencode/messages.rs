@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::import::content::Calls;
 use crate::import::{s, u, Builder, ImportReport, Imported};
-use crate::journal::{AssistantRec, Body, ClearRec, ClearRequest, CompactRec, ResultRec, SessionRec, Usage, UserRec};
+use crate::journal::{AssistantRec, Body, CompactRec, ElideRec, ResultRec, SessionRec, Usage, UserRec};
 
 /// The text OpenCode sends for a tool call that never finished (`message-v2.ts`).
 pub(super) const INTERRUPTED: &str = "[Tool execution was interrupted]";
@@ -259,8 +259,8 @@ impl Reader {
         }
     }
 
-    /// Writes a `clear` for every prune that happened before `now` (ms), of its results still in
-    /// the conversation.
+    /// Writes an `elide` (by `auto`: the harness's decision, not a model's `ctx clear`) for every
+    /// prune that happened before `now` (ms), of its results still in the conversation.
     fn flush_prunes(&mut self, now: Option<i64>) {
         let Some(now) = now else { return };
         let due: Vec<i64> = self.prunes.range(..now).map(|(t, _)| *t).collect();
@@ -271,14 +271,18 @@ impl Reader {
                 continue;
             }
             let ts = ts_ms(Some(t));
-            let rec = ClearRec {
-                request: ClearRequest { call_ids: Some(cleared.clone()), ..Default::default() },
-                cleared,
-                message: None,
+            let rec = ElideRec {
+                by: Some("auto".into()),
+                calls: cleared,
+                estimate_before: None,
+                estimate_after: None,
+                budget: None,
+                target: None,
+                keep_results: None,
             };
-            self.b.push(ts.as_deref(), 1, 0, Body::Clear(rec));
+            self.b.push(ts.as_deref(), 1, 0, Body::Elide(rec));
             self.report.note(
-                "OpenCode's prune of old tool outputs is a clear of those results (clear marker for its placeholder)",
+                "OpenCode's prune of old tool outputs is an automatic elision of those results (elision marker for its placeholder)",
             );
         }
     }

@@ -34,17 +34,41 @@
 //!   counted in the report;
 //! * prune: `SessionCompaction.prune` sets `state.time.compacted` on old completed tool parts,
 //!   after which OpenCode sends `[Old tool result content cleared]` instead of the output. Each
-//!   prune (one timestamp) becomes a `clear` of those results, placed before the first step that
-//!   started after it; the clear marker (journal-v1 §5) stands in for OpenCode's placeholder
-//!   text, a few tokens apart.
+//!   prune (one timestamp) becomes an `elide` by `auto` of those results (a harness decision,
+//!   not the model's `ctx clear`, which a `clear` record would claim), placed before the first
+//!   step that started after it; the elision marker (journal-v1 §5) stands in for OpenCode's
+//!   placeholder text, a few tokens apart.
 //!
 //! The system prompt (`agent.prompt` or the provider's, plus `system` fields) and the tool schemas
 //! are not stored: both are reported missing and the replay estimates the prefix.
 
-//! The module holds the store (`store.rs`: opening, listing and reading one session's rows) and
-//! the messages → records rules (`messages.rs`).
+//! The module holds the store (`store.rs`: opening, listing and reading one session's rows),
+//! OpenCode's legacy `storage/` JSON tree (`legacy.rs`, before 1.2: one session file, its
+//! message and part files), and the messages → records rules both share (`messages.rs`).
 
+mod legacy;
 mod messages;
 mod store;
 
-pub use store::{is_store, read, sessions, StoreSession};
+use std::io::Read;
+use std::path::Path;
+
+pub use legacy::is_session as is_legacy_session;
+pub use store::{is_store, sessions, StoreSession};
+
+use super::{ImportError, Imported};
+
+/// Imports one session: of the SQLite store at `path` (session `part`, else its only main
+/// session), or of the legacy session file at `path`.
+pub fn read(path: &Path, part: Option<&str>) -> Result<Imported, ImportError> {
+    let mut head = [0u8; 16];
+    let sqlite = crate::journal::input::open_regular(path)
+        .ok()
+        .and_then(|(mut f, _)| f.read_exact(&mut head).ok())
+        .is_some_and(|()| head == *b"SQLite format 3\0");
+    if sqlite {
+        store::read(path, part)
+    } else {
+        legacy::read(path, part)
+    }
+}

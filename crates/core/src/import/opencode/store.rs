@@ -64,7 +64,7 @@ fn harness_of(path: &Path) -> &'static str {
 }
 
 /// Imports session `part` of the store at `path` (the only main session when `part` is `None`).
-pub fn read(path: &Path, part: Option<&str>) -> Result<Imported, ImportError> {
+pub(super) fn read(path: &Path, part: Option<&str>) -> Result<Imported, ImportError> {
     let (c, _tmp) = open(path)?;
     let all = list(&c).map_err(|e| sql_err(path, e))?;
     let known = || all.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", ");
@@ -233,7 +233,7 @@ mod tests {
                 "assistant",
                 "result",
                 "user",
-                "clear",
+                "elide",
                 "assistant",
                 "compact",
                 "user",
@@ -251,9 +251,9 @@ mod tests {
         assert_eq!((a2.usage.as_ref().unwrap().prompt_tokens, &*a2.text), (Some(97), "two files"));
         let Body::Result(r2) = &recs[5].body else { unreachable!() };
         assert_eq!((&*r2.text, r2.is_error), (INTERRUPTED, Some(true)));
-        // The prune at 5000 ms clears c1 before the first step that started after it (msg_04).
-        let Body::Clear(cl) = &recs[7].body else { unreachable!() };
-        assert_eq!(cl.cleared, vec!["c1"]);
+        // The prune at 5000 ms elides c1 before the first step that started after it (msg_04).
+        let Body::Elide(el) = &recs[7].body else { unreachable!() };
+        assert_eq!((el.by.as_deref(), el.calls.clone()), (Some("auto"), vec!["c1".to_string()]));
         // The compaction request and its summary message are one compact keeping nothing.
         let Body::Compact(c) = &recs[9].body else { unreachable!() };
         assert_eq!((&*c.summary, c.trigger.as_deref(), c.first_kept), ("Goal\nlist files", Some("auto"), Some(10)));
@@ -274,5 +274,17 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, vec!["opencode.db"]);
+    }
+
+    /// OpenCode's prune was written as a `clear`, which journal-v1 reserves for the model's
+    /// `ctx clear` action: `validate` failed every imported session with a prune (`clear-call`).
+    #[test]
+    fn regression_opencode_prune_was_a_clear_that_failed_validate() {
+        let d = tempfile::tempdir().unwrap();
+        let im = read(&store(d.path()), None).unwrap();
+        let findings = crate::check::validate::validate(&im.journal, None);
+        let errors: Vec<_> =
+            findings.iter().filter(|f| f.rule == "clear-call" || f.rule.starts_with("elide")).collect();
+        assert!(errors.is_empty(), "{errors:?}");
     }
 }
