@@ -127,7 +127,7 @@ fn json_doc(v: &Value, name: &str) -> Described {
             if has("sessionID") && has("modelID") && has("tokens") {
                 return known(
                     "an OpenCode message of the legacy storage/ layout",
-                    "ctxj imports OpenCode's SQLite store (opencode.db, OpenCode ≥ 1.2), not yet this legacy layout",
+                    "import its session instead: storage/session/<project>/<session id>.json beside storage/message/",
                 );
             }
             if has("agents") && has("workDir") {
