@@ -92,7 +92,10 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
 mod tests {
     use super::*;
 
-    fn db(p: &Path, rows: &[(&str, &str, i64, &str, &str, [i64; 5])]) {
+    /// A `model_usage` row: id, session, start, model, status, the five counts.
+    type TestRow<'a> = (&'a str, &'a str, i64, &'a str, &'a str, [i64; 5]);
+
+    fn db(p: &Path, rows: &[TestRow]) {
         let c = rusqlite::Connection::open(p).unwrap();
         c.execute_batch(
             "CREATE TABLE model_usage (id TEXT PRIMARY KEY, session_id TEXT, started_at INTEGER, model_id TEXT, \
