@@ -113,16 +113,16 @@ fn retry(b: &[u8]) -> Option<Usage> {
 
 /// A `google.protobuf.Timestamp` in milliseconds; `None` unless the seconds are above 0.
 fn timestamp(b: &[u8]) -> Option<i64> {
-    let (mut secs, mut nanos) = (None, 0u64);
+    let (mut secs, mut nanos) = (None, 0u32);
     for (n, v) in fields(b) {
         match (n, v) {
             (1, Value::Varint(x)) => secs = Some(x as i64),
-            (2, Value::Varint(x)) => nanos = x,
+            (2, Value::Varint(x)) => nanos = u32::try_from(x).unwrap_or(0),
             _ => {}
         }
     }
     let secs = secs.filter(|s| *s > 0)?;
-    secs.checked_mul(1000)?.checked_add(i64::try_from(nanos.min(u64::from(u32::MAX)) / 1_000_000).ok()?)
+    secs.checked_mul(1000)?.checked_add(i64::from(nanos / 1_000_000))
 }
 
 /// A `CortexStepMetadata`: its time and its calls (the call, then each retry's).
