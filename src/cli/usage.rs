@@ -22,7 +22,8 @@ use super::{Ctx, EXIT_OK};
 /// Gemini CLI ($GEMINI_DATA_DIR), Qwen Code ($QWEN_DATA_DIR), Kimi ($KIMI_DATA_DIR), OpenClaw
 /// ($OPENCLAW_DIR), Hermes ($HERMES_HOME), Goose ($GOOSE_PATH_ROOT), Copilot CLI ($COPILOT_HOME),
 /// Amp ($AMP_DATA_DIR), Droid ($DROID_SESSIONS_DIR), Codebuff ($CODEBUFF_DATA_DIR), Grok
-/// ($GROK_HOME), Cline ($CLINE_DIR), and names them on stderr. With a path and `--agent X` for
+/// ($GROK_HOME), Antigravity ($ANTIGRAVITY_DATA_DIR), ZCode ($ZCODE_HOME), Cline ($CLINE_DIR), and
+/// names them on stderr. With a path and `--agent X` for
 /// an agent other than Claude Code, Codex and pi, the path is read as that agent's data folder.
 /// Counting follows ccusage 20.0.24 per agent (see docs/importing.md); each call is priced at
 /// its own model (or the cost the agent recorded, where ccusage uses it). Calls of a model

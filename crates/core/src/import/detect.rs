@@ -12,7 +12,8 @@
 //!   message lines `{id, type: user|gemini|info|…, content}`; the legacy whole-file JSON by its
 //!   top-level `projectHash`, `sessionId` and `messages`;
 //! * Qwen Code: Claude Code's envelope with `message.parts`, `usageMetadata` or `systemPayload`;
-//! * OpenCode / Kilo: an SQLite file whose schema creates `session`, `message` and `part`;
+//! * OpenCode / Kilo: an SQLite file whose schema creates `session`, `message` and `part`; an
+//!   OpenCode legacy session file (`storage/session/<project>/<id>.json`, `Session.Info`);
 //! * Kimi Code: a wire record type (`config.update`, `llm.request`, `context.append_message`, …)
 //!   with a `time`;
 //! * Claude Code: `type` ∈ {user, assistant, system, summary, progress, file-history-snapshot,
@@ -61,7 +62,7 @@ const ALL: [Format; 9] = [
 
 /// Detects the format of transcript bytes (`name` is the file name, used to break ties).
 pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
-    if super::opencode::is_store(bytes) {
+    if super::opencode::is_store(bytes) || super::opencode::is_legacy_session(bytes) {
         return Some(Format::OpenCode);
     }
     if super::gemini::is_whole_json(bytes) || starts_array(bytes) {

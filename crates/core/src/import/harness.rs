@@ -74,7 +74,7 @@ pub const AGENT_COMPACTION: &[AgentCompaction] = &[
         keep_tokens: None,
         source: "anomalyco/opencode v1.2.10 packages/opencode/src/session/compaction.ts isOverflow: \
                  usable = input limit − min(COMPACTION_BUFFER 20000, max output) (config compaction.reserved); \
-                 no tail kept in v1.2.10 (later versions keep recent turns, tail_start_id); prune clears \
+                 no tail kept in v1.2.10 (later versions keep recent turns, tail_start_id); prune replaces \
                  completed tool outputs beyond PRUNE_PROTECT 40000 tokens when over PRUNE_MINIMUM 20000",
     },
     AgentCompaction {

@@ -9,7 +9,7 @@
 //! * [`detect`] recognises a format by the content of the first lines (file names only break
 //!   ties);
 //! * [`claude_code`], [`codex`], [`pi`] (also OpenClaw), [`gemini`], [`qwen`], [`kimi`], [`cline`]
-//!   and [`opencode`] (an SQLite store, one session of it per import) are the readers (`parts` holds the Gemini API `Content` walk Gemini CLI and Qwen Code share);
+//!   and [`opencode`] (an SQLite store, one session of it per import, or a legacy `storage/` session file) are the readers (`parts` holds the Gemini API `Content` walk Gemini CLI and Qwen Code share);
 //!   [`harness`] lists the compaction rules their sources document; [`detect::describe`] says
 //!   what a file no reader claims is;
 //! * [`load`] is what the CLI's `Ctx::load` calls: a ctxj session, a transcript file, or a folder

@@ -124,11 +124,14 @@ fn json_doc(v: &Value, name: &str) -> Described {
                     "it holds usage totals, not the requests: ctxj cannot replay it",
                 );
             }
-            if has("sessionID") && has("modelID") && has("tokens") {
-                return known(
-                    "an OpenCode message of the legacy storage/ layout",
-                    "ctxj imports OpenCode's SQLite store (opencode.db, OpenCode ≥ 1.2), not yet this legacy layout",
-                );
+            let id_starts = |p: &str| o.get("id").and_then(Value::as_str).is_some_and(|i| i.starts_with(p));
+            let legacy =
+                "import its session instead: storage/session/<project>/<session id>.json beside storage/message/";
+            if has("sessionID") && ((has("modelID") && has("tokens")) || (has("role") && id_starts("msg"))) {
+                return known("an OpenCode message of the legacy storage/ layout", legacy);
+            }
+            if has("sessionID") && has("messageID") && has("type") && id_starts("prt") {
+                return known("an OpenCode message part of the legacy storage/ layout", legacy);
             }
             if has("agents") && has("workDir") {
                 return known(
@@ -229,6 +232,24 @@ mod tests {
         assert!(
             matches!(d(b"{\"x\":1}\n{\"y\":2}\n", "x.jsonl"), Some(Described::Unknown { looked_like }) if looked_like.contains("keys x"))
         );
+        // OpenCode's legacy storage/ files other than a session's point to its session file.
+        for (b, what) in [
+            (
+                &br#"{
+  "id": "msg_1", "sessionID": "ses_1", "role": "user", "time": {"created": 1}}"#[..],
+                "OpenCode message",
+            ),
+            (
+                br#"{
+  "id": "prt_1", "sessionID": "ses_1", "messageID": "msg_1", "type": "text"}"#,
+                "OpenCode message part",
+            ),
+        ] {
+            assert!(
+                matches!(d(b, "x.json"), Some(Described::Known { what: w, hint }) if w.contains(what) && hint.contains("storage/session/")),
+                "{what}"
+            );
+        }
         // Possibly a broken journal: the journal reader answers.
         assert_eq!(d(b"{\"rev\":1,\"kind\":\"session\"}\n{\"rev\":2}\n", "j.jsonl"), None);
         assert_eq!(d(b"not json\n", "j.jsonl"), None);

@@ -7,6 +7,7 @@
 //! each, with the shared helpers in [`util`].
 
 pub mod amp;
+pub mod antigravity;
 pub mod cline;
 pub mod codebuff;
 pub mod copilot;
@@ -18,8 +19,10 @@ pub mod hermes;
 pub mod kimi;
 pub mod openclaw;
 pub mod opencode;
+pub mod protobuf;
 pub mod qwen;
 pub mod util;
+pub mod zcode;
 
 use std::path::{Path, PathBuf};
 
@@ -158,8 +161,8 @@ pub struct Spec {
     /// files (`../shared/corpus/ccusage/`); `false` means built from the documented schema only,
     /// or not read at all (`read_supported`).
     pub checked_against_ccusage: bool,
-    /// Whether ctxj reads this agent's usage at all (Antigravity's protobuf blobs and ZCode's
-    /// undocumented database are not read yet).
+    /// Whether ctxj reads this agent's usage at all (every agent today; an agent registered
+    /// before its reader lands says `false`, and `usage` names its folder as not read).
     pub read_supported: bool,
     /// The default folders (the override when set), existing or not.
     pub roots: fn(&Env) -> Vec<PathBuf>,
@@ -167,14 +170,6 @@ pub struct Spec {
     pub files: fn(&Path) -> Vec<PathBuf>,
     /// The entries of the files (indexes count from `first`).
     pub read: fn(&[PathBuf], usize, Parse) -> Read,
-}
-
-fn none_read(_: &[PathBuf], _: usize, _: Parse) -> Read {
-    Read::default()
-}
-
-fn no_files(_: &Path) -> Vec<PathBuf> {
-    Vec::new()
 }
 
 fn transcripts_of(root: &Path, f: Format) -> Vec<PathBuf> {
@@ -365,13 +360,10 @@ pub static SPECS: &[Spec] = &[
         env: &["ANTIGRAVITY_DATA_DIR"],
         content: false,
         checked_against_ccusage: false,
-        read_supported: false,
-        roots: |e| {
-            let d = e.set("ANTIGRAVITY_DATA_DIR").map(|d| Path::new(&d).join("conversations"));
-            d.or_else(|| e.home(".gemini/antigravity-cli/conversations")).into_iter().collect()
-        },
-        files: no_files,
-        read: none_read,
+        read_supported: true,
+        roots: antigravity::roots,
+        files: antigravity::files,
+        read: |p, first, _| antigravity::read(p, first),
     },
     Spec {
         agent: Agent::Kimi,
@@ -428,10 +420,10 @@ pub static SPECS: &[Spec] = &[
         env: &["ZCODE_HOME"],
         content: false,
         checked_against_ccusage: false,
-        read_supported: false,
-        roots: |e| e.set("ZCODE_HOME").map(PathBuf::from).or_else(|| e.home(".zcode")).into_iter().collect(),
-        files: no_files,
-        read: none_read,
+        read_supported: true,
+        roots: zcode::roots,
+        files: zcode::files,
+        read: |p, first, _| zcode::read(p, first),
     },
     Spec {
         agent: Agent::Cline,
@@ -487,5 +479,12 @@ mod tests {
         assert_eq!(s(Agent::Codex), [PathBuf::from("/c/sessions"), PathBuf::from("/c/archived_sessions")]);
         assert_eq!(s(Agent::Qwen), [PathBuf::from("/h/.qwen")]);
         assert_eq!(s(Agent::Openclaw).len(), 4);
+        assert_eq!(s(Agent::Antigravity), [PathBuf::from("/h/.gemini/antigravity-cli")]);
+        assert_eq!(s(Agent::Zcode), [PathBuf::from("/h/.zcode")]);
+        let var = |k: &str| matches!(k, "ANTIGRAVITY_DATA_DIR" | "ZCODE_HOME").then(|| "/a,/b".to_string());
+        let e = Env { var: &var, home: Some(home) };
+        for a in [Agent::Antigravity, Agent::Zcode] {
+            assert_eq!((a.spec().roots)(&e), [PathBuf::from("/a"), PathBuf::from("/b")], "{a}");
+        }
     }
 }
