@@ -2081,7 +2081,11 @@ clearing them.",
         );
         let first_clear = json!({"call_ids": [run_first, run_part1, clippy_fail]});
         g.clear(&c[0], first_clear.clone());
-        let c = g.turn("", &[("ctx", json!({"action": "clear", "call_ids": [run_first, run_part1, clippy_fail]}))]);
+        // Seed 000 «Границы»: a DECIDED: note before every cleanup, a repeated one included.
+        let c = g.turn(
+            "DECIDED: unchanged.",
+            &[("ctx", json!({"action": "clear", "call_ids": [run_first, run_part1, clippy_fail]}))],
+        );
         g.clear(&c[0], first_clear);
         g.turn(
             "Both export bugs are fixed in crates/export:\n\n- **Quoting** — `CsvWriter::write_record` now quotes \
@@ -2325,7 +2329,7 @@ tests and clippy green. First the test output: every shell run but the last goes
             &[("ctx", json!({"action": "clear", "keep_last": 1, "tool": "run"}))],
         );
         g.clear(&c[0], json!({"keep_last": 1, "tool": "run"}));
-        let c = g.turn("Now the mirror, for the rest.", &[("ctx", json!({"action": "status"}))]);
+        let c = g.turn("DECIDED: unchanged. Now the mirror, for the rest.", &[("ctx", json!({"action": "status"}))]);
         let base = g.last_request_rev;
         let status = c[0].clone();
         let t = status_text(&g, base, &format!("r1 (base rev {accepted_base})"));
@@ -2362,7 +2366,7 @@ tests and clippy green. First the test output: every shell run but the last goes
         let c = g.turn(
             &format!(
                 "The draft was rejected because I shortened my own message {shortened}; assistant text must stay. \
-The DECIDED notes above stand. Its read of LIVE_CONTEXT.json is still in context, so I'm clearing that instead."
+DECIDED: unchanged, the notes above stand. Its read of LIVE_CONTEXT.json is still in context, so I'm clearing that instead."
             ),
             &[("ctx", json!({"action": "clear", "call_ids": [read_mirror]}))],
         );
