@@ -596,8 +596,14 @@ mod claude {
 
         /// A `system/local_command` line (slash commands such as `/model`).
         fn local_command(&mut self, w: &mut World, content: &str) {
-            let t = w.t;
             let id = w.rng.uuid4();
+            self.local_command_with_id(w, &id, content);
+        }
+
+        /// A `system/local_command` line with a given uuid.
+        fn local_command_with_id(&mut self, w: &World, id: &str, content: &str) {
+            let t = w.t;
+            let id = id.to_string();
             let mut v = self.env(self.last.as_deref());
             v.push(("type", Value::from("system")));
             v.push(("subtype", Value::from("local_command")));
@@ -1019,9 +1025,11 @@ mod claude {
 
         // Before turn 5 the user runs `/compact` (a manual compaction: an automatic one this far
         // below Claude Code's point, 167k of 200k, is not what Claude Code does).
-        w.tick(20_000, 40_000);
-        f.local_command(
-            &mut w,
+        // (The line takes no draw from the PRNG — a fixed uuid, the previous line's time — so
+        // every figure after it, and ccusage's output on this file, stays as it was.)
+        f.local_command_with_id(
+            &w,
+            "9d6c2f4e-0b7a-4e15-8c3d-5a1f7e2b6c90",
             "<command-name>/compact</command-name>\n            <command-message>compact</command-message>\n            <command-args></command-args>",
         );
         let pre_tokens = f.sys + f.ctx;
