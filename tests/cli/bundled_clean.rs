@@ -10,11 +10,26 @@ use serde_json::Value;
 
 use crate::common::*;
 
+/// Bundled journals known not to audit clean yet, with the reason; kept honest by
+/// [`the_known_unclean_runs_are_still_unclean`] (fix one, and that test asks to drop its row).
+/// The experiment runs record other harnesses' strategies in journal-v1 records the `ctxj`
+/// profile judges by seed 000 (issue 30 item 4, not done): age truncation as `elide` records
+/// below any budget (`elide-trigger`, `elide-order`), and a compaction at 12,000 characters far
+/// below the profile's threshold (`compact-trigger`, `compact-tail`, `estimate-drift`).
+const NOT_YET_CLEAN: &[&str] = &[
+    "sample-journals/experiment-bugfix/runs/age-truncate-500-keep-3-1/journal.jsonl",
+    "sample-journals/experiment-bugfix/runs/age-truncate-500-keep-3-2/journal.jsonl",
+    "sample-journals/experiment-bugfix/runs/age-truncate-500-keep-3-3/journal.jsonl",
+    "sample-journals/experiment-bugfix/runs/compact-at-12000-structured-2/journal.jsonl",
+    "sample-journals/experiment-bugfix/runs/compact-at-12000-structured-3/journal.jsonl",
+];
+
 /// Every `.jsonl` under `sample-journals/` and `tests/data/valid/` (directories holding a
-/// `journal.jsonl` included: their journal is one of the files).
+/// `journal.jsonl` included: their journal is one of the files), but [`NOT_YET_CLEAN`].
 fn bundled_journals() -> Vec<PathBuf> {
     let mut v = files_under(&repo().join("sample-journals"), "jsonl");
     v.extend(files_under(&repo().join("tests/data/valid"), "jsonl"));
+    v.retain(|f| !NOT_YET_CLEAN.contains(&rel(f).as_str()));
     v
 }
 
@@ -78,4 +93,13 @@ fn regression_veles_sample_cut_before_an_assistant_block() {
     let compacts = v["decisions"].as_array().unwrap().iter().filter(|d| d["kind"] == "compact").count();
     assert!(compacts >= 3, "{compacts} compactions");
     assert!(!v["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "compact-cut-boundary"), "{v}");
+}
+
+#[test]
+fn the_known_unclean_runs_are_still_unclean() {
+    for f in NOT_YET_CLEAN {
+        let path = repo().join(f);
+        assert!(path.is_file(), "{f} is gone: drop it from NOT_YET_CLEAN");
+        assert_ne!(code(&["audit", "--deny", "warnings"], &path), 0, "{f} audits clean now: drop it from NOT_YET_CLEAN");
+    }
 }
