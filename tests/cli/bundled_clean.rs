@@ -100,6 +100,10 @@ fn the_known_unclean_runs_are_still_unclean() {
     for f in NOT_YET_CLEAN {
         let path = repo().join(f);
         assert!(path.is_file(), "{f} is gone: drop it from NOT_YET_CLEAN");
-        assert_ne!(code(&["audit", "--deny", "warnings"], &path), 0, "{f} audits clean now: drop it from NOT_YET_CLEAN");
+        assert_ne!(
+            code(&["audit", "--deny", "warnings"], &path),
+            0,
+            "{f} audits clean now: drop it from NOT_YET_CLEAN"
+        );
     }
 }

@@ -289,7 +289,8 @@ fn regression_profile_detected_from_a_versioned_harness_field() {
 #[test]
 fn regression_elide_grew_flagged_an_elision_the_rule_forced() {
     let (v, _) = run_json("audit", &sample("long-elision"), &[]);
-    let grew = v["decisions"].as_array().unwrap().iter().filter(|d| d["kind"] == "elide" && d["saved"].as_i64().unwrap() < 0);
+    let grew =
+        v["decisions"].as_array().unwrap().iter().filter(|d| d["kind"] == "elide" && d["saved"].as_i64().unwrap() < 0);
     assert!(grew.count() >= 2, "long-elision should hold forced elisions that grow the request");
     assert!(!findings(&v).iter().any(|(_, r, _)| r == "elide-grew"), "{:?}", findings(&v));
     let (v, _) = run_json("audit", &data("invalid/elide-grew.jsonl"), &[]);

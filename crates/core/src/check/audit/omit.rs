@@ -245,7 +245,8 @@ impl Auditor<'_> {
         self.pending.elided = Some(target);
         let after = self.calibrated(after_raw);
         let keep = usize::try_from(e.keep_results.map_or(s.keep_results, |k| k)).unwrap_or(usize::MAX);
-        let mut forced = || open_blocks(self.journal, &mut self.memo, &self.memory.named, self.r.projection(), keep).is_empty();
+        let mut forced =
+            || open_blocks(self.journal, &mut self.memo, &self.memory.named, self.r.projection(), keep).is_empty();
         if after > before && !forced() {
             fs.push(find(
                 "elide-grew",
