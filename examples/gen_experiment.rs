@@ -15,7 +15,7 @@
 //!   recorded projection of the records written so far;
 //! * provider tokens are canonical bytes / 4 per block; `cached_tokens` follow an implicit prefix
 //!   cache (Gemini 2.5 Flash: the longest block prefix shared with a request of the last
-//!   5 minutes, at least 1,024 tokens);
+//!   5 minutes, at least 2,048 tokens, the model's minimum);
 //! * `truncate-500` cuts every tool result to its first 500 characters as the harness hands it
 //!   over (the bug line of `src/api.ts` lies after them, so those runs wander and fail);
 //!   `age-truncate-500-keep-3` collapses results longer than 500 characters once three newer
@@ -47,7 +47,9 @@ fn main() {
 const NAME: &str = "experiment-bugfix";
 const MODEL: &str = "google/gemini-2.5-flash";
 const TTL_MS: u64 = 5 * 60 * 1000;
-const CACHE_MIN: u64 = 1024;
+/// Gemini 2.5 Flash's minimum cacheable prompt (ctxj's own table, `cache::window`): a shorter shared prefix
+/// reads nothing from the cache.
+const CACHE_MIN: u64 = 2048;
 const STRATEGIES: [&str; 4] = ["baseline", "truncate-500", "age-truncate-500-keep-3", "compact-at-12000-structured"];
 
 /// Writes `out/experiment-bugfix/` (replaced if present).
@@ -517,6 +519,6 @@ three times on `google/gemini-2.5-flash`:
   it exceeds 12,000 characters; 3/3 pass.
 
 Each run ends with an `outcome` record (journal-v1 §2). Usage follows a simple implicit prefix
-cache model (5-minute lifetime, 1,024-token minimum); the summarizer call of a compaction is not
+cache model (5-minute lifetime, 2,048-token minimum: Gemini 2.5 Flash's); the summarizer call of a compaction is not
 a turn of the run. Regenerate with `cargo run --example gen_experiment`.
 ";

@@ -14,8 +14,9 @@
 //!   prefix rewrite or a long pause shows up as a cache miss;
 //! * the seed-`000_*` harness ([`Auto`]) takes auto-elision decisions by the rule of spec §6 with
 //!   the calibrated estimate of `strategies.md` §3, and `ctx clear` selections follow spec §2.
-//! * the summarizer harness of seeds `002_*`/`003_*` ([`Compactor`]) compacts before a turn whose
-//!   estimate is above its threshold, cutting before a user, assistant or notice block only.
+//! * the summarizer harness of seed `002_*` ([`Compactor`], Veles) compacts before a turn whose
+//!   estimate is above its threshold, cutting before a user block only (seed 002: the cut always
+//!   falls on a user message), with a tail of at least `protectLastN` blocks.
 //!
 //! `GEN_TRACE=1` prints each turn's estimate and every elision and compaction on stderr (the
 //! output files do not change), which helps when a sample's budget numbers need retuning.
@@ -139,8 +140,8 @@ struct Gen {
     compactor: Option<Compactor>,
 }
 
-/// A summarizer-style harness (seeds `002_*`, `003_*`): before a turn whose calibrated estimate
-/// exceeds `threshold`, the next queued summary replaces the blocks before the cut.
+/// A summarizer-style harness (seed `002_*`, Veles): before a turn whose calibrated estimate
+/// exceeds `threshold`, the next queued summary replaces the blocks before the cut ([`Gen::cut`]).
 struct Compactor {
     threshold: u64,
     /// The tail kept verbatim: at most this many tokens if possible, never fewer than `min_tail`
@@ -616,17 +617,16 @@ impl Gen {
         self.record("compact", Value::Object(f))
     }
 
-    /// The cut of a compaction: the source rev of the first kept block. A cut stands before a
-    /// `user`, `assistant` or `notice` block only (a call never loses its result): the earliest
-    /// one whose tail fits `tail_budget` tokens, unless that tail has fewer than `min_tail`
-    /// blocks, then the latest one that keeps at least `min_tail`.
+    /// The cut of a compaction: the source rev of the first kept block. Seed 002 (Veles) cuts
+    /// only at a user message (so a call never loses its result): the earliest user block whose
+    /// tail fits `tail_budget` tokens (`targetRatio`), unless that tail has fewer than `min_tail`
+    /// blocks (`protectLastN`), then the latest user block that keeps at least `min_tail`. None
+    /// when no user block after the first qualifies: the script must give the user a turn there.
     fn cut(&self, tail_budget: u64, min_tail: usize) -> Option<u64> {
         let p = self.projection();
         let m = self.multiplier();
         let n = p.conv.len();
-        let cuts: Vec<usize> = (1..n)
-            .filter(|&i| matches!(p.conv[i].block, Block::User { .. } | Block::Assistant { .. } | Block::Notice { .. }))
-            .collect();
+        let cuts: Vec<usize> = (1..n).filter(|&i| matches!(p.conv[i].block, Block::User { .. })).collect();
         let tail_tokens = |i: usize| (p.conv[i..].iter().map(|b| est().block(&b.block)).sum::<u64>() as f64 * m) as u64;
         let fits = cuts.iter().copied().find(|&i| tail_tokens(i) <= tail_budget);
         let i = match fits {
@@ -2081,7 +2081,11 @@ clearing them.",
         );
         let first_clear = json!({"call_ids": [run_first, run_part1, clippy_fail]});
         g.clear(&c[0], first_clear.clone());
-        let c = g.turn("", &[("ctx", json!({"action": "clear", "call_ids": [run_first, run_part1, clippy_fail]}))]);
+        // Seed 000 «Границы»: a DECIDED: note before every cleanup, a repeated one included.
+        let c = g.turn(
+            "DECIDED: unchanged.",
+            &[("ctx", json!({"action": "clear", "call_ids": [run_first, run_part1, clippy_fail]}))],
+        );
         g.clear(&c[0], first_clear);
         g.turn(
             "Both export bugs are fixed in crates/export:\n\n- **Quoting** — `CsvWriter::write_record` now quotes \
@@ -2325,7 +2329,7 @@ tests and clippy green. First the test output: every shell run but the last goes
             &[("ctx", json!({"action": "clear", "keep_last": 1, "tool": "run"}))],
         );
         g.clear(&c[0], json!({"keep_last": 1, "tool": "run"}));
-        let c = g.turn("Now the mirror, for the rest.", &[("ctx", json!({"action": "status"}))]);
+        let c = g.turn("DECIDED: unchanged. Now the mirror, for the rest.", &[("ctx", json!({"action": "status"}))]);
         let base = g.last_request_rev;
         let status = c[0].clone();
         let t = status_text(&g, base, &format!("r1 (base rev {accepted_base})"));
@@ -2362,7 +2366,7 @@ tests and clippy green. First the test output: every shell run but the last goes
         let c = g.turn(
             &format!(
                 "The draft was rejected because I shortened my own message {shortened}; assistant text must stay. \
-The DECIDED notes above stand. Its read of LIVE_CONTEXT.json is still in context, so I'm clearing that instead."
+DECIDED: unchanged, the notes above stand. Its read of LIVE_CONTEXT.json is still in context, so I'm clearing that instead."
             ),
             &[("ctx", json!({"action": "clear", "call_ids": [read_mirror]}))],
         );
@@ -2834,6 +2838,12 @@ in `settings.ini`:\n",
         g.result(&c[0], "read_file", CONFIG_OLD);
         let c = g.turn("", &[("read_file", json!({"path": "tests/test_config.py"}))]);
         g.result(&c[0], "read_file", TEST_CONFIG);
+        // The user steps in mid-task (Veles cuts only at a user message: this is where the first
+        // compaction cuts).
+        g.wait(20_000, 40_000);
+        g.user(
+            "Before you write the converter, look at the real settings.ini in the repo root: it has lists, integers and a float, and the converted TOML must keep those types.",
+        );
         let c = g.turn(
             "Let me see what a real settings file looks like, so the conversion handles its types.",
             &[("read_file", json!({"path": "settings.ini"}))],
@@ -2906,6 +2916,8 @@ masked.",
             &[("edit_file", json!({"path": "tests/test_cli.py", "find": "\n\ndef test_sources(", "replace": format!("\n\n{TEST_SHOW}\n\ndef test_sources(")}))],
         );
         g.result(&c[0], "edit_file", "edited tests/test_cli.py (1 replacement)");
+        g.wait(15_000, 30_000);
+        g.user("Run it once against my settings.ini so I can see the masking.");
         let c = g.turn("", &[("shell", json!({"command": "python -m pipectl --settings settings.ini config show"}))]);
         g.result(
             &c[0],
@@ -2923,7 +2935,8 @@ characters (`sk-l…`). The rendering lives in `pipectl/show.py` and reuses `_to
 
         g.wait(45_000, 80_000);
         // -- compaction 3: the user's /compact with an instruction; keeps the last exchange only
-        let first_kept = g.cut(0, 3).expect("a cut");
+        //    (from the user's last message, protectLastN = 4 blocks at least)
+        let first_kept = g.cut(0, 4).expect("a cut");
         g.compact(json!({
             "trigger": "manual",
             "instruction": "focus on what is left for the 0.9.0 release",

@@ -596,8 +596,14 @@ mod claude {
 
         /// A `system/local_command` line (slash commands such as `/model`).
         fn local_command(&mut self, w: &mut World, content: &str) {
-            let t = w.t;
             let id = w.rng.uuid4();
+            self.local_command_with_id(w, &id, content);
+        }
+
+        /// A `system/local_command` line with a given uuid.
+        fn local_command_with_id(&mut self, w: &World, id: &str, content: &str) {
+            let t = w.t;
+            let id = id.to_string();
             let mut v = self.env(self.last.as_deref());
             v.push(("type", Value::from("system")));
             v.push(("subtype", Value::from("local_command")));
@@ -1017,7 +1023,15 @@ mod claude {
         f.call(&mut w, vec![text("The README's usage block now shows `todo list --json`.")], 0);
         f.turn_end(&mut w, started);
 
-        // Turn 5: the next prompt crosses the (lowered) auto-compact threshold.
+        // Before turn 5 the user runs `/compact` (a manual compaction: an automatic one this far
+        // below Claude Code's point, 167k of 200k, is not what Claude Code does).
+        // (The line takes no draw from the PRNG — a fixed uuid, the previous line's time — so
+        // every figure after it, and ccusage's output on this file, stays as it was.)
+        f.local_command_with_id(
+            &w,
+            "9d6c2f4e-0b7a-4e15-8c3d-5a1f7e2b6c90",
+            "<command-name>/compact</command-name>\n            <command-message>compact</command-message>\n            <command-args></command-args>",
+        );
         let pre_tokens = f.sys + f.ctx;
         let logical_parent = f.last.clone().unwrap();
         w.tick(30_000, 60_000);
@@ -1048,7 +1062,7 @@ mod claude {
         v.push(("timestamp", Value::from(iso(t))));
         v.push(("uuid", Value::from(boundary.clone())));
         v.push(("level", Value::from("info")));
-        v.push(("compactMetadata", json!({"trigger": "auto", "preTokens": pre_tokens})));
+        v.push(("compactMetadata", json!({"trigger": "manual", "preTokens": pre_tokens})));
         f.lines.push(obj(v));
         let summary_text = format!("This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n{SUMMARY}\nPlease continue the conversation from where we left it off without asking the user any further questions. Continue with the last task that you were asked to work on.");
         let sid = w.rng.uuid4();
@@ -1898,11 +1912,12 @@ breaks:
   (`cache_creation.ephemeral_1h_input_tokens`), the conversation with the 5-minute one;
 * **idle gap**: turn 4 starts 7 minutes after turn 3 ended, so the 5-minute entries have expired
   and the read falls to the 18,000-token prefix (still cached for an hour);
-* **auto compaction** before turn 5: `system/compact_boundary` (`parentUuid: null`,
-  `logicalParentUuid`, `compactMetadata {trigger: "auto", preTokens}`) and the
-  `isCompactSummary` user line; the next request reads only the prefix. Real sessions compact at
-  ~155k tokens; this one is written as if run with a low `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` so the
-  file stays small;
+* **compaction** before turn 5: the user's `/compact` (a `system/local_command` line), then
+  `system/compact_boundary` (`parentUuid: null`, `logicalParentUuid`, `compactMetadata {trigger:
+  "manual", preTokens}`) and the `isCompactSummary` user line; the next request reads only the
+  prefix. It is manual because Claude Code compacts on its own only near its point (167k of a
+  200k window; the shared sessions at 167k–171k), far above this small file, and `ctxj audit`
+  judges an early automatic one (`compact-trigger`);
 * **model switch**: `/model opus` (two `system/local_command` lines) before turn 6 moves from
   `claude-sonnet-4-5-20250929` to `claude-opus-4-5-20251101`, whose cache is cold.
 

@@ -290,7 +290,7 @@ fn claude_code_usage_follows_the_documented_cache_model() {
     let ms = |t: &str| chrono::DateTime::parse_from_rfc3339(t).unwrap().timestamp_millis();
     let u = |v: &Value, f: &str| v[f].as_u64().unwrap();
     let boundary = raw.iter().position(|l| l["subtype"] == "compact_boundary").expect("a compact_boundary");
-    assert_eq!(raw[boundary]["compactMetadata"]["trigger"], "auto");
+    assert_eq!(raw[boundary]["compactMetadata"]["trigger"], "manual");
     assert!(raw[boundary]["parentUuid"].is_null() && raw[boundary]["logicalParentUuid"].is_string());
     assert_eq!(raw[boundary + 1]["isCompactSummary"], true);
     let boundary_ts = ms(raw[boundary]["timestamp"].as_str().unwrap());

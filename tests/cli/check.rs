@@ -281,3 +281,53 @@ fn regression_profile_detected_from_a_versioned_harness_field() {
         assert_eq!(v["harness"], want, "{file}");
     }
 }
+
+/// Issue 30: `elide-grew` flagged an elision that journal-v1 §6 forced — oldest first, the last
+/// open result smaller than its marker, every open block taken (skipping it would have been
+/// `elide-order`). The bundled `long-elision` does this; an elision that grows the request while
+/// blocks stay open (`invalid/elide-grew.jsonl`) is still flagged.
+#[test]
+fn regression_elide_grew_flagged_an_elision_the_rule_forced() {
+    let (v, _) = run_json("audit", &sample("long-elision"), &[]);
+    let grew =
+        v["decisions"].as_array().unwrap().iter().filter(|d| d["kind"] == "elide" && d["saved"].as_i64().unwrap() < 0);
+    assert!(grew.count() >= 2, "long-elision should hold forced elisions that grow the request");
+    assert!(!findings(&v).iter().any(|(_, r, _)| r == "elide-grew"), "{:?}", findings(&v));
+    let (v, _) = run_json("audit", &data("invalid/elide-grew.jsonl"), &[]);
+    assert!(findings(&v).iter().any(|(_, r, rev)| r == "elide-grew" && *rev == 10), "{:?}", findings(&v));
+}
+
+/// Issue 30: `estimate-drift` flagged the bundled `spill-attach`'s `estimate_after` (16% above
+/// ctxj's recount) although the provider billed that very request within 2% of it: the harness
+/// estimates provider tokens, so ctxj's recount drifted. The next request's `prompt_tokens` now
+/// clears an after-figure; a figure nobody billed is still judged against ctxj's.
+#[test]
+fn regression_estimate_drift_on_an_estimate_the_provider_confirmed() {
+    let (v, _) = run_json("audit", &sample("spill-attach"), &[]);
+    let d = v["decisions"].as_array().unwrap().iter().find(|d| d["kind"] == "elide").unwrap().clone();
+    let (ours, recorded) = (d["after"].as_f64().unwrap(), d["recorded_after"].as_f64().unwrap());
+    assert!((recorded - ours).abs() > 0.10 * ours, "the sample no longer shows the case: {d}");
+    assert!(!findings(&v).iter().any(|(_, r, _)| r == "estimate-drift"), "{:?}", findings(&v));
+    // The same journal with the next request's usage removed: nothing confirms the figure.
+    let text = std::fs::read_to_string(sample("spill-attach").join("journal.jsonl")).unwrap();
+    let next = text.lines().find(|l| l.contains("\"rev\":19,")).unwrap();
+    let stripped = next.replace("\"prompt_tokens\":", "\"unbilled\":");
+    let d = session_with(&text.replace(next, &stripped));
+    for f in ["call_2.out", "call_5.out", "u_1.att"] {
+        let from = sample("spill-attach").join(f);
+        copy_tree(&from, &d.path().join(f));
+    }
+    let (v, _) = run_json("audit", d.path(), &[]);
+    assert!(findings(&v).iter().any(|(_, r, rev)| r == "estimate-drift" && *rev == 18), "{:?}", findings(&v));
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap().flatten() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        }
+    } else {
+        std::fs::copy(from, to).unwrap();
+    }
+}

@@ -6,6 +6,7 @@
 mod audit;
 mod billed;
 mod bundled;
+mod bundled_clean;
 mod check;
 mod codex_pairing;
 mod common;

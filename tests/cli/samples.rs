@@ -474,9 +474,11 @@ fn compaction_has_rotate_chain_kept_manual_and_a_model_switch() {
                 "rev {rev}: result of {call} kept without its call"
             );
         }
+        // Issue 30: a Veles session (seed 002) cuts only at a user message; the sample cut before
+        // assistant blocks and failed its own profile's `compact-cut-boundary`.
         if let Some(fk) = r["first_kept"].as_u64() {
             let kind = &recs[fk as usize - 1]["kind"];
-            assert!(kind == "user" || kind == "assistant" || kind == "notice", "rev {rev}: cut before a {kind}");
+            assert_eq!(kind, "user", "rev {rev}: cut before a {kind}");
         }
     }
 }

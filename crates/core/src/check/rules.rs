@@ -94,7 +94,7 @@ pub const RULES: &[Rule] = &[
     r("switch-no-compact", Warning, Audit, "a switch to a smaller window while above 90% of it is followed by a compaction", "seed 003"),
     r("window-overflow", Error, Audit, "a request within `ctx_window − context_reserve` provider tokens", "journal-v1 §6"),
     r("decided-note", Warning, Audit, "a clear or mirror commit is preceded by assistant text with `DECIDED:` or `РЕШЕНО:` since the previous one", "seed 000 «Границы»"),
-    r("elide-grew", Warning, Audit, "an elision never makes the request larger", "journal-v1 §6; issue 17"),
+    r("elide-grew", Warning, Audit, "an elision makes the request larger only when the rule forces it (it collapsed every block left)", "journal-v1 §6; issue 17"),
     r("compact-secret", Error, Audit, "a recorded compaction summary holds no secret (the replay template's redaction pattern)", "seed 002 ([REDACTED]); strategies.md §2"),
     r("compact-too-few", Warning, Audit, "a compaction summarizes at least 5 blocks (fewer: nothing should happen)", "seed 003; strategies.md §2"),
     r("compact-fallback-chain", Error, Audit, "a fallback summary (`fallback`) is appended to the earlier summary (`mode: chain`) (veles)", "seed 002 (запасное резюме)"),

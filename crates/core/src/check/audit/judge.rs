@@ -143,11 +143,20 @@ impl Judge<'_> {
         }
     }
 
-    /// estimate-drift: each recorded figure against ctxj's calibrated one.
+    /// estimate-drift: each recorded figure against ctxj's calibrated one. The figure after the
+    /// decision (the second) is not drift when the provider's own count of that very request
+    /// (the next record's `usage.prompt_tokens`, [`Self::after_billed`]) is within 10% of it:
+    /// the harness estimates provider tokens (journal-v1 §6), and there ctxj's recomputation is
+    /// the one that drifted.
     pub(super) fn drift(&self, figures: [(&str, Option<f64>, u64); 2], fs: &mut Vec<Finding>) {
-        for (what, recorded, ours) in figures {
+        let billed = self.after_billed();
+        for (i, (what, recorded, ours)) in figures.into_iter().enumerate() {
             if let Some(x) = recorded {
-                if ours > 0 && (x - ours as f64).abs() > 0.10 * ours as f64 {
+                let near = |t: u64| t > 0 && (x - t as f64).abs() <= 0.10 * t as f64;
+                if i == 1 && billed.is_some_and(near) {
+                    continue;
+                }
+                if ours > 0 && !near(ours) {
                     fs.push(find(
                         "estimate-drift",
                         self.rec,
@@ -158,6 +167,15 @@ impl Judge<'_> {
                     ));
                 }
             }
+        }
+    }
+
+    /// The provider's count of the request right after this decision: the `prompt_tokens` of an
+    /// `assistant` record that directly follows it (nothing in between changed the projection).
+    fn after_billed(&self) -> Option<u64> {
+        match &self.journal.records.get(self.index + 1)?.body {
+            Body::Assistant(a) => a.usage.as_ref()?.prompt_tokens,
+            _ => None,
         }
     }
 

@@ -44,12 +44,24 @@ pub(super) fn candidates(
     p: &Projection,
     keep: usize,
 ) -> Vec<Candidate> {
+    let mut cands = open_blocks(journal, memo, named, p, keep);
+    cands.retain(|c| c.frees > 0);
+    cands
+}
+
+/// Every block of `p` the spec's auto-elision may still collapse (journal-v1 §6: results outside
+/// the `keep` most recent and attachments, not named yet), whether or not its marker is smaller.
+fn open_blocks(
+    journal: &Journal,
+    memo: &mut Memo<'_>,
+    named: &HashSet<String>,
+    p: &Projection,
+    keep: usize,
+) -> Vec<Candidate> {
     let est = memo.est;
     let open = Open { keep, attachments: true, named };
     let blocks = p.conv.iter().map(|pb| &pb.block);
-    let mut cands = elision::candidates(journal, blocks, open, &mut |b| memo.block(b), &mut |m| est.count(m));
-    cands.retain(|c| c.frees > 0);
-    cands
+    elision::candidates(journal, blocks, open, &mut |b| memo.block(b), &mut |m| est.count(m))
 }
 
 impl Auditor<'_> {
@@ -221,12 +233,21 @@ impl Auditor<'_> {
 
     /// After an elide record: it grew the request, or it stopped above the target while
     /// candidates remained.
+    ///
+    /// A grown request is not flagged when journal-v1 §6 forced it: collapsing oldest first and
+    /// stopping only at the target, a harness that follows the rule grows the request only when
+    /// the oldest blocks left were smaller than their markers and it took every block left. Then
+    /// skipping them would be `elide-order`; only an elision that grew the request and left
+    /// blocks open is the harness's own choice.
     pub(super) fn after_elide(&mut self, rec: &Record, before: u64, after_raw: u64, s: InForce, fs: &mut Vec<Finding>) {
         let Body::Elide(e) = &rec.body else { return };
         let target = e.target.unwrap_or(s.target);
         self.pending.elided = Some(target);
         let after = self.calibrated(after_raw);
-        if after > before {
+        let keep = usize::try_from(e.keep_results.map_or(s.keep_results, |k| k)).unwrap_or(usize::MAX);
+        let mut forced =
+            || open_blocks(self.journal, &mut self.memo, &self.memory.named, self.r.projection(), keep).is_empty();
+        if after > before && !forced() {
             fs.push(find(
                 "elide-grew",
                 rec,
@@ -237,8 +258,6 @@ impl Auditor<'_> {
         if !self.budget_rules || after_recorded <= target {
             return;
         }
-        let keep = e.keep_results.map_or(s.keep_results, |k| k);
-        let keep = usize::try_from(keep).unwrap_or(usize::MAX);
         let cands = candidates(self.journal, &mut self.memo, &self.memory.named, self.r.projection(), keep);
         if !cands.is_empty() {
             let (n, saved) = self.would_free(after_raw, &cands, target);
