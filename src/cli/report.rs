@@ -73,7 +73,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         let names: Vec<String> = args.strategy.strategies.iter().map(|s| s.name.clone()).collect();
         return experiment_report(&args.session.session, &names, tokenizer, &args.output, json);
     }
-    let replays = args.strategy.list()?;
+    let replays = args.strategy.list(ctx.cache.as_deref())?;
     let table = args.pricing.table(ctx)?;
     let (session, journal) = ctx.load(&args.session.session)?;
     let output = check_output(&args.output, &session.dir)?;
