@@ -12,9 +12,11 @@
 //!   (XXH3-128 under the file's seed, [`crate::projection::hash::content_key`]), the text's length
 //!   and its count. The seed is drawn at random when the file is first written and kept with it,
 //!   so nobody who cannot read the file can craft a text whose key collides with another's. A
-//!   file whose header, probe or size does not check out is ignored (and replaced at the next
-//!   save): corruption costs a cold run, never a wrong count. The probe makes a change of the
-//!   hash function look like a foreign file. Version 1 files (SipHash keys) are ignored, and
+//!   file whose header, probe or size does not check out, or that holds a count its text cannot
+//!   hold ([`plausible`]: an edited count, issue 31), is ignored (and replaced at the next save):
+//!   corruption costs a cold run, never a wrong count. The file goes through the cache folder's
+//!   guarded reader and writer (`journal::cache_dir`: `0600` in a `0700` folder, no symlinks).
+//!   The probe makes a change of the hash function look like a foreign file. Version 1 files (SipHash keys) are ignored, and
 //!   removed by the first save of version 2.
 //! * **Size.** At most [`CAP`] entries (32 MiB). A save keeps the entries this run used first,
 //!   then the others already on disk, up to the cap.
