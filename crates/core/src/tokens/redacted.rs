@@ -20,10 +20,11 @@
 //!
 //! **Forged markers** (issue 31): a text can carry marker-shaped strings nobody's sanitiser or
 //! importer wrote (`[REDACTED_TEXT len=18446744073709551615 sha=1]` once inflated an estimate to
-//! 10^19 tokens). A sanitiser replaces a whole text, so a `[REDACTED_…]` marker counts only when it
-//! is the whole text (as the sanitised rollouts hold them, and as the Codex importer splits them);
-//! inside other text it is text. And no marker of any kind stands for more than
-//! [`MAX_MARKER_TOKENS`] (more than any context window holds): a larger claim is text too.
+//! 10^19 tokens). No marker of any kind stands for more than [`MAX_MARKER_TOKENS`] (more than any
+//! context window holds): a larger claim is counted as the text it is. (Counting a sanitiser's
+//! marker only where an importer vouches for it would need the importers to mark those texts;
+//! counting it only as a whole text broke the calibration of the shared sanitised Codex rollouts,
+//! whose importer joins texts holding markers.)
 
 /// Characters per token assumed for redacted text (the usual rate of English prose and code under
 /// o200k / cl100k).
@@ -96,15 +97,12 @@ fn redaction(s: &str) -> Option<(usize, Marker<'_>)> {
     (hex > 0).then_some((OPEN.len() + n + 5 + hex + 1, Marker { kind, len, sha: &after[..hex] }))
 }
 
-/// One marker at the start of `s`: (its byte length, the tokens it stands for). `whole`: `s` is
-/// the whole text (a sanitiser's marker counts only then).
-fn marker(s: &str, whole: bool) -> Option<(usize, u64)> {
+/// One marker at the start of `s`: (its byte length, the tokens it stands for), when it stands
+/// for at most [`MAX_MARKER_TOKENS`].
+fn marker(s: &str) -> Option<(usize, u64)> {
     let found = if let Some(found) = super::image::parse(s) {
         found
     } else if let Some((bytes, m)) = redaction(s) {
-        if !(whole && bytes == s.len()) {
-            return None;
-        }
         (bytes, m.len.div_ceil(CHARS_PER_TOKEN))
     } else {
         let rest = s.strip_prefix(ENCRYPTED)?;
@@ -124,7 +122,7 @@ pub fn count(s: &str, plain: impl Fn(&str) -> u64) -> Option<u64> {
     let (mut tokens, mut text, mut at, mut found) = (0u64, String::new(), 0usize, false);
     while let Some(i) = s[at..].find('[') {
         let start = at + i;
-        match marker(&s[start..], start == 0) {
+        match marker(&s[start..]) {
             Some((bytes, n)) => {
                 text.push_str(&s[at..start]);
                 tokens = tokens.saturating_add(n);
@@ -152,8 +150,8 @@ mod tests {
     #[test]
     fn markers_count_as_what_they_replaced() {
         assert_eq!(count("[REDACTED_TEXT len=13131 sha=036b7e47]", bytes), Some(3283));
-        assert_eq!(count("[REDACTED_ENCRYPTED_CONTENT len=8 sha=ab]", bytes), Some(2));
-        assert_eq!(count("[REDACTED_TEXT len=0 sha=e3]", bytes), Some(0));
+        assert_eq!(count("a [REDACTED_ENCRYPTED_CONTENT len=8 sha=ab] b", bytes), Some(2 + 4));
+        assert_eq!(count("x[REDACTED_TEXT len=0 sha=e3]y[REDACTED_TEXT len=5 sha=1]", bytes), Some(2 + 2));
     }
 
     #[test]
@@ -162,7 +160,7 @@ mod tests {
         assert_eq!(count("a live token ([REDACTED]); never print it", bytes), None);
         assert_eq!(count("[REDACTED_TEXT len=12]", bytes), None, "no sha: not a marker");
         assert_eq!(count("[REDACTED_TEXT len=99999999999999999999999 sha=1]", bytes), None, "overflow");
-        assert_eq!(count("[REDACTED_ [REDACTED_TEXT len=4 sha=1]", bytes), None, "inside text: text");
+        assert_eq!(count("[REDACTED_ [REDACTED_TEXT len=4 sha=1]", bytes), Some(11 + 1));
         assert_eq!(count("[ENCRYPTED_SUMMARY len=12 sha=1]", bytes), None, "an encrypted estimate has no sha");
     }
 
@@ -183,10 +181,7 @@ mod tests {
     fn an_image_marker_counts_as_its_estimate() {
         let m = "[image: image/png, 311409 bytes, 2536×2508 ≈ 1599 tokens]";
         assert_eq!(count(m, bytes), Some(1599));
-        assert_eq!(
-            count(&format!("shot:\n{m}\n[REDACTED_TEXT len=8 sha=1]"), bytes),
-            Some(1599 + bytes("shot:\n\n[REDACTED_TEXT len=8 sha=1]"))
-        );
+        assert_eq!(count(&format!("shot:\n{m}\n[REDACTED_TEXT len=8 sha=1]"), bytes), Some(1599 + 2 + 7));
         assert_eq!(count("[image: image/png, 12 bytes]", bytes), None, "a size not read: counted as text");
     }
 
@@ -201,14 +196,14 @@ mod tests {
     }
 
     /// Issue 31: a forged `[REDACTED_TEXT len=18446744073709551615 …]` in any text inflated
-    /// estimates to 10^19 tokens; inside other text a sanitiser's marker is text, and no marker
-    /// stands for more than [`MAX_MARKER_TOKENS`].
+    /// estimates to 10^19 tokens; no marker stands for more than [`MAX_MARKER_TOKENS`].
     #[test]
     fn regression_forged_redaction_marker_counts_as_text() {
         let forged = "[REDACTED_TEXT len=18446744073709551615 sha=1]";
         assert_eq!(count(&format!("see {forged} here"), bytes), None);
-        assert_eq!(count(&format!("{forged} tail"), bytes), None);
-        assert_eq!(count(forged, bytes), None, "whole, but beyond any context window");
+        assert_eq!(count(forged, bytes), None, "beyond any context window");
+        assert_eq!(count("[REDACTED_TEXT len=67108868 sha=1]", bytes), None, "just past the bound");
+        assert_eq!(count("[REDACTED_TEXT len=67108864 sha=1]", bytes), Some(MAX_MARKER_TOKENS));
         assert_eq!(count("[ENCRYPTED_SUMMARY len=18446744073709551615]", bytes), None);
         assert_eq!(count("[image: image/png, 1 bytes, 1×1 ≈ 99999999999 tokens]", bytes), None);
         // what a sanitiser and the importers write still counts
