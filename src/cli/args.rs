@@ -259,18 +259,28 @@ pub struct HarnessArgs {
 /// `--no-cache`: the persistent token memo (global: every command accepts it).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct CacheArgs {
-    /// Keep no token counts between runs: neither read nor write the token memo in
-    /// $CTXJ_CACHE_DIR/tokens (default: the user's cache folder, e.g. ~/.cache/ctxj/tokens).
+    /// Keep nothing between runs: neither read nor write the token memo ($CTXJ_CACHE_DIR/tokens;
+    /// default: the user's cache folder, e.g. ~/.cache/ctxj/tokens) nor the summarizer's answers
+    /// (summaries/).
     #[arg(long, global = true, env = "CTXJ_NO_CACHE", hide_env_values = true, value_parser = clap::builder::FalseyValueParser::new())]
     pub no_cache: bool,
 }
 
 impl CacheArgs {
+    /// The cache folder of the run (`$CTXJ_CACHE_DIR`, else the user's): `None` under
+    /// `--no-cache` / `CTXJ_NO_CACHE` — then no cache is read or written (token memo, summaries).
+    pub fn base(&self) -> Option<std::path::PathBuf> {
+        if self.no_cache {
+            None
+        } else {
+            ctxj_core::journal::cache_dir::default_base()
+        }
+    }
+
     /// The run's persistent token memo (`ctxj_core::tokens::memo`), flushed by `main` at the end;
     /// a folder inside a session directory is refused with a warning and the run keeps no memo.
     pub fn store(&self) -> Option<std::sync::Arc<ctxj_core::tokens::memo::Store>> {
-        let dir = if self.no_cache { None } else { ctxj_core::tokens::memo::Dir::default_location() };
-        let dir = dir.and_then(|d| match ctxj_core::tokens::memo::Dir::new(&d) {
+        let dir = self.base().and_then(|d| match ctxj_core::tokens::memo::Dir::new(&d) {
             Ok(d) => Some(d),
             Err(e) => {
                 eprintln!("warning: token memo not used: {}", ctxj_core::text::escape_line(&e.to_string()));

@@ -66,7 +66,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let replays = args.strategy.list()?;
+    let replays = args.strategy.list(ctx.cache.as_deref())?;
     let table = args.pricing.table(ctx)?;
     let (_, journal) = ctx.load(&args.session.session)?;
     let est = args.encoding.estimator(&journal, ctx)?;

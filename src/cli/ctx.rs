@@ -21,6 +21,8 @@ pub struct Ctx {
     pub from: ctxj_core::import::FromFormat,
     /// The run's persistent token memo (`--no-cache`: none); `main` flushes it.
     pub memo: Option<std::sync::Arc<ctxj_core::tokens::memo::Store>>,
+    /// The run's cache folder (`--no-cache`: none), for the summarizer's answers.
+    pub cache: Option<PathBuf>,
 }
 
 impl Ctx {
@@ -32,7 +34,14 @@ impl Ctx {
                 io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             }
         };
-        Ctx { color, read: ReadOptions::default(), root: None, from: FromArg::Auto.format(), memo: g.cache.store() }
+        Ctx {
+            color,
+            read: ReadOptions::default(),
+            root: None,
+            from: FromArg::Auto.format(),
+            memo: g.cache.store(),
+            cache: g.cache.base(),
+        }
     }
 
     /// This context with a command's reading options (`--strict`, `--root`, `--from`).

@@ -101,7 +101,7 @@ fn resolve(journal: &Journal, side: Side, est: &dyn Estimator) -> Result<View> {
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let at = args.at.all()?;
-    let replays = args.strategy.as_given();
+    let replays = args.strategy.as_given(ctx.cache.as_deref());
     let (ls, rs) = sides(&replays.strategies, &at)?;
     let (_, journal) = ctx.load(&args.session.session)?;
     let est = args.encoding.estimator(&journal, ctx)?;

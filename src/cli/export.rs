@@ -54,7 +54,7 @@ pub enum FormatArg {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let replays = args.strategy.as_given();
+    let replays = args.strategy.as_given(ctx.cache.as_deref());
     replays.no_duplicates()?;
     let tokenizer = args.encoding.tokenizer(ctx)?;
     let sessions = ctxj_core::export::plan(&args.logs.files()?);

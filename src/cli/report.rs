@@ -73,7 +73,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         let names: Vec<String> = args.strategy.strategies.iter().map(|s| s.name.clone()).collect();
         return experiment_report(&args.session.session, &names, tokenizer, &args.output, json);
     }
-    let replays = args.strategy.list()?;
+    let replays = args.strategy.list(ctx.cache.as_deref())?;
     let table = args.pricing.table(ctx)?;
     let (session, journal) = ctx.load(&args.session.session)?;
     let output = check_output(&args.output, &session.dir)?;
@@ -139,7 +139,9 @@ fn experiment_report(
         parent.canonicalize().with_context(|| format!("--output {}: its folder does not exist", output.display()))?;
     ctxj_core::journal::session::guard_not_in_session(&parent, true)
         .with_context(|| format!("--output {}", output.display()))?;
-    ctxj_core::journal::session::write_guarded(output, html.as_bytes(), &[manifest])
+    // Never over an input: the manifest, the price table, any run's transcript (issue 31).
+    let inputs: Vec<&std::path::Path> = e.inputs.iter().map(|p| p.as_path()).collect();
+    ctxj_core::journal::session::write_guarded(output, html.as_bytes(), &inputs)
         .with_context(|| format!("writing {}", output.display()))?;
     let mut out = super::stdout();
     if json {

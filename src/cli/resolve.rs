@@ -75,17 +75,17 @@ impl Replays {
 
 impl StrategyArgs {
     /// The strategies as given (in order, duplicates kept: `diff -s a -s a --at … --at …`), the
-    /// summarizer attached.
-    pub fn as_given(&self) -> Replays {
-        let summarizer = self.summarizer.get();
+    /// summarizer attached (its answers cached in `cache`, the run's cache folder, when given).
+    pub fn as_given(&self, cache: Option<&std::path::Path>) -> Replays {
+        let summarizer = self.summarizer.get(cache);
         let strategies = self.strategies.iter().map(|s| s.clone().with_summarizer(summarizer.clone())).collect();
         Replays { strategies, summarizer }
     }
 
     /// The strategies to compare: the ones given, else [`strategy::defaults`]; a name given twice
     /// is a usage error.
-    pub fn list(&self) -> Result<Replays> {
-        let mut r = self.as_given();
+    pub fn list(&self, cache: Option<&std::path::Path>) -> Result<Replays> {
+        let mut r = self.as_given(cache);
         r.no_duplicates()?;
         if r.strategies.is_empty() {
             r.strategies = strategy::defaults().into_iter().map(|s| s.with_summarizer(r.summarizer.clone())).collect();
@@ -100,7 +100,7 @@ pub struct SummarizerArgs {
     /// Ask CMD (run with `sh -c`) for each replayed compaction's summary instead of the
     /// deterministic template: the summarizer request as JSON on stdin, the summary on stdout
     /// (docs/summarizer.md). Answers are cached by content hash in the user's cache folder
-    /// ($CTXJ_CACHE_DIR, else ~/.cache/ctxj), in summaries/.
+    /// ($CTXJ_CACHE_DIR, else ~/.cache/ctxj), in summaries/ (off with --no-cache).
     #[arg(long, value_name = "CMD")]
     pub summarizer: Option<String>,
     /// Seconds one summary may take before the command (its whole process group) is killed; at
@@ -111,10 +111,19 @@ pub struct SummarizerArgs {
 }
 
 impl SummarizerArgs {
-    /// The summarizer, when `--summarizer` is given.
-    fn get(&self) -> Option<Arc<Summarizer>> {
+    /// The summarizer, when `--summarizer` is given, caching in `cache` (a folder inside a
+    /// session is refused with a warning: no cache then).
+    fn get(&self, cache: Option<&std::path::Path>) -> Option<Arc<Summarizer>> {
         let t = std::time::Duration::from_secs(self.summarizer_timeout);
-        self.summarizer.as_deref().map(|c| Arc::new(Summarizer::new(c, t)))
+        let cmd = self.summarizer.as_deref()?;
+        let dir = cache.and_then(|base| match ctxj_core::strategy::summarizer::cache_in(base) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                eprintln!("warning: summaries not cached: {}", ctxj_core::text::escape_line(&e.to_string()));
+                None
+            }
+        });
+        Some(Arc::new(Summarizer::new(cmd, t, dir)))
     }
 }
 
@@ -293,17 +302,17 @@ mod tests {
     fn a_strategy_named_twice_is_refused_in_a_list_and_kept_as_two_sides() {
         let cli = Cli::try_parse_from(["ctxj", "cache", "x", "-s", "baseline", "-s", "baseline"]).expect("parses");
         let super::super::Command::Cache(a) = cli.command else { panic!("cache") };
-        assert!(a.strategy.list().is_err());
+        assert!(a.strategy.list(None).is_err());
         let cli = Cli::try_parse_from(["ctxj", "diff", "x", "-s", "baseline", "-s", "baseline"]).expect("parses");
         let super::super::Command::Diff(a) = cli.command else { panic!("diff") };
-        assert_eq!(a.strategy.as_given().strategies.len(), 2);
+        assert_eq!(a.strategy.as_given(None).strategies.len(), 2);
     }
 
     #[test]
     fn no_strategy_means_the_default_set_declared_once() {
         let cli = Cli::try_parse_from(["ctxj", "report", "x", "-o", "/tmp/r.html"]).expect("parses");
         let super::super::Command::Report(a) = cli.command else { panic!("report") };
-        let names: Vec<String> = a.strategy.list().expect("list").strategies.into_iter().map(|s| s.name).collect();
+        let names: Vec<String> = a.strategy.list(None).expect("list").strategies.into_iter().map(|s| s.name).collect();
         let defaults: Vec<String> = ctxj_core::strategy::defaults().into_iter().map(|s| s.name).collect();
         assert_eq!(names, defaults);
     }

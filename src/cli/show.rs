@@ -58,7 +58,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let replays = args.strategy.as_given();
+    let replays = args.strategy.as_given(ctx.cache.as_deref());
     let strategy = replays.one()?;
     let (session, journal) = ctx.load(&args.session.session)?;
     let mut at = args.at.one()?;

@@ -76,7 +76,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let replays = args.strategy.as_given();
+    let replays = args.strategy.as_given(ctx.cache.as_deref());
     let strategy = replays.one()?;
     let (_, journal) = ctx.load(&args.session.session)?;
     let est = args.encoding.estimator(&journal, ctx)?;

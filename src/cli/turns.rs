@@ -60,7 +60,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
-    let replays = args.strategy.as_given();
+    let replays = args.strategy.as_given(ctx.cache.as_deref());
     let s = replays.one()?.unwrap_or_else(ctxj_core::strategy::Strategy::recorded);
     let at = args.at.one()?;
     let table = args.pricing.table(ctx)?;

@@ -35,7 +35,9 @@ pub fn render(e: &Experiment) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title><style>\
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; \
+         img-src data:; base-uri 'none'; form-action 'none'\"><title>{title}</title><style>\
          body{{font:14px system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}}\
          table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}\
          td:first-child,th:first-child{{text-align:left}}.note{{color:#666}}svg{{display:block;margin:.5em 0 1.5em}}\

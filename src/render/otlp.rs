@@ -8,6 +8,10 @@
 //! happen, so they are not spans: their totals are attributes of the root span
 //! (`ctxj.strategy.<name>.cost_usd`, …). Ids are derived from the session and turn (SHA-256),
 //! so exporting twice gives the same trace; times are unix nanoseconds as strings (OTLP/JSON).
+//!
+//! OTLP integers are int64: a count past `i64::MAX` (a damaged or hostile transcript's u64
+//! tokens) is written as `i64::MAX`, and the span says so in `ctxj.clamped_int64` (the keys
+//! clamped) — a collector drops a whole trace holding an out-of-range int64 (issue 31).
 
 use std::io::Write;
 
@@ -40,9 +44,39 @@ fn attr(key: &str, v: Value) -> Value {
 fn string(s: &str) -> Value {
     json!({ "stringValue": s })
 }
-/// int64 values are strings in OTLP/JSON.
+/// int64 values are strings in OTLP/JSON; a count past `i64::MAX` is clamped to it (the caller
+/// notes it, [`Attrs::int`]).
 fn int(n: u64) -> Value {
-    json!({ "intValue": n.to_string() })
+    json!({ "intValue": n.min(i64::MAX as u64).to_string() })
+}
+
+/// A span's attributes, with the keys whose counts were clamped to int64.
+#[derive(Default)]
+struct Attrs {
+    list: Vec<Value>,
+    clamped: Vec<String>,
+}
+
+impl Attrs {
+    fn push(&mut self, key: &str, v: Value) {
+        self.list.push(attr(key, v));
+    }
+
+    fn int(&mut self, key: &str, n: u64) {
+        if i64::try_from(n).is_err() {
+            self.clamped.push(key.to_string());
+        }
+        self.push(key, int(n));
+    }
+
+    /// The attributes, with `ctxj.clamped_int64` listing the clamped keys when there are any.
+    fn done(mut self) -> Vec<Value> {
+        if !self.clamped.is_empty() {
+            let values: Vec<Value> = self.clamped.iter().map(|k| string(k)).collect();
+            self.push("ctxj.clamped_int64", json!({ "arrayValue": { "values": values } }));
+        }
+        self.list
+    }
 }
 fn double(x: f64) -> Value {
     json!({ "doubleValue": x })
@@ -112,58 +146,77 @@ pub fn traces(s: &SessionRows) -> Value {
 }
 
 fn root_attributes(s: &SessionRows) -> Vec<Value> {
-    let mut a = vec![
-        attr("gen_ai.operation.name", string("invoke_agent")),
-        attr("gen_ai.agent.name", string(s.agent)),
-        attr("gen_ai.conversation.id", string(&s.session)),
-        attr("ctxj.project", string(&s.project)),
-        attr("ctxj.source", string(&s.source)),
-    ];
+    let mut a = Attrs::default();
+    a.push("gen_ai.operation.name", string("invoke_agent"));
+    a.push("gen_ai.agent.name", string(s.agent));
+    a.push("gen_ai.conversation.id", string(&s.session));
+    a.push("ctxj.project", string(&s.project));
+    a.push("ctxj.source", string(&s.source));
     if let Some(p) = &s.parent {
-        a.push(attr("ctxj.parent_session", string(p)));
+        a.push("ctxj.parent_session", string(p));
     }
     for t in &s.strategies {
         let k = |f: &str| format!("ctxj.strategy.{}.{f}", t.strategy);
-        a.push(attr(&k("requests"), int(t.requests)));
-        a.push(attr(&k("prompt_tokens"), int(t.prompt_tokens)));
-        a.push(attr(&k("cache_read_tokens"), int(t.cache_read_tokens)));
+        a.int(&k("requests"), t.requests);
+        a.int(&k("prompt_tokens"), t.prompt_tokens);
+        a.int(&k("cache_read_tokens"), t.cache_read_tokens);
         if let Some(c) = t.cost_usd {
-            a.push(attr(&k("cost_usd"), double(c)));
+            a.push(&k("cost_usd"), double(c));
         }
     }
-    a
+    a.done()
 }
 
 fn chat_attributes(r: &ExportRow) -> Vec<Value> {
     let prompt = r.input_tokens.saturating_add(r.cache_read_tokens).saturating_add(r.cache_write_tokens);
-    let mut a = vec![
-        attr("gen_ai.operation.name", string("chat")),
-        attr("gen_ai.conversation.id", string(&r.session)),
-        attr("gen_ai.usage.input_tokens", int(prompt)),
-        attr("gen_ai.usage.cache_read.input_tokens", int(r.cache_read_tokens)),
-        attr("gen_ai.usage.cache_creation.input_tokens", int(r.cache_write_tokens)),
-        attr("gen_ai.usage.output_tokens", int(r.output_tokens)),
-        attr("ctxj.strategy", string(&r.strategy)),
-        attr("ctxj.turn", int(r.turn)),
-        attr("ctxj.compaction", json!({ "boolValue": r.compaction })),
-    ];
+    let mut a = Attrs::default();
+    a.push("gen_ai.operation.name", string("chat"));
+    a.push("gen_ai.conversation.id", string(&r.session));
+    a.int("gen_ai.usage.input_tokens", prompt);
+    a.int("gen_ai.usage.cache_read.input_tokens", r.cache_read_tokens);
+    a.int("gen_ai.usage.cache_creation.input_tokens", r.cache_write_tokens);
+    a.int("gen_ai.usage.output_tokens", r.output_tokens);
+    a.push("ctxj.strategy", string(&r.strategy));
+    a.int("ctxj.turn", r.turn);
+    a.push("ctxj.compaction", json!({ "boolValue": r.compaction }));
     if let Some(p) = &r.provider {
-        a.push(attr("gen_ai.provider.name", string(p)));
+        a.push("gen_ai.provider.name", string(p));
     }
     if let Some(m) = &r.model {
-        a.push(attr("gen_ai.request.model", string(m)));
+        a.push("gen_ai.request.model", string(m));
     }
     if let Some(c) = r.cost_usd {
-        a.push(attr("ctxj.cost_usd", double(c)));
+        a.push("ctxj.cost_usd", double(c));
     }
     if let Some(b) = &r.break_cause {
-        a.push(attr("ctxj.break_cause", string(b)));
+        a.push("ctxj.break_cause", string(b));
     }
     if let Some(e) = r.prompt_tokens_estimated {
-        a.push(attr("ctxj.prompt_tokens_estimated", int(e)));
+        a.int("ctxj.prompt_tokens_estimated", e);
     }
     if let Some(h) = r.simulated_hit {
-        a.push(attr("ctxj.simulated_hit", double(h)));
+        a.push("ctxj.simulated_hit", double(h));
     }
-    a
+    a.done()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 31: OTLP wrote u64 token counts past int64, so a collector dropped the whole trace;
+    /// they are clamped to `i64::MAX` and the span lists the clamped keys.
+    #[test]
+    fn regression_otlp_counts_past_int64_are_clamped_with_a_note() {
+        let mut a = Attrs::default();
+        a.int("small", 5);
+        a.int("big", u64::MAX);
+        let v = Value::Array(a.done()).to_string();
+        assert!(v.contains(&format!("\"intValue\":\"{}\"", i64::MAX)), "{v}");
+        assert!(!v.contains(&u64::MAX.to_string()), "{v}");
+        assert!(v.contains("ctxj.clamped_int64") && v.contains("\"stringValue\":\"big\""), "{v}");
+        let mut a = Attrs::default();
+        a.int("small", 5);
+        assert!(!Value::Array(a.done()).to_string().contains("clamped"));
+    }
 }

@@ -2,6 +2,8 @@
 //! whole document, pretty), `ndjson` (one compact JSON row a line) and `csv` (one line a row,
 //! nested objects flattened to `a.b` columns, lists of plain values joined with `;`, lists of
 //! objects left out; text cells that a spreadsheet would run as a formula get a leading `'`;
+//! control and bidi characters of text cells are escaped for the terminal by
+//! `ctxj_core::text::escape_line`, as in every other output — `\e`, `\x07`, `\r`, `\u{202e}`;
 //! no rows print nothing).
 
 use std::io::Write;
@@ -81,7 +83,9 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
 fn scalar(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
-        Value::String(s) => defuse(s),
+        // A CSV on a terminal is text on a terminal: ESC, BEL, CR and bidi overrides from model
+        // names or labels are escaped like everywhere else (issue 31: an OSC 52 clipboard write).
+        Value::String(s) => defuse(&ctxj_core::text::escape_line(s)),
         v => v.to_string(),
     }
 }
@@ -139,5 +143,17 @@ mod tests {
         let mut buf = Vec::new();
         write_rows(&mut buf, OutputFormat::Ndjson, &(), &rows).unwrap();
         assert_eq!(String::from_utf8(buf).unwrap().lines().count(), 2);
+    }
+
+    /// Issue 31: CSV wrote raw ESC/BEL/CR/RLO from model names and labels to the terminal (an
+    /// OSC 52 clipboard write went through).
+    #[test]
+    fn regression_csv_escapes_terminal_control_characters() {
+        let rows = vec![serde_json::json!({"model": "\u{1b}]52;c;aGk=\u{7}x\r\u{202e}y", "label": "\u{1b}[31mred"})];
+        let mut buf = Vec::new();
+        write_rows(&mut buf, OutputFormat::Csv, &(), &rows).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        assert!(!s.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'), "{s:?}");
+        assert_eq!(s, "model,label\n\\e]52;c;aGk=\\x07x\\r\\u{202e}y,\\e[31mred\n");
     }
 }

@@ -75,6 +75,14 @@ pub fn usage_table(r: &UsageReport, layout: Layout) -> String {
         r.duplicates,
         escape_line(&r.timezone)
     );
+    for u in &r.unreadable {
+        let _ = writeln!(
+            out,
+            "! not read (counted as nothing): {}: {}",
+            escape_line(&u.path.display().to_string()),
+            escape_line(&u.why)
+        );
+    }
     if !r.unpriced.is_empty() {
         let _ = writeln!(
             out,

@@ -352,3 +352,84 @@ fn regression_identical_arms_are_warned_about() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("hold the same 3 run(s)"), "{text}");
 }
+
+/// Two bare journal files (`r1.jsonl`, `r2.jsonl`) beside the manifest `e.toml`: an arm of
+/// transcripts that are not in a session folder.
+fn two_files() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    for i in 1..=2 {
+        std::fs::copy(bundled().join(format!("runs/baseline-{i}/journal.jsonl")), d.path().join(format!("r{i}.jsonl")))
+            .unwrap();
+    }
+    let m = write(d.path(), "e.toml", "[[arm]]\nlabel = \"a\"\nsessions = [\"r*.jsonl\"]\n");
+    (d, m)
+}
+
+/// Issue 31: `report --experiment -o` silently overwrote an arm's transcript (exit 0); every
+/// input of the experiment is refused as the output.
+#[test]
+fn regression_report_experiment_output_over_an_input_is_refused() {
+    let (d, m) = two_files();
+    for target in [d.path().join("r1.jsonl"), m.clone()] {
+        let before = std::fs::read(&target).unwrap();
+        let out = ctxj().args(["report", "--experiment"]).arg(&m).arg("-o").arg(&target).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}: {}", target.display(), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(std::fs::read(&target).unwrap(), before, "{} was overwritten", target.display());
+    }
+}
+
+/// Issue 31: the experiment page had no Content-Security-Policy (the report's has one).
+#[test]
+fn regression_experiment_page_has_a_content_security_policy() {
+    let (d, m) = two_files();
+    let page = d.path().join("out.html");
+    let out = ctxj().args(["report", "--experiment"]).arg(&m).arg("-o").arg(&page).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"), "{html}");
+}
+
+/// Issue 31: globs followed symlinks (two links to `.` made a practically endless walk) and one
+/// `latest -> .` link counted each run many times; the walk enters a folder once and runs are
+/// deduplicated by file identity.
+#[cfg(unix)]
+#[test]
+fn regression_glob_walk_is_symlink_safe_and_dedupes_by_identity() {
+    let (d, m) = three_runs("[[arm]]\nlabel = \"a\"\nsessions = [\"**/journal.jsonl\"]\n");
+    std::os::unix::fs::symlink(".", d.path().join("latest")).unwrap();
+    std::os::unix::fs::symlink(".", d.path().join("runs/again")).unwrap();
+    std::os::unix::fs::symlink("r1", d.path().join("runs/best")).unwrap();
+    let started = std::time::Instant::now();
+    let doc = json(&m, &[]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    assert_eq!(arm(&doc, "a")["runs"], 3, "{}", doc["notes"]);
+}
+
+/// Issue 31: file names that are not UTF-8 were silently skipped by the glob (2 of 4 runs).
+#[cfg(target_os = "linux")]
+#[test]
+fn regression_non_utf8_file_names_are_matched() {
+    use std::os::unix::ffi::OsStrExt;
+    let (d, m) = three_runs("[[arm]]\nlabel = \"a\"\nsessions = [\"runs/r*\"]\n");
+    let odd = d.path().join("runs").join(std::ffi::OsStr::from_bytes(b"r\xff"));
+    std::fs::create_dir(&odd).unwrap();
+    std::fs::copy(bundled().join("runs/baseline-1/journal.jsonl"), odd.join("journal.jsonl")).unwrap();
+    let doc = json(&m, &[]);
+    assert_eq!(arm(&doc, "a")["runs"], 4, "{doc}");
+}
+
+/// Issue 31: a manifest naming a file outside its folder (`~/.aws/credentials`, `../x`) printed
+/// that file's first line in the error.
+#[test]
+fn regression_manifest_outside_file_content_is_not_printed() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("credentials"), "aws_secret_access_key = SECRET-LINE-1234\n").unwrap();
+    let exp = d.path().join("exp");
+    std::fs::create_dir(&exp).unwrap();
+    let m = write(&exp, "e.toml", "[[arm]]\nlabel = \"a\"\nsessions = [\"../credentials\"]\n");
+    let out = ctxj().arg("experiment").arg(&m).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains("SECRET-LINE"), "{err}");
+    assert!(err.contains("outside the manifest's folder"), "{err}");
+}

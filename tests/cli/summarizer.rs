@@ -86,6 +86,7 @@ fn a_summarizer_command_writes_the_summary_and_is_cached() {
         ctxj()
             .current_dir(repo())
             .env("CTXJ_CACHE_DIR", &cache)
+            .env_remove("CTXJ_NO_CACHE")
             .args(["show", "sample-journals/bugfix-todo", "-s", "compact-at-2000t", "--summarizer"])
             .arg(&cmd)
             .args(extra)
@@ -160,4 +161,45 @@ fn regression_summarizer_timeout_zero_is_refused() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--summarizer-timeout"), "{err}");
     assert!(out.stdout.is_empty());
+}
+
+/// Issue 31: `--no-cache` and `CTXJ_NO_CACHE` did not turn the summary cache off.
+#[test]
+fn regression_summary_cache_off_with_no_cache() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = d.path().join("cache");
+    for (flag, env) in [(Some("--no-cache"), None), (None, Some("1"))] {
+        let mut c = ctxj();
+        c.current_dir(repo()).env("CTXJ_CACHE_DIR", &cache).env_remove("CTXJ_NO_CACHE");
+        if let Some(v) = env {
+            c.env("CTXJ_NO_CACHE", v);
+        }
+        c.args(["show", "sample-journals/bugfix-todo", "-s", "compact-at-2000t", "--summarizer", "echo S"]);
+        c.args(flag);
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(!cache.join("summaries").exists(), "{flag:?} {env:?}: a summary was cached");
+    }
+}
+
+/// Issue 31: with `CTXJ_CACHE_DIR` inside a session, summaries were written into the session
+/// (the token memo refused the same folder); now both are refused with a warning.
+#[test]
+fn regression_summary_cache_inside_a_session_writes_nothing_there() {
+    let d = tempfile::tempdir().unwrap();
+    let session = d.path().join("s");
+    std::fs::create_dir(&session).unwrap();
+    std::fs::copy(repo().join("sample-journals/bugfix-todo/journal.jsonl"), session.join("journal.jsonl")).unwrap();
+    let out = ctxj()
+        .env("CTXJ_CACHE_DIR", session.join("cache"))
+        .env_remove("CTXJ_NO_CACHE")
+        .arg("show")
+        .arg(&session)
+        .args(["-s", "compact-at-2000t", "--summarizer", "echo S"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("summaries not cached"), "{err}");
+    assert!(!session.join("cache").exists(), "nothing written inside the session");
 }

@@ -139,15 +139,11 @@ pub fn resolve(base: &Path, arm: &ArmSpec, notes: &mut Vec<String>) -> Result<Ve
         let found: Vec<PathBuf> = if direct.exists() {
             vec![direct]
         } else {
-            let pattern = base.join(entry).display().to_string();
-            let paths = glob::glob(&pattern).map_err(|e| ExperimentError::Glob {
+            glob_walk(&direct).map_err(|msg| ExperimentError::Glob {
                 label: arm.label.clone(),
                 pattern: entry.clone(),
-                msg: e.msg.to_string(),
-            })?;
-            let mut v: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
-            v.sort();
-            v
+                msg,
+            })?
         };
         if found.is_empty() {
             return Err(ExperimentError::NoMatch { label: arm.label.clone(), pattern: entry.clone() });
@@ -171,6 +167,63 @@ pub fn resolve(base: &Path, arm: &ArmSpec, notes: &mut Vec<String>) -> Result<Ve
             }
         }
     }
+    Ok(out)
+}
+
+/// The most entries one glob of a manifest may visit: a pattern such as `/**/x.jsonl` is an
+/// error, not a walk of the whole disk.
+pub const MAX_WALK: usize = 200_000;
+
+/// The paths matching the glob `full` (`*`, `?`, `[…]`, `**`; sorted), found by a walk from its
+/// literal leading folder that is symlink-safe (issue 31): links are followed, but a folder
+/// already visited — by (device, inode) — is not entered again, so `latest -> .` or two links to
+/// one folder cannot make the walk endless or repeat its sessions; at most [`MAX_WALK`] entries.
+/// Names are matched as lossy UTF-8, so a file whose name is not UTF-8 is still found.
+fn glob_walk(full: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut root = PathBuf::new();
+    let mut rest: Vec<String> = Vec::new();
+    for c in full.components() {
+        let text = c.as_os_str().to_string_lossy();
+        if rest.is_empty() && !text.contains(['*', '?', '[']) {
+            root.push(c);
+        } else {
+            rest.push(text.into_owned());
+        }
+    }
+    if rest.is_empty() {
+        return Ok(Vec::new());
+    }
+    let pattern = glob::Pattern::new(&rest.join("/")).map_err(|e| e.msg.to_string())?;
+    let opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: false,
+    };
+    let depth = if rest.iter().any(|r| r.contains("**")) { usize::MAX } else { rest.len() };
+    let key = |p: &Path| p.canonicalize().ok().and_then(|c| file_identity(&c));
+    let mut visited: std::collections::HashSet<Identity> = key(&root).into_iter().collect();
+    let mut out = Vec::new();
+    let mut walk =
+        walkdir::WalkDir::new(&root).follow_links(true).min_depth(1).max_depth(depth).sort_by_file_name().into_iter();
+    let mut seen = 0usize;
+    while let Some(e) = walk.next() {
+        // A loop walkdir finds, or an entry that vanished: skipped.
+        let Ok(e) = e else { continue };
+        seen += 1;
+        if seen > MAX_WALK {
+            return Err(format!("visits more than {MAX_WALK} entries: name a narrower folder"));
+        }
+        let rel = e.path().strip_prefix(&root).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
+        if pattern.matches_with(&rel, opts) {
+            // Matched under two names, a session counts once ([`resolve`] dedupes by identity).
+            out.push(e.path().to_path_buf());
+        }
+        // A folder seen before (through a link) is not entered again.
+        if e.file_type().is_dir() && !key(e.path()).is_none_or(|k| visited.insert(k)) {
+            walk.skip_current_dir();
+        }
+    }
+    out.sort();
     Ok(out)
 }
 

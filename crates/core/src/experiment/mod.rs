@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::cache::{self, billed::billed};
-use crate::import::{self, FromFormat};
+use crate::import;
 use crate::journal::ReadOptions;
 use crate::tokens::Tokenizer;
 
@@ -41,6 +41,8 @@ pub enum ExperimentError {
     Manifest { file: String, msg: String },
     #[error("arm {label:?}: bad glob {pattern:?}: {msg}")]
     Glob { label: String, pattern: String, msg: String },
+    #[error("arm {label:?}: {session} is outside the manifest's folder and is not a session ctxj reads (its content is not shown)")]
+    Outside { label: String, session: String },
     #[error("arm {label:?}: {pattern:?} matches no session")]
     NoMatch { label: String, pattern: String },
     #[error("arm {label:?}: {session}")]
@@ -91,6 +93,21 @@ pub struct Experiment {
     /// What the comparison should know: sessions matched twice in one arm (counted once), a
     /// session in two arms, arms holding the same runs.
     pub notes: Vec<String>,
+    /// Every file the experiment read (manifest, price table, each run's file): an output path
+    /// must be none of them (`report --experiment -o`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub inputs: Vec<PathBuf>,
+}
+
+/// The most bootstrap draws (`resamples` × runs) an experiment makes: beyond it the resamples
+/// are lowered, with a note (issue 31: 2 × 10,000 runs took 86 s with no progress).
+pub const MAX_BOOTSTRAP_DRAWS: usize = 5_000_000;
+
+/// The resamples to draw: `asked`, lowered so that resamples × `runs` stays within
+/// [`MAX_BOOTSTRAP_DRAWS`] (never below 100).
+pub fn bounded_resamples(asked: usize, runs: usize) -> usize {
+    asked.min((MAX_BOOTSTRAP_DRAWS / runs.max(1)).max(100))
 }
 
 /// The interval method, as shown to users.
@@ -101,7 +118,10 @@ pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
     let m = Manifest::read(path)?;
     let base = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let base = if base.as_os_str().is_empty() { PathBuf::from(".") } else { base };
-    let table = cache::load_table(m.prices.as_ref().map(|p| base.join(p)).as_deref())?;
+    let prices = m.prices.as_ref().map(|p| base.join(p));
+    let table = cache::load_table(prices.as_deref())?;
+    let mut inputs: Vec<PathBuf> = std::iter::once(path.to_path_buf()).chain(prices).collect();
+    let canon_base = base.canonicalize().ok();
     let mut runs = Vec::new();
     let mut journals = Vec::new();
     let mut notes = Vec::new();
@@ -114,9 +134,21 @@ pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
             sessions.iter().map(|s| (manifest::identity(&s.path), s.name.clone())).collect(),
         ));
         for s in sessions {
-            let spec = s.path.display().to_string();
-            let loaded = import::load(&spec, FromFormat::Auto, None, ReadOptions::default()).map_err(|source| {
-                ExperimentError::Load { label: arm.label.clone(), session: s.name.clone(), source: Box::new(source) }
+            inputs.push(s.path.clone());
+            inputs.push(s.path.join(crate::journal::session::JOURNAL_FILE));
+            let loaded = import::load_path(&s.path, ReadOptions::default()).map_err(|source| {
+                // A file outside the manifest's folder (`~/.aws/credentials`, `../x`) that is no
+                // session: its error would quote its first line; say only that it is refused.
+                let inside = canon_base.as_ref().zip(s.path.canonicalize().ok()).is_some_and(|(b, p)| p.starts_with(b));
+                if inside {
+                    ExperimentError::Load {
+                        label: arm.label.clone(),
+                        session: s.name.clone(),
+                        source: Box::new(source),
+                    }
+                } else {
+                    ExperimentError::Outside { label: arm.label.clone(), session: s.name.clone() }
+                }
             })?;
             let j = loaded.journal;
             let est = opts
@@ -144,10 +176,14 @@ pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
     if let Some(stray) = m.outcomes.keys().find(|k| !runs.iter().any(|r| &r.session == *k)) {
         return Err(ExperimentError::StrayOutcome(stray.clone()));
     }
-    let boot = stats::Bootstrap {
-        seed: opts.seed.or(m.seed).unwrap_or(stats::DEFAULT_SEED),
-        resamples: m.resamples.unwrap_or(stats::DEFAULT_RESAMPLES),
-    };
+    let asked = m.resamples.unwrap_or(stats::DEFAULT_RESAMPLES);
+    let resamples = bounded_resamples(asked, runs.len().saturating_mul(1 + opts.replay.len()));
+    if resamples < asked {
+        notes.push(format!(
+            "resamples lowered from {asked} to {resamples}: resamples × runs is bounded by {MAX_BOOTSTRAP_DRAWS}"
+        ));
+    }
+    let boot = stats::Bootstrap { seed: opts.seed.or(m.seed).unwrap_or(stats::DEFAULT_SEED), resamples };
     let reference = m.reference().to_string();
     let of = |label: &str| runs.iter().filter(|r| r.arm == label).collect::<Vec<&Run>>();
     let refs = of(&reference);
@@ -174,6 +210,7 @@ pub fn run(path: &Path, opts: &Options) -> Result<Experiment, ExperimentError> {
         arms,
         runs,
         notes,
+        inputs,
     })
 }
 
@@ -206,5 +243,21 @@ fn shared_sessions(members: &[(String, Vec<Member>)], notes: &mut Vec<String>) {
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+
+    /// Issue 31: `resamples × runs` had no bound (2 × 10,000 runs: 86 s); past
+    /// [`MAX_BOOTSTRAP_DRAWS`] the resamples are lowered (and a note says so).
+    #[test]
+    fn regression_resamples_times_runs_is_bounded() {
+        assert_eq!(bounded_resamples(10_000, 12), 10_000);
+        assert_eq!(bounded_resamples(1_000_000, 20_000), MAX_BOOTSTRAP_DRAWS / 20_000);
+        assert!(bounded_resamples(10_000, 20_000) * 20_000 <= MAX_BOOTSTRAP_DRAWS);
+        assert_eq!(bounded_resamples(10_000, usize::MAX), 100, "never below 100");
+        assert_eq!(bounded_resamples(5, 0), 5);
     }
 }

@@ -107,6 +107,33 @@ pub fn load(spec: &str, from: FromFormat, root: Option<&Path>, opts: ReadOptions
     load_file(&path, part.as_deref(), fmt)
 }
 
+/// [`load`] of a path that may not be UTF-8 (a file name `load`'s string cannot carry, found by
+/// an experiment's glob, issue 31): a session folder, a ctxj journal or a transcript whose format
+/// is detected. A UTF-8 path goes through [`load`].
+pub fn load_path(path: &Path, opts: ReadOptions) -> Result<Loaded, ImportError> {
+    if let Some(spec) = path.to_str() {
+        return load(spec, FromFormat::Auto, None, opts);
+    }
+    let ctxj = |session: Session| -> Result<Loaded, ImportError> {
+        let journal = session.load(opts)?;
+        Ok(Loaded { session, journal, format: Format::Ctxj, report: None, files: Vec::new() })
+    };
+    if path.is_dir() && path.join(crate::journal::session::JOURNAL_FILE).is_file() {
+        let journal_path = path.join(crate::journal::session::JOURNAL_FILE);
+        return ctxj(Session { dir: path.to_path_buf(), journal_path });
+    }
+    if !path.is_file() {
+        return Err(SessionError::NotFound(path.to_string_lossy().into_owned()).into());
+    }
+    match detect_file(path) {
+        Some(f) if f != Format::Ctxj => load_file(path, None, f),
+        _ => {
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            ctxj(Session { dir: dir.to_path_buf(), journal_path: path.to_path_buf() })
+        }
+    }
+}
+
 /// A forced `--from` must match what the content looks like (when detection recognises it at all):
 /// `validate journal.jsonl --from pi` is an error, not an empty pi session.
 fn check_forced(path: &Path, forced: Format) -> Result<(), ImportError> {

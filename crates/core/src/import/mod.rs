@@ -51,7 +51,7 @@ pub(crate) use image::{attach, image_text, Image};
 pub use image::{base64_decode, IMAGE_NO_RULE_NOTE, IMAGE_UNSIZED_NOTE};
 pub(crate) use lines::{f, s, u, Builder};
 pub use lines::{parse_lines, Line};
-pub use load::{import_bytes, import_file, load, Imported, Loaded};
+pub use load::{import_bytes, import_file, load, load_path, Imported, Loaded};
 pub use report::{Child, Dropped, ImportReport};
 
 /// A transcript format ctxj reads.

@@ -83,6 +83,47 @@ pub(super) fn skip_string(bytes: &[u8], open: usize) -> Option<usize> {
     }
 }
 
+/// `line` with every lone UTF-16 surrogate escape (`\ud800` not followed by a low surrogate, or
+/// a low one alone) replaced by `\ufffd`, when it holds one; `None` otherwise. serde_json refuses
+/// such a line, JavaScript's `JSON.parse` (ccusage) takes it: a reader that must count what
+/// ccusage counts retries the line lossily (issue 31). Backslashes only occur inside strings in
+/// JSON, so escapes are found by a left-to-right scan.
+pub fn replace_lone_surrogates(line: &[u8]) -> Option<Vec<u8>> {
+    let hex4 = |at: usize| -> Option<u32> {
+        let h = line.get(at..at + 4)?;
+        u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    };
+    let unit = |at: usize| -> Option<u32> { (line.get(at..at + 2)? == b"\\u").then(|| hex4(at + 2)).flatten() };
+    let mut out: Option<Vec<u8>> = None;
+    let (mut i, mut copied) = (0, 0);
+    while let Some(k) = memchr::memchr(b'\\', &line[i..]) {
+        let at = i + k;
+        let Some(u) = unit(at) else {
+            i = at + 2;
+            continue;
+        };
+        let high = (0xD800..0xDC00).contains(&u);
+        let low_next = unit(at + 6).is_some_and(|l| (0xDC00..0xE000).contains(&l));
+        if high && low_next {
+            i = at + 12;
+        } else if (0xD800..0xE000).contains(&u) {
+            let o = out.get_or_insert_with(|| Vec::with_capacity(line.len()));
+            o.extend_from_slice(&line[copied..at]);
+            o.extend_from_slice(b"\\ufffd");
+            i = at + 6;
+            copied = i;
+        } else {
+            i = at + 6;
+        }
+        if i >= line.len() {
+            break;
+        }
+    }
+    let mut o = out?;
+    o.extend_from_slice(&line[copied.min(line.len())..]);
+    Some(o)
+}
+
 /// Parses one JSON value from a line, with the spec's depth limit.
 pub fn parse_json(bytes: &[u8]) -> Result<Value, JournalErrorKind> {
     parse_json_verbatim(bytes).map(|(v, _)| v)
@@ -108,5 +149,20 @@ fn json_msg(e: &serde_json::Error) -> String {
     match s.rfind(" at line 1 column ") {
         Some(p) => format!("{} (column {})", &s[..p], &s[p + " at line 1 column ".len()..]),
         None => s,
+    }
+}
+
+#[cfg(test)]
+mod surrogate_tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        assert_eq!(replace_lone_surrogates(br#"{"a":"x"}"#), None);
+        assert_eq!(replace_lone_surrogates(br#"{"a":"\ud83d\ude00"}"#), None, "a pair is kept");
+        assert_eq!(replace_lone_surrogates(br#"{"a":"\\ud800"}"#), None, "an escaped backslash");
+        let got = replace_lone_surrogates(br#"{"a":"x\ud800y","b":"\udc00"}"#).unwrap();
+        assert_eq!(got, br#"{"a":"x\ufffdy","b":"\ufffd"}"#);
+        assert!(parse_json(&got).is_ok());
     }
 }

@@ -5,6 +5,7 @@
 //! in parallel into a [`Journal`], and [`session`] resolves what the user named into a session
 //! directory and confines every path inside it.
 
+pub mod cache_dir;
 pub mod error;
 pub mod index;
 pub mod input;

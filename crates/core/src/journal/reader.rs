@@ -298,7 +298,7 @@ fn check_revs(journal: &mut Journal) {
 }
 
 pub(super) use super::json::skip_string;
-pub use super::json::{check_values, json_depth, parse_json, MAX_VALUES};
+pub use super::json::{check_values, json_depth, parse_json, replace_lone_surrogates, MAX_VALUES};
 use super::line::parse_line;
 pub use super::line::record_from_value;
 

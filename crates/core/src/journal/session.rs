@@ -117,6 +117,18 @@ pub fn write_guarded_with(
     inputs: &[&Path],
     write_content: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<(), SessionError> {
+    write_guarded_mode(path, inputs, None, write_content)
+}
+
+/// [`write_guarded_with`], the new file created with permission bits `mode` (Unix; `None`: the
+/// process's default). The cache folder's files are written `0600` through it
+/// ([`super::cache_dir`]).
+pub(crate) fn write_guarded_mode(
+    path: &Path,
+    inputs: &[&Path],
+    mode: Option<u32>,
+    write_content: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), SessionError> {
     use std::io::Write as _;
     let io = |err| SessionError::Io { path: path.display().to_string(), err };
     let refuse = |why: &'static str| Err(SessionError::Confined { path: path.display().to_string(), why });
@@ -139,7 +151,15 @@ pub fn write_guarded_with(
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.ctxj-{}.tmp", std::process::id()));
     let mut write = || -> std::io::Result<()> {
-        let f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        let mut o = std::fs::OpenOptions::new();
+        o.write(true).create_new(true);
+        #[cfg(unix)]
+        if let Some(m) = mode {
+            std::os::unix::fs::OpenOptionsExt::mode(&mut o, m);
+        }
+        #[cfg(not(unix))]
+        let _ = mode;
+        let f = o.open(&tmp)?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
         write_content(&mut w)?;
         w.flush()?;

@@ -1,27 +1,29 @@
 //! Where live state is kept between runs: `$CTXJ_CACHE_DIR/live/`, else `<user cache dir>/ctxj/live/`
-//! — never in a session's folder. Every write goes through the one guarded writer
-//! (`journal::session::write_guarded`: a new file renamed over the old, so a run cancelled
-//! mid-write leaves the previous state whole).
+//! — never in a session's folder. Every file goes through the cache folder's guarded reader and
+//! writer (`journal::cache_dir`: `0600` files in a `0700` folder, no symlinks followed, reads
+//! capped at [`READ_CAP`], a new file renamed over the old, so a run cancelled mid-write leaves
+//! the previous state whole); what is read is checked by parsing it (a damaged state refolds
+//! from zero).
 
 use std::path::{Path, PathBuf};
 
 use super::compact::Observed;
 use super::session::LiveSession;
 use crate::import::Format;
-use crate::journal::session::write_guarded;
+use crate::journal::cache_dir::{self, CacheDir};
 
 /// Observations kept in the user's compaction record.
 const KEEP_OBSERVED: usize = 500;
 
-/// The live state folder (created when missing).
+/// The largest state or record file read (a larger one is ignored unread).
+pub const READ_CAP: u64 = 64 << 20;
+
+/// The live state folder (created `0700` when missing; `None` inside a session, or when no cache
+/// folder is known).
 pub fn dir() -> Option<PathBuf> {
-    let base = std::env::var_os("CTXJ_CACHE_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| dirs::cache_dir().map(|d| d.join("ctxj")))?;
-    let d = base.join("live");
-    std::fs::create_dir_all(&d).ok()?;
-    Some(d)
+    let d = CacheDir::new(&cache_dir::default_base()?, "live").ok()?;
+    d.ensure().ok()?;
+    Some(d.path().to_path_buf())
 }
 
 /// The state file of the session followed at `transcript` (named by a hash of its path).
@@ -33,7 +35,7 @@ pub fn state_file(dir: &Path, transcript: &Path) -> PathBuf {
 /// The session at `transcript` (of `agent`, detected when `None`), resumed from its state in
 /// `dir` when there is one that follows it, else opened from zero.
 pub fn load(dir: &Path, transcript: &Path, agent: Option<Format>) -> Result<LiveSession, super::LiveError> {
-    let saved = crate::journal::input::read_regular(&state_file(dir, transcript)).ok();
+    let saved = cache_dir::read_private(&state_file(dir, transcript), READ_CAP);
     match saved.and_then(|b| LiveSession::resume(&b, transcript)).filter(|s| agent.is_none_or(|a| a == s.agent())) {
         Some(s) => Ok(s),
         None => LiveSession::open(transcript, agent),
@@ -42,13 +44,13 @@ pub fn load(dir: &Path, transcript: &Path, agent: Option<Format>) -> Result<Live
 
 /// Saves the session's state in `dir`.
 pub fn save(dir: &Path, s: &LiveSession) -> Result<(), crate::journal::session::SessionError> {
-    write_guarded(&state_file(dir, s.main()), &s.save(), &[s.main()])
+    crate::journal::session::guard_not_in_session(dir, true)?;
+    cache_dir::write_private(&state_file(dir, s.main()), &s.save())
 }
 
 /// The compactions this user's sessions recorded (`compactions.json`).
 pub fn observed(dir: &Path) -> Vec<Observed> {
-    crate::journal::input::read_regular(&dir.join("compactions.json"))
-        .ok()
+    cache_dir::read_private(&dir.join("compactions.json"), READ_CAP)
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()
 }
@@ -69,5 +71,5 @@ pub fn remember(dir: &Path, new: &[Observed]) -> bool {
     let drop = all.len().saturating_sub(KEEP_OBSERVED);
     all.drain(..drop);
     let bytes = serde_json::to_vec(&all).unwrap_or_default();
-    write_guarded(&dir.join("compactions.json"), &bytes, &[]).is_ok()
+    cache_dir::write_private(&dir.join("compactions.json"), &bytes).is_ok()
 }

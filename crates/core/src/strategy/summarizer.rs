@@ -8,18 +8,21 @@
 //! strings in its answer become `[REDACTED]` (the rule of `audit`'s `compact-secret`, seed 002).
 //! It runs in a process group of its own, killed whole at the timeout. Answers are
 //! cached by the SHA-256 of the command and its input in `<cache>/summaries/` (`<cache>`:
-//! `$CTXJ_CACHE_DIR`, else the user's cache folder + `ctxj`), never in a session folder, so a
-//! replay is repeatable and the second run calls nothing.
+//! `$CTXJ_CACHE_DIR`, else the user's cache folder + `ctxj`), so a replay is repeatable and the
+//! second run calls nothing. The cache goes through `journal::cache_dir` (issue 31): never in a
+//! session folder, `0600` files in a `0700` folder, no symlinks followed, reads capped, each entry
+//! sealed with its length and SHA-256 (an empty, truncated or edited entry is a miss); the binary
+//! hands no folder under `--no-cache` / `CTXJ_NO_CACHE`.
 //!
 //! A replay cannot stop half-way, so a failure is remembered (the first one), the pass uses the
 //! template, and the command reports it ([`Summarizer::take_error`]) before printing anything.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::journal::cache_dir::{self, CacheDir};
 use crate::process::Group;
 use crate::projection::block::sha256_hex;
 use crate::projection::Block;
@@ -52,8 +55,8 @@ pub enum SummarizerError {
 pub struct Summarizer {
     pub cmd: String,
     pub timeout: Duration,
-    /// `None`: no cache (no cache folder could be found).
-    pub cache: Option<PathBuf>,
+    /// `None`: no cache (`--no-cache`, or no cache folder could be found).
+    pub cache: Option<CacheDir>,
     error: Mutex<Option<SummarizerError>>,
     /// Commands run (cache misses), for tests and the report.
     runs: Mutex<usize>,
@@ -67,18 +70,18 @@ impl PartialEq for Summarizer {
 
 impl Eq for Summarizer {}
 
-/// `$CTXJ_CACHE_DIR`, else the user's cache folder + `ctxj`; its `summaries/` subfolder.
-pub fn cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("CTXJ_CACHE_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| dirs::cache_dir().map(|d| d.join("ctxj")))?;
-    Some(base.join("summaries"))
+/// The kind of a sealed summary entry ([`cache_dir::seal`]).
+const ENTRY_KIND: &str = "summary/1";
+
+/// The `summaries/` subfolder of the cache folder `base` (refused inside a session).
+pub fn cache_in(base: &std::path::Path) -> Result<CacheDir, crate::journal::SessionError> {
+    CacheDir::new(base, "summaries")
 }
 
 impl Summarizer {
-    pub fn new(cmd: &str, timeout: Duration) -> Summarizer {
-        Summarizer { cmd: cmd.to_string(), timeout, cache: cache_dir(), error: Mutex::new(None), runs: Mutex::new(0) }
+    /// A summarizer running `cmd`, its answers cached in `cache` (`None`: not cached).
+    pub fn new(cmd: &str, timeout: Duration, cache: Option<CacheDir>) -> Summarizer {
+        Summarizer { cmd: cmd.to_string(), timeout, cache, error: Mutex::new(None), runs: Mutex::new(0) }
     }
 
     /// The summary of `blocks` (the summarized blocks, system block first when there is one);
@@ -89,18 +92,16 @@ impl Summarizer {
         let input = serde_json::json!({"instruction": instruction, "blocks": canon, "template": template});
         let input = input.to_string().into_bytes();
         let key = sha256_hex(&[self.cmd.as_bytes(), b"\0", &input].concat());
-        let file = self.cache.as_ref().map(|d| d.join(format!("{key}.txt")));
-        if let Some(hit) = file.as_ref().and_then(|f| crate::journal::input::read_regular_text(f).ok()) {
+        let name = format!("{key}.txt");
+        if let Some(hit) = self.cached(&name) {
             // an answer cached before redaction existed is redacted on the way out too
             return summary::redact(&hit);
         }
         match self.run(&input) {
             Ok(s) => {
-                if let (Some(f), Some(d)) = (&file, &self.cache) {
+                if let Some(d) = &self.cache {
                     // A cache that cannot be written only costs the next run a call.
-                    if std::fs::create_dir_all(d).is_ok() {
-                        let _ = crate::journal::session::write_guarded(f, s.as_bytes(), &[]);
-                    }
+                    let _ = d.write(&name, &cache_dir::seal(ENTRY_KIND, s.as_bytes()));
                 }
                 s
             }
@@ -110,6 +111,13 @@ impl Summarizer {
                 template.to_string()
             }
         }
+    }
+
+    /// The cached answer `name`: a sealed, non-empty UTF-8 entry of at most [`MAX_OUTPUT`] bytes.
+    fn cached(&self, name: &str) -> Option<String> {
+        let bytes = self.cache.as_ref()?.read(name, MAX_OUTPUT as u64 + 256)?;
+        let body = cache_dir::unseal(ENTRY_KIND, &bytes)?;
+        std::str::from_utf8(body).ok().filter(|s| !s.trim().is_empty()).map(str::to_string)
     }
 
     /// The first failure of the replays so far, if any (and forgets it).
@@ -233,7 +241,7 @@ mod tests {
         Summarizer {
             cmd: cmd.into(),
             timeout: Duration::from_secs(secs),
-            cache: Some(dir.to_path_buf()),
+            cache: Some(cache_in(dir).unwrap()),
             error: Mutex::new(None),
             runs: Mutex::new(0),
         }
@@ -249,7 +257,7 @@ mod tests {
         assert_eq!(s.summarize("Summarize.", &blocks, "template"), a);
         assert_eq!(s.runs(), 1, "the second call is a cache hit");
         assert!(s.take_error().is_none());
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+        assert_eq!(std::fs::read_dir(d.path().join("summaries")).unwrap().count(), 1);
     }
 
     #[test]
@@ -327,5 +335,83 @@ mod tests {
         assert!(!summary::has_secret(&got));
         assert_eq!(s.summarize("i", &[], "template"), got, "cached");
         assert_eq!(s.runs(), 1);
+    }
+
+    /// The one entry a summarizer wrote, and the summarizer.
+    fn one_entry(d: &std::path::Path) -> (Summarizer, std::path::PathBuf) {
+        let s = with_cache("echo from-the-command", d, 20);
+        assert_eq!(s.summarize("i", &[], "template"), "from-the-command");
+        let e = std::fs::read_dir(d.join("summaries")).unwrap().next().unwrap().unwrap().path();
+        (s, e)
+    }
+
+    /// Issue 31: with `CTXJ_CACHE_DIR` inside a session the summaries were written into it (the
+    /// token memo refused the same folder).
+    #[test]
+    fn regression_summary_cache_inside_a_session_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("journal.jsonl"), b"").unwrap();
+        assert!(cache_in(d.path()).is_err());
+        assert!(cache_in(&d.path().join("cache")).is_err());
+    }
+
+    /// Issue 31: entries were created 0644 in a 0755 folder, readable by other users.
+    #[cfg(unix)]
+    #[test]
+    fn regression_summary_cache_files_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let (_, e) = one_entry(d.path());
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&e), 0o600);
+        assert_eq!(mode(&d.path().join("summaries")), 0o700);
+    }
+
+    /// Issue 31: an entry replaced by a symlink printed the link's target as the summary.
+    #[cfg(unix)]
+    #[test]
+    fn regression_summary_cache_entry_replaced_by_a_symlink_is_ignored() {
+        let d = tempfile::tempdir().unwrap();
+        let (s, e) = one_entry(d.path());
+        let secret = d.path().join("secret");
+        std::fs::write(&secret, cache_dir::seal(ENTRY_KIND, b"the target's content")).unwrap();
+        std::fs::remove_file(&e).unwrap();
+        std::os::unix::fs::symlink(&secret, &e).unwrap();
+        assert_eq!(s.summarize("i", &[], "template"), "from-the-command");
+        assert_eq!(s.runs(), 2, "a miss: the command ran again");
+    }
+
+    /// Issue 31: an empty or truncated entry was trusted as the summary.
+    #[test]
+    fn regression_summary_cache_empty_or_truncated_entry_is_not_trusted() {
+        let d = tempfile::tempdir().unwrap();
+        let (s, e) = one_entry(d.path());
+        let whole = std::fs::read(&e).unwrap();
+        for damaged in [Vec::new(), whole[..whole.len() - 3].to_vec(), b"forged summary".to_vec()] {
+            std::fs::write(&e, &damaged).unwrap();
+            assert_eq!(s.summarize("i", &[], "template"), "from-the-command");
+        }
+        assert_eq!(s.runs(), 4, "each damaged entry was a miss");
+    }
+
+    /// Issue 31: a 1 GiB sparse entry was read whole (124 s, 15.8 GB); it is refused by its size.
+    #[test]
+    fn regression_summary_cache_huge_entry_is_not_read() {
+        let d = tempfile::tempdir().unwrap();
+        let (s, e) = one_entry(d.path());
+        std::fs::OpenOptions::new().write(true).open(&e).unwrap().set_len(1 << 30).unwrap();
+        let started = Instant::now();
+        assert_eq!(s.summarize("i", &[], "template"), "from-the-command");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(s.runs(), 2);
+    }
+
+    /// Issue 31: `--no-cache` did not turn the summary cache off; without a folder nothing is kept.
+    #[test]
+    fn regression_summary_cache_off_without_a_folder() {
+        let s = Summarizer::new("echo fresh", Duration::from_secs(20), None);
+        assert_eq!(s.summarize("i", &[], "template"), "fresh");
+        assert_eq!(s.summarize("i", &[], "template"), "fresh");
+        assert_eq!(s.runs(), 2);
     }
 }

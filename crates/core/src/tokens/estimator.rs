@@ -284,6 +284,10 @@ impl TiktokenEstimator {
             return Some(n);
         }
         let n = *self.base.as_ref()?.counts.get(k)?;
+        // The file's entries were checked when read; a count its text cannot hold is never used.
+        if !memo::plausible(k.1, n) {
+            return None;
+        }
         m.insert(*k, n);
         self.stored.fetch_add(1, Ordering::Relaxed);
         Some(n)
@@ -396,7 +400,8 @@ impl TiktokenEstimator {
         if let Some(n) = self.lookup(&k) {
             return n;
         }
-        let n = pieces(s).into_par_iter().map(|r| self.count_piece(&s[r])).sum();
+        // Saturating: a sum never wraps, whatever a count says (issue 31).
+        let n = pieces(s).into_par_iter().map(|r| self.count_piece(&s[r])).reduce(|| 0, u64::saturating_add);
         self.store(k, n);
         n
     }
@@ -524,6 +529,39 @@ mod tests {
         assert_eq!((b.count("hello world"), b.count("a b c")), (7, 3));
         assert_eq!((b.stats().stored, b.stats().misses, b.memo_len()), (1, 1, 2));
         assert_eq!(a.memo_len(), 1, "one estimator's counts are not another's");
+    }
+
+    /// Issue 31: an edited memo file's counts were used as read (a planted 10^9 for a text of
+    /// 11 bytes); a count its text cannot hold discards the file.
+    #[test]
+    fn regression_memo_edited_count_is_not_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = Arc::new(Store::new(memo::Dir::new(dir.path()).unwrap()));
+        let f = d.file(Encoding::O200kBase);
+        memo::save(&f, Encoding::O200kBase, 99, vec![(Key::of(99, "hello world"), 1_000_000_000)]).unwrap();
+        let a = TiktokenEstimator::with_memo(Encoding::O200kBase, Some(&d));
+        assert_eq!(a.count("hello world"), 2);
+    }
+
+    /// Issue 31: with u64::MAX counts in the memo, the sum of a long text's pieces wrapped in
+    /// release builds; it saturates.
+    #[test]
+    fn regression_memo_u64_max_counts_do_not_wrap() {
+        let e = TiktokenEstimator::new(Encoding::O200kBase);
+        let s = "word ".repeat(WHOLE_LIMIT / 2);
+        let ps = pieces(&s);
+        assert!(ps.len() >= 2);
+        for r in &ps {
+            e.store(e.key(&s[r.clone()]), u64::MAX);
+        }
+        assert_eq!(e.count(&s), u64::MAX);
+        // …and the persistent memo never hands such a count on.
+        let mut counts = FxHashMap::default();
+        counts.insert(Key::of(7, "hello world"), u64::MAX);
+        let mut f = TiktokenEstimator::new(Encoding::O200kBase);
+        f.seed = 7;
+        f.base = Some(Arc::new(memo::Loaded { seed: 7, counts }));
+        assert_eq!(f.count("hello world"), 2);
     }
 
     #[test]

@@ -12,9 +12,11 @@
 //!   (XXH3-128 under the file's seed, [`crate::projection::hash::content_key`]), the text's length
 //!   and its count. The seed is drawn at random when the file is first written and kept with it,
 //!   so nobody who cannot read the file can craft a text whose key collides with another's. A
-//!   file whose header, probe or size does not check out is ignored (and replaced at the next
-//!   save): corruption costs a cold run, never a wrong count. The probe makes a change of the
-//!   hash function look like a foreign file. Version 1 files (SipHash keys) are ignored, and
+//!   file whose header, probe or size does not check out, or that holds a count its text cannot
+//!   hold ([`plausible`]: an edited count, issue 31), is ignored (and replaced at the next save):
+//!   corruption costs a cold run, never a wrong count. The file goes through the cache folder's
+//!   guarded reader and writer (`journal::cache_dir`: `0600` in a `0700` folder, no symlinks).
+//!   The probe makes a change of the hash function look like a foreign file. Version 1 files (SipHash keys) are ignored, and
 //!   removed by the first save of version 2.
 //! * **Size.** At most [`CAP`] entries (32 MiB). A save keeps the entries this run used first,
 //!   then the others already on disk, up to the cap.
@@ -35,7 +37,7 @@ use std::sync::{Arc, Mutex};
 use rustc_hash::FxHashMap;
 
 use super::estimator::Encoding;
-use crate::journal::session::{guard_not_in_session, write_guarded};
+use crate::journal::cache_dir::{self, CacheDir};
 use crate::journal::SessionError;
 use crate::projection::hash::content_key;
 
@@ -88,27 +90,22 @@ fn encoding_id(enc: Encoding) -> u32 {
 
 /// The folder a persistent memo lives in.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Dir(PathBuf);
+pub struct Dir(CacheDir);
 
 impl Dir {
     /// `<dir>/tokens`, refused inside a session directory.
     pub fn new(dir: &Path) -> Result<Dir, SessionError> {
-        let d = dir.join("tokens");
-        guard_not_in_session(&d, true)?;
-        Ok(Dir(d))
+        Ok(Dir(CacheDir::new(dir, "tokens")?))
     }
 
     /// `$CTXJ_CACHE_DIR`, else `<user cache dir>/ctxj` (`None` when neither is known).
     pub fn default_location() -> Option<PathBuf> {
-        match std::env::var_os("CTXJ_CACHE_DIR").filter(|v| !v.is_empty()) {
-            Some(d) => Some(PathBuf::from(d)),
-            None => dirs::cache_dir().map(|d| d.join("ctxj")),
-        }
+        cache_dir::default_base()
     }
 
     /// The file of one encoding.
     pub fn file(&self, enc: Encoding) -> PathBuf {
-        self.0.join(format!("{}.v{VERSION}.bin", enc.name()))
+        self.0.file(&format!("{}.v{VERSION}.bin", enc.name()))
     }
 }
 
@@ -175,11 +172,18 @@ impl Store {
 
 /// Reads the seed and the entries of a memo file; `None` for a missing, foreign or damaged file.
 pub fn load(path: &Path, enc: Encoding) -> Option<(u64, Vec<(Key, u64)>)> {
-    let (file, meta) = crate::journal::input::open_regular(path).ok()?;
-    let cap = (HEADER + CAP * ENTRY) as u64;
-    let c = crate::journal::input::read_capped(file, &meta, cap).ok()?;
-    decode(&c.bytes, enc)
+    let b = cache_dir::read_private(path, (HEADER + CAP * ENTRY) as u64)?;
+    decode(&b, enc)
 }
+
+/// Most tokens a text of `len` bytes can count as: every token of the encodings holds at least
+/// one byte, so a count above its text's length (plus a margin) was not written by ctxj.
+pub fn plausible(len: u64, count: u64) -> bool {
+    count <= len.saturating_add(PLAUSIBLE_MARGIN)
+}
+
+/// The margin of [`plausible`].
+const PLAUSIBLE_MARGIN: u64 = 8;
 
 fn decode(b: &[u8], enc: Encoding) -> Option<(u64, Vec<(Key, u64)>)> {
     let u32_at = |i: usize| Some(u32::from_le_bytes(b.get(i..i + 4)?.try_into().ok()?));
@@ -198,6 +202,10 @@ fn decode(b: &[u8], enc: Encoding) -> Option<(u64, Vec<(Key, u64)>)> {
         let hi = u64::from_le_bytes(e[8..16].try_into().ok()?);
         let len = u64::from_le_bytes(e[16..24].try_into().ok()?);
         let count = u64::from_le_bytes(e[24..32].try_into().ok()?);
+        // An edited count is not trusted: one impossible entry discards the file (issue 31).
+        if !plausible(len, count) {
+            return None;
+        }
         out.push((Key((u128::from(hi) << 64) | u128::from(lo), len), count));
     }
     Some((seed, out))
@@ -224,10 +232,6 @@ fn encode(seed: u64, entries: &[(Key, u64)], enc: Encoding) -> Vec<u8> {
 /// holds now when its seed is the same, up to [`CAP`] entries. The folder is created when
 /// missing; a version 1 file of the encoding beside it is removed.
 pub fn save(path: &Path, enc: Encoding, seed: u64, used: Vec<(Key, u64)>) -> Result<(), SessionError> {
-    let io = |err| SessionError::Io { path: path.display().to_string(), err };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
     let mut seen: HashMap<Key, ()> = HashMap::with_capacity(used.len());
     let mut all = Vec::with_capacity(used.len().min(CAP));
     let old = load(path, enc).filter(|(s, _)| *s == seed).map(|(_, v)| v).unwrap_or_default();
@@ -239,7 +243,7 @@ pub fn save(path: &Path, enc: Encoding, seed: u64, used: Vec<(Key, u64)>) -> Res
             all.push((k, n));
         }
     }
-    write_guarded(path, &encode(seed, &all, enc), &[])?;
+    cache_dir::write_private(path, &encode(seed, &all, enc))?;
     // The SipHash-keyed version 1 file is of no use to this version: free its space.
     let v1 = path.with_file_name(format!("{}.v1.bin", enc.name()));
     if v1 != path && v1.is_file() {

@@ -17,6 +17,14 @@
 //!
 //! **Images** the importer read the size of: `[image: image/png, 311409 bytes, 2536×2508 ≈ 1599
 //! tokens]` counts as the 1,599 tokens the provider's image rule gives ([`super::image`]).
+//!
+//! **Forged markers** (issue 31): a text can carry marker-shaped strings nobody's sanitiser or
+//! importer wrote (`[REDACTED_TEXT len=18446744073709551615 sha=1]` once inflated an estimate to
+//! 10^19 tokens). No marker of any kind stands for more than [`MAX_MARKER_TOKENS`] (more than any
+//! context window holds): a larger claim is counted as the text it is. (Counting a sanitiser's
+//! marker only where an importer vouches for it would need the importers to mark those texts;
+//! counting it only as a whole text broke the calibration of the shared sanitised Codex rollouts,
+//! whose importer joins texts holding markers.)
 
 /// Characters per token assumed for redacted text (the usual rate of English prose and code under
 /// o200k / cl100k).
@@ -31,6 +39,10 @@ pub const ENCRYPTED_CHARS_PER_TOKEN_X10: u64 = 66;
 
 /// [`ENCRYPTED_CHARS_PER_TOKEN_X10`] / 10.
 pub const ENCRYPTED_CHARS_PER_TOKEN: f64 = ENCRYPTED_CHARS_PER_TOKEN_X10 as f64 / 10.0;
+
+/// The most tokens one marker may stand for: 16 Mi, above every provider's context window; a
+/// marker claiming more is counted as the text it is.
+pub const MAX_MARKER_TOKENS: u64 = 1 << 24;
 
 const OPEN: &str = "[REDACTED_";
 const ENCRYPTED: &str = "[ENCRYPTED_";
@@ -85,18 +97,20 @@ fn redaction(s: &str) -> Option<(usize, Marker<'_>)> {
     (hex > 0).then_some((OPEN.len() + n + 5 + hex + 1, Marker { kind, len, sha: &after[..hex] }))
 }
 
-/// One marker at the start of `s`: (its byte length, the tokens it stands for).
+/// One marker at the start of `s`: (its byte length, the tokens it stands for), when it stands
+/// for at most [`MAX_MARKER_TOKENS`].
 fn marker(s: &str) -> Option<(usize, u64)> {
-    if let Some(found) = super::image::parse(s) {
-        return Some(found);
-    }
-    if let Some((bytes, m)) = redaction(s) {
-        return Some((bytes, m.len.div_ceil(CHARS_PER_TOKEN)));
-    }
-    let rest = s.strip_prefix(ENCRYPTED)?;
-    let (_, len, n) = kind_len(rest)?;
-    rest[n..].strip_prefix(']')?;
-    Some((ENCRYPTED.len() + n + 1, encrypted_tokens(len)))
+    let found = if let Some(found) = super::image::parse(s) {
+        found
+    } else if let Some((bytes, m)) = redaction(s) {
+        (bytes, m.len.div_ceil(CHARS_PER_TOKEN))
+    } else {
+        let rest = s.strip_prefix(ENCRYPTED)?;
+        let (_, len, n) = kind_len(rest)?;
+        rest[n..].strip_prefix(']')?;
+        (ENCRYPTED.len() + n + 1, encrypted_tokens(len))
+    };
+    (found.1 <= MAX_MARKER_TOKENS).then_some(found)
 }
 
 /// The tokens of `s` when it holds markers: `plain` counts the text around them, each marker
@@ -179,5 +193,21 @@ mod tests {
         assert_eq!(m.render(), s);
         assert_eq!(whole("x[REDACTED_OUTPUT len=1 sha=1]"), None);
         assert_eq!(whole("[REDACTED_OUTPUT len=1 sha=1] tail"), None);
+    }
+
+    /// Issue 31: a forged `[REDACTED_TEXT len=18446744073709551615 …]` in any text inflated
+    /// estimates to 10^19 tokens; no marker stands for more than [`MAX_MARKER_TOKENS`].
+    #[test]
+    fn regression_forged_redaction_marker_counts_as_text() {
+        let forged = "[REDACTED_TEXT len=18446744073709551615 sha=1]";
+        assert_eq!(count(&format!("see {forged} here"), bytes), None);
+        assert_eq!(count(forged, bytes), None, "beyond any context window");
+        assert_eq!(count("[REDACTED_TEXT len=67108868 sha=1]", bytes), None, "just past the bound");
+        assert_eq!(count("[REDACTED_TEXT len=67108864 sha=1]", bytes), Some(MAX_MARKER_TOKENS));
+        assert_eq!(count("[ENCRYPTED_SUMMARY len=18446744073709551615]", bytes), None);
+        assert_eq!(count("[image: image/png, 1 bytes, 1×1 ≈ 99999999999 tokens]", bytes), None);
+        // what a sanitiser and the importers write still counts
+        assert_eq!(count("[REDACTED_TEXT len=13131 sha=036b7e47]", bytes), Some(3283));
+        assert_eq!(count("summary: [ENCRYPTED_SUMMARY len=13412]", bytes), Some(1_910 + 9));
     }
 }

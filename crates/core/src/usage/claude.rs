@@ -27,7 +27,7 @@ use serde_json::{Map, Number, Value};
 use super::entry::{builtin_cost, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::import::claude_code::{model_of, response_key, CcUsage};
 use crate::import::s;
-use crate::journal::reader::parse_json;
+use crate::journal::reader::{parse_json, replace_lone_surrogates};
 use crate::journal::typed::{self, object_or_null, Seen};
 
 /// One usage entry (one line with `message.usage`).
@@ -212,6 +212,12 @@ fn read_line(line: &[u8], file: usize, spaced: bool, parse: Parse) -> Line {
     }
     match parse_json(line) {
         Ok(Value::Object(o)) => from_object(&o, file, spaced),
+        // A lone surrogate (`\ud800`) is refused by serde_json and taken by ccusage's
+        // `JSON.parse`: the line is read again with it as U+FFFD, so its call is counted.
+        Err(_) => match replace_lone_surrogates(line).map(|l| parse_json(&l)) {
+            Some(Ok(Value::Object(o))) => from_object(&o, file, spaced),
+            _ => Line::Other,
+        },
         _ => Line::Other,
     }
 }
@@ -524,6 +530,20 @@ mod tests {
             assert_eq!(fast, entries_of(0, bytes, Parse::Full));
             assert_eq!((fast.entries.len(), fast.compactions.len()), (3, 2));
             assert_eq!(fast.entries.iter().map(|e| e.spaced).collect::<Vec<_>>(), [false, true, false]);
+        }
+    }
+
+    /// Issue 31: a line holding a lone surrogate (`\ud800`) was refused by serde_json, so
+    /// `usage` and `export` dropped its billed call with no note; ccusage (`JSON.parse`) counts it.
+    #[test]
+    fn regression_lone_surrogate_line_is_still_counted() {
+        let l = line("m1", "r1", false, 5, false)
+            .replace(r#""message":{"#, r#""message":{"content":[{"type":"text","text":"bad \ud800 half"}],"#);
+        assert!(serde_json::from_str::<Value>(&l).is_err(), "serde_json refuses the line: {l}");
+        for parse in [Parse::Fast, Parse::Full] {
+            let r = read_bytes_with(Path::new("p/s.jsonl"), l.as_bytes(), parse);
+            assert_eq!(r.entries.len(), 1, "{parse:?}");
+            assert_eq!(r.entries[0].tokens.output, 5);
         }
     }
 }

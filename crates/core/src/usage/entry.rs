@@ -107,7 +107,7 @@ impl UsageEntry {
         tokens: Tokens,
         recorded: Option<f64>,
     ) -> UsageEntry {
-        let cost = recorded.or_else(|| builtin_cost(model.as_deref(), &tokens, 0));
+        let cost = recorded.filter(|c| plausible_cost(*c)).or_else(|| builtin_cost(model.as_deref(), &tokens, 0));
         UsageEntry { session, file, ts, model, tokens, cost, uncounted_by_ccusage: false, extra: 0, double_counted: 0 }
     }
 }
@@ -127,9 +127,20 @@ impl UsageEntry {
         recorded: Option<f64>,
     ) -> UsageEntry {
         let priced = Tokens { output: tokens.output.saturating_add(extra), ..tokens };
-        let cost = recorded.or_else(|| builtin_cost(model.as_deref(), &priced, 0));
+        let cost = recorded.filter(|c| plausible_cost(*c)).or_else(|| builtin_cost(model.as_deref(), &priced, 0));
         UsageEntry { session, file, ts, model, tokens, cost, uncounted_by_ccusage: false, extra, double_counted }
     }
+}
+
+/// The most a recorded cost of one call may say, in USD: far above any call a context window
+/// allows (10M tokens at $100/M is $1,000).
+pub const MAX_RECORDED_COST: f64 = 1e6;
+
+/// Whether a cost a log recorded for one call can be true: finite, not negative, at most
+/// [`MAX_RECORDED_COST`]. Another (`1e308`, issue 31: its sums overflowed to infinity, so export's
+/// rows and `usage`'s totals disagreed) is disregarded and the call priced as if none was recorded.
+pub fn plausible_cost(c: f64) -> bool {
+    c.is_finite() && (0.0..=MAX_RECORDED_COST).contains(&c)
 }
 
 /// One compaction: its session and its time.

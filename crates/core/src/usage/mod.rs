@@ -29,7 +29,8 @@ use crate::import::Format;
 /// Counts the usage in `files` (log files by agent) and groups it under `opts`.
 pub fn usage(files: &BTreeMap<Agent, Vec<PathBuf>>, opts: &Options) -> UsageReport {
     let (all, list) = read_agents(files);
-    report::group(&all, list, opts)
+    let unreadable = report::unreadable(&list);
+    UsageReport { unreadable, ..report::group(&all, list, opts) }
 }
 
 /// What [`usage`] bills for one transcript file (every call it counts, pi's recorded cost, else

@@ -219,4 +219,18 @@ mod tests {
         assert_eq!(format!("{fast:?}"), format!("{:?}", read_bytes_with(0, p, text.as_bytes(), Parse::Full)));
         assert_eq!((fast.entries.len(), fast.compactions.len()), (3, 2));
     }
+
+    /// Issue 31: a recorded cost of 1e308 summed to infinity (JSON null) in `usage` while export's
+    /// rows kept 1e308; an impossible recorded cost is disregarded and the call priced, so rows
+    /// and totals agree.
+    #[test]
+    fn regression_recorded_cost_1e308_keeps_rows_and_totals_consistent() {
+        let line = r#"{"type":"message","timestamp":"2026-03-15T09:30:48Z","message":{"role":"assistant","model":"claude-sonnet-4-5","usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"cost":{"total":1e308}}}}"#;
+        let bytes = format!("{line}\n{}\n", line.replace("09:30:48", "09:31:48"));
+        let r = read_bytes(0, std::path::Path::new("s/2026-03-15T09-30-00-000Z_abc.jsonl"), bytes.as_bytes());
+        let costs: Vec<f64> = r.entries.iter().filter_map(|e| e.cost).collect();
+        assert_eq!(costs.len(), 2);
+        assert!(costs.iter().all(|c| c.is_finite() && *c < 1.0), "{costs:?}");
+        assert!(costs.iter().sum::<f64>().is_finite());
+    }
 }

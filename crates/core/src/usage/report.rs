@@ -108,6 +108,31 @@ pub struct UsageReport {
     pub unpriced: Vec<String>,
     /// Entries dropped as duplicates.
     pub duplicates: usize,
+    /// Transcript files that could not be read, and why: counted as nothing, and said so
+    /// (issue 31: they were left out silently).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// A transcript file `usage` could not read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct Unreadable {
+    pub path: PathBuf,
+    pub why: String,
+}
+
+/// The files of `files` that cannot be read: missing, not permitted, or not a regular file
+/// (a folder is a store some readers take whole, and is not judged here).
+pub fn unreadable(files: &[PathBuf]) -> Vec<Unreadable> {
+    let why = |path: &PathBuf, e: std::io::Error| Unreadable { path: path.clone(), why: e.to_string() };
+    files
+        .iter()
+        .filter_map(|p| match std::fs::metadata(p) {
+            Err(e) => Some(why(p, e)),
+            Ok(m) if m.is_dir() => None,
+            Ok(_) => crate::journal::input::open_regular(p).err().map(|e| why(p, e)),
+        })
+        .collect()
 }
 
 /// A row being filled.
@@ -236,5 +261,28 @@ pub fn group(read: &Read, files: Vec<PathBuf>, opts: &Options) -> UsageReport {
         files,
         unpriced: unpriced.into_iter().collect(),
         duplicates: read.duplicates,
+        unreadable: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod unreadable_tests {
+    /// Issue 31: a transcript that could not be read was silently left out of `usage`.
+    #[test]
+    fn regression_unreadable_transcript_is_reported() {
+        let d = tempfile::tempdir().unwrap();
+        let good = d.path().join("good.jsonl");
+        std::fs::write(&good, b"{}\n").unwrap();
+        let missing = d.path().join("gone.jsonl");
+        let got = super::unreadable(&[good, missing.clone(), d.path().to_path_buf()]);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].path, missing);
+        #[cfg(unix)]
+        {
+            let fifo = d.path().join("fifo.jsonl");
+            assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+            let got = super::unreadable(&[fifo]);
+            assert!(got[0].why.contains("FIFO"), "{got:?}");
+        }
     }
 }
