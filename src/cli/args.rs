@@ -24,7 +24,7 @@ pub struct ReadArgs {
     #[arg(long)]
     pub strict: bool,
     /// Folder where bare session ids are looked up.
-    #[arg(long, env = "CTXJ_ROOT", value_name = "DIR")]
+    #[arg(long, env = "CTXJ_ROOT", hide_env_values = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
     #[command(flatten)]
     pub format: FormatArgs,
@@ -44,6 +44,20 @@ pub struct AtArgs {
     /// Position: `rev N` (after records 1..N) or `turn K` (the request of the K-th turn).
     #[arg(long, num_args = 2, value_names = ["rev|turn", "N"], allow_hyphen_values = true)]
     pub at: Vec<String>,
+}
+
+/// The hint for `--at N` (a bare number where `rev N` or `turn K` belongs), when `argv` holds
+/// one: clap's own message ("2 values required") does not say what to write.
+pub fn at_hint(argv: &[std::ffi::OsString]) -> Option<String> {
+    let args: Vec<&str> = argv.iter().map(|a| a.to_str().unwrap_or("")).collect();
+    args.iter().enumerate().find_map(|(i, a)| {
+        let value = match a.strip_prefix("--at=") {
+            Some(v) => v,
+            None if *a == "--at" => args.get(i + 1)?,
+            None => return None,
+        };
+        ctxj_core::projection::At::hint(value)
+    })
 }
 
 impl AtArgs {

@@ -17,6 +17,7 @@ mod flags;
 #[cfg(feature = "synth")]
 mod fleet;
 mod formats;
+mod first_hour;
 mod foundation;
 mod help;
 mod hostile;
