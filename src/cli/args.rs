@@ -10,8 +10,9 @@ use super::{At, FromArg};
 /// The session a command reads.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SessionArgs {
-    /// Session directory, journal.jsonl path, Claude Code / Codex / pi transcript, or a session id
-    /// under --root.
+    /// Session directory, journal.jsonl path, Claude Code / Codex / pi transcript, or any name
+    /// `ctxj sessions` lists: the path as shown, the session id or a unique id prefix,
+    /// `project/session` (looked up under --root, else the agents' folders).
     pub session: String,
     #[command(flatten)]
     pub read: ReadArgs,
@@ -23,7 +24,8 @@ pub struct ReadArgs {
     /// Treat a torn last line as an error instead of a warning.
     #[arg(long)]
     pub strict: bool,
-    /// Folder where bare session ids are looked up.
+    /// Folder where session ids, id prefixes and listed paths are looked up (searched
+    /// recursively; default: the agents' log folders, e.g. ~/.claude/projects).
     #[arg(long, env = "CTXJ_ROOT", hide_env_values = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
     #[command(flatten)]
@@ -130,6 +132,22 @@ impl RowsArgs {
             .filter(|&w| w > 0)
             .or_else(|| terminal_size::terminal_size().map(|(w, _)| w.0 as usize));
         ctxj::render::fit::Layout { width, ascii: self.ascii }
+    }
+}
+
+/// `--order asc|desc`: the direction of a listing's sort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OrderArg {
+    Asc,
+    Desc,
+}
+
+impl OrderArg {
+    pub fn order(self) -> ctxj_core::usage::report::Order {
+        match self {
+            OrderArg::Asc => ctxj_core::usage::report::Order::Asc,
+            OrderArg::Desc => ctxj_core::usage::report::Order::Desc,
+        }
     }
 }
 

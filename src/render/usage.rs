@@ -44,7 +44,7 @@ pub fn usage_table(r: &UsageReport, layout: Layout) -> String {
         _ => "day",
     };
     let columns = [
-        Column::text(first, 0),
+        if matches!(r.by, "session" | "project") { Column::name(first, 0) } else { Column::text(first, 0) },
         Column::text("agent", 3),
         Column::text("models", 5),
         Column::number("calls", 4),

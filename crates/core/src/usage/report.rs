@@ -32,6 +32,15 @@ impl By {
     }
 }
 
+/// The direction rows are sorted in (`--order`): by cost for sessions, projects and models, by
+/// time for dates and blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    Asc,
+    #[default]
+    Desc,
+}
+
 /// How to group and what to keep.
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
