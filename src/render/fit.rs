@@ -124,7 +124,7 @@ fn widest_text(columns: &[Column], keep: &[usize], rows: &[Vec<String>]) -> Opti
     keep.iter()
         .copied()
         .filter(|&i| !columns[i].numeric)
-        .map(|i| (i, rows.iter().map(|r| r.get(i).map_or(0, |c| visible(c))).max().unwrap_or(0)))
+        .map(|i| (i, rows.iter().map(|r| r.get(i).map_or(0, |c| width_of(c))).max().unwrap_or(0)))
         .max_by_key(|&(i, w)| (w, std::cmp::Reverse(i)))
 }
 

@@ -131,3 +131,67 @@ fn regression_sessions_were_not_sorted_by_cost() {
     let asc = costs(&["--order", "asc"]);
     assert!(asc.windows(2).all(|w| w[0] <= w[1]), "{asc:?}");
 }
+
+/// `ctxj usage <transcripts> --format json` with `extra`, parsed.
+fn usage_json(extra: &[&str]) -> serde_json::Value {
+    let out = ctxj().arg("usage").arg(sample("transcripts")).args(["--format", "json"]).args(extra).output().unwrap();
+    assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn keys(v: &serde_json::Value) -> Vec<String> {
+    v["rows"].as_array().unwrap().iter().map(|r| r["key"].as_str().unwrap().to_string()).collect()
+}
+
+/// Missing: ccusage's `blocks` report. Blocks start on the hour (UTC) and hold 5 hours; every
+/// call is in exactly one; the totals equal the session report's.
+#[test]
+fn usage_by_block_windows_calls_as_ccusage_blocks() {
+    let blocks = usage_json(&["--by", "block"]);
+    let sessions = usage_json(&[]);
+    assert_eq!(blocks["totals"]["calls"], sessions["totals"]["calls"]);
+    assert_eq!(blocks["totals"]["cost_usd"], sessions["totals"]["cost_usd"]);
+    let rows = blocks["rows"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    let calls: u64 = rows.iter().map(|r| r["calls"].as_u64().unwrap()).sum();
+    assert_eq!(calls, sessions["totals"]["calls"].as_u64().unwrap());
+    for r in rows.iter().filter(|r| r["block"]["gap"] == false) {
+        let start = r["block"]["start"].as_str().unwrap();
+        assert!(start.ends_with(":00:00.000Z"), "floored to the hour: {start}");
+        assert_eq!(r["key"].as_str(), Some(start), "ccusage's id");
+    }
+    let starts: Vec<&str> = rows.iter().map(|r| r["block"]["start"].as_str().unwrap()).collect();
+    assert!(starts.windows(2).all(|w| w[0] <= w[1]), "oldest first: {starts:?}");
+    let table = ctxj().arg("usage").arg(sample("transcripts")).args(["--by", "block"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&table.stdout).contains("│ block"), "{}", String::from_utf8_lossy(&table.stdout));
+}
+
+/// Missing: grouping by project, `--last`, `--order` and `--no-cost`; sessions were not sorted by cost.
+#[test]
+fn usage_by_project_last_order_and_no_cost() {
+    let projects = usage_json(&["--by", "project"]);
+    let sessions = usage_json(&[]);
+    assert!(keys(&projects).len() <= keys(&sessions).len());
+    assert_eq!(projects["totals"]["calls"], sessions["totals"]["calls"]);
+    let costs = |v: &serde_json::Value| -> Vec<f64> {
+        v["rows"].as_array().unwrap().iter().map(|r| r["cost_usd"].as_f64().unwrap_or(-1.0)).collect()
+    };
+    let c = costs(&sessions);
+    assert!(c.len() >= 2 && c.windows(2).all(|w| w[0] >= w[1]), "by cost, most expensive first: {c:?}");
+    let asc = costs(&usage_json(&["--order", "asc"]));
+    assert!(asc.windows(2).all(|w| w[0] <= w[1]), "{asc:?}");
+    let days = keys(&usage_json(&["--by", "day"]));
+    assert!(days.len() >= 2, "{days:?}");
+    assert_eq!(keys(&usage_json(&["--by", "day", "--last", "1"])), vec![days.last().unwrap().clone()]);
+    let desc = keys(&usage_json(&["--by", "day", "--order", "desc"]));
+    assert_eq!(desc, days.iter().rev().cloned().collect::<Vec<_>>());
+    let table = |extra: &[&str]| {
+        let out = ctxj().arg("usage").arg(sample("transcripts")).args(extra).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(table(&[]).contains(" cost "));
+    let no_cost = table(&["--no-cost"]);
+    assert!(!no_cost.contains(" cost ") && !no_cost.contains('$'), "{no_cost}");
+    let (code, _, _) = stderr_of(&["usage", sample("transcripts").to_str().unwrap(), "--last", "0"]);
+    assert_eq!(code, Some(2));
+}
