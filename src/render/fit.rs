@@ -100,7 +100,7 @@ fn cut(s: &str, n: usize, ascii: bool) -> String {
     out
 }
 
-/// `s` on lines of at most `n` characters, each break after a `/`, `-`, `_`, `.` or space when
+/// `s` on lines of at most `n` characters, each break after a `/`, `-`, `_` or space when
 /// one is in the last half of the line (else mid-word): every character kept, in order.
 fn wrap(s: &str, n: usize) -> String {
     if width_of(s) <= n || n == 0 {
@@ -111,7 +111,7 @@ fn wrap(s: &str, n: usize) -> String {
     for line in plain.lines() {
         let mut rest: Vec<char> = line.chars().collect();
         while rest.len() > n {
-            let at = (n / 2..n).rev().find(|&i| matches!(rest[i], '/' | '-' | '_' | '.' | ' ')).map_or(n, |i| i + 1);
+            let at = (n / 2..n).rev().find(|&i| matches!(rest[i], '/' | '-' | '_' | ' ')).map_or(n, |i| i + 1);
             lines.push(rest.drain(..at).collect::<String>());
         }
         lines.push(rest.into_iter().collect());
