@@ -195,3 +195,22 @@ fn usage_by_project_last_order_and_no_cost() {
     let (code, _, _) = stderr_of(&["usage", sample("transcripts").to_str().unwrap(), "--last", "0"]);
     assert_eq!(code, Some(2));
 }
+
+/// Bug: the billed cost per turn existed only in `export`; `turns` had no cost column. The column
+/// is `cache`'s per-call billed figure, and its sum is the session's billed cost.
+#[test]
+fn regression_turns_had_no_billed_cost() {
+    let t = sample("transcripts").join(CLAUDE);
+    let out = ctxj().arg("turns").arg(&t).arg("--json").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let per_turn: f64 = v["turns"].as_array().unwrap().iter().filter_map(|r| r["billed_usd"].as_f64()).sum();
+    let cache = ctxj().arg("cache").arg(&t).arg("--json").output().unwrap();
+    let c: serde_json::Value = serde_json::from_slice(&cache.stdout).unwrap();
+    let billed = c["recorded"]["cost"].as_f64().expect("the session's billed cost");
+    assert!(per_turn > 0.0 && (per_turn - billed).abs() < 1e-9, "{per_turn} vs {billed}");
+    let table = ctxj().arg("turns").arg(&t).output().unwrap();
+    assert!(String::from_utf8_lossy(&table.stdout).contains("as billed"));
+    let other = ctxj().arg("turns").arg(&t).args(["-s", "baseline"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&other.stdout).contains("as billed"), "the recorded session's figure only");
+}
