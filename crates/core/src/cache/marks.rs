@@ -34,9 +34,8 @@ pub struct TurnMark {
     pub over_window: bool,
     /// The recorded cache break at this turn (recorded replay only; `null` elsewhere).
     pub recorded_break: Option<BreakMark>,
-    /// USD of this turn's call as the provider billed it (`cache`'s and `export`'s per-call
-    /// figure, [`super::billed::BilledTurn::cost`]): recorded replay only, `null` elsewhere and
-    /// when the call has no usage or no price.
+    /// USD of this turn's call as the provider billed it (the per-call figure of `cache` and
+    /// `export`): recorded replay only; null elsewhere and when the call has no usage or price.
     pub billed_usd: Option<f64>,
 }
 
