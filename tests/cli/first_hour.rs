@@ -6,7 +6,11 @@ use crate::common::{ctxj, sample};
 
 fn stderr_of(args: &[&str]) -> (Option<i32>, String, String) {
     let out = ctxj().args(args).output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Bug: `--at 10` got clap's generic "2 values required" with no hint of `turn 10`.
@@ -38,8 +42,7 @@ fn regression_sliding_0_was_accepted() {
 #[test]
 fn regression_inverted_date_range_printed_an_empty_table() {
     let t = sample("transcripts");
-    let (code, out, err) =
-        stderr_of(&["usage", t.to_str().unwrap(), "--since", "2026-03-15", "--until", "2026-03-01"]);
+    let (code, out, err) = stderr_of(&["usage", t.to_str().unwrap(), "--since", "2026-03-15", "--until", "2026-03-01"]);
     assert_eq!(code, Some(2), "{out}");
     assert!(out.is_empty(), "{out}");
     assert!(err.contains("is after --until"), "{err}");

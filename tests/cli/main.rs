@@ -13,11 +13,11 @@ mod conformance;
 mod context;
 mod experiment;
 mod export;
+mod first_hour;
 mod flags;
 #[cfg(feature = "synth")]
 mod fleet;
 mod formats;
-mod first_hour;
 mod foundation;
 mod help;
 mod hostile;

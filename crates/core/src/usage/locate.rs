@@ -140,7 +140,9 @@ mod tests {
             assert_eq!(locate(name, &roots).unwrap(), a, "{name}");
         }
         assert!(locate("019cebc9", &roots).unwrap().ends_with("019cebc9-d900-7140-a16e-27c0b3cf5be4.jsonl"));
-        assert!(locate("d597cea3-543d-431a-9de6-c68f0abb00fb/agent-a8", &roots).unwrap().ends_with("agent-a8abcfd.jsonl"));
+        assert!(locate("d597cea3-543d-431a-9de6-c68f0abb00fb/agent-a8", &roots)
+            .unwrap()
+            .ends_with("agent-a8abcfd.jsonl"));
         assert_eq!(locate("d597#sidechain-1", &roots).unwrap(), format!("{a}#sidechain-1"));
         assert!(locate("proj-b/compact", &roots).unwrap().ends_with("compact.jsonl"));
     }

@@ -226,10 +226,7 @@ fn group_key(
 
 /// The block of every entry in `inside` (by index) and the blocks and gaps themselves, keyed by
 /// ccusage's block id; entries without a readable time belong to none.
-fn block_keys(
-    read: &Read,
-    inside: &[usize],
-) -> (BTreeMap<usize, String>, BTreeMap<String, BlockInfo>) {
+fn block_keys(read: &Read, inside: &[usize]) -> (BTreeMap<usize, String>, BTreeMap<String, BlockInfo>) {
     let timed: Vec<(usize, chrono::DateTime<chrono::Utc>)> =
         inside.iter().filter_map(|&i| Some((i, super::time::instant(&read.entries[i].ts)?))).collect();
     let times: Vec<_> = timed.iter().map(|(_, t)| *t).collect();
@@ -257,8 +254,7 @@ fn block_keys(
 pub fn group(read: &Read, files: Vec<PathBuf>, opts: &Options) -> UsageReport {
     let inside: Vec<usize> =
         read.entries.iter().enumerate().filter(|(_, e)| opts.window.contains(&e.ts)).map(|(i, _)| i).collect();
-    let (block_of, block_info) =
-        if opts.by == By::Block { block_keys(read, &inside) } else { Default::default() };
+    let (block_of, block_info) = if opts.by == By::Block { block_keys(read, &inside) } else { Default::default() };
     let key_of = |i: usize| -> Option<String> {
         let e = &read.entries[i];
         match opts.by {
