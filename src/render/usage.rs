@@ -10,6 +10,8 @@ use ctxj_core::usage::{Row, UsageReport};
 
 fn cost_cell(row: &Row) -> String {
     match (row.cost_usd, row.unpriced_calls) {
+        // A gap between billing blocks: nothing to price.
+        (None, _) if row.calls == 0 => "-".to_string(),
         (None, _) => "?".to_string(),
         (Some(v), 0) => usd(v),
         (Some(v), _) => format!("{}*", usd(v)),
@@ -79,7 +81,7 @@ pub fn usage_table(r: &UsageReport, layout: Layout, with_cost: bool) -> String {
         _ => "day",
     };
     let columns = [
-        if matches!(r.by, "session" | "project") { Column::name(first, 0) } else { Column::text(first, 0) },
+        if matches!(r.by, "session" | "project" | "block") { Column::name(first, 0) } else { Column::text(first, 0) },
         Column::text("agent", 3),
         Column::text("models", 5),
         Column::number("calls", 4),

@@ -165,8 +165,18 @@ fn usage_by_block_windows_calls_as_ccusage_blocks() {
     }
     let starts: Vec<&str> = rows.iter().map(|r| r["block"]["start"].as_str().unwrap()).collect();
     assert!(starts.windows(2).all(|w| w[0] <= w[1]), "oldest first: {starts:?}");
-    let table = ctxj().arg("usage").arg(sample("transcripts")).args(["--by", "block"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&table.stdout).contains("│ block"), "{}", String::from_utf8_lossy(&table.stdout));
+    for width in ["80", "160"] {
+        let table = ctxj()
+            .arg("usage")
+            .arg(sample("transcripts"))
+            .args(["--by", "block"])
+            .env("COLUMNS", width)
+            .output()
+            .unwrap();
+        let table = String::from_utf8_lossy(&table.stdout).into_owned();
+        assert!(table.contains("│ block"), "{table}");
+        insta::assert_snapshot!(format!("usage_by_block_{width}"), table);
+    }
 }
 
 /// Missing: grouping by project, `--last`, `--order` and `--no-cost`; sessions were not sorted by cost.
@@ -212,8 +222,12 @@ fn regression_turns_had_no_billed_cost() {
     let c: serde_json::Value = serde_json::from_slice(&cache.stdout).unwrap();
     let billed = c["recorded"]["cost"].as_f64().expect("the session's billed cost");
     assert!(per_turn > 0.0 && (per_turn - billed).abs() < 1e-9, "{per_turn} vs {billed}");
-    let table = ctxj().arg("turns").arg(&t).output().unwrap();
-    assert!(String::from_utf8_lossy(&table.stdout).contains("as billed"));
+    for width in ["80", "160"] {
+        let table = ctxj().arg("turns").arg(&t).env("COLUMNS", width).output().unwrap();
+        let table = String::from_utf8_lossy(&table.stdout).into_owned();
+        assert!(table.contains("as billed"), "{table}");
+        insta::assert_snapshot!(format!("turns_billed_{width}"), table);
+    }
     let other = ctxj().arg("turns").arg(&t).args(["-s", "baseline"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&other.stdout).contains("as billed"), "the recorded session's figure only");
 }
