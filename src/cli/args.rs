@@ -10,8 +10,9 @@ use super::{At, FromArg};
 /// The session a command reads.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SessionArgs {
-    /// Session directory, journal.jsonl path, Claude Code / Codex / pi transcript, or a session id
-    /// under --root.
+    /// Session directory, journal.jsonl path, Claude Code / Codex / pi transcript, or any name
+    /// `ctxj sessions` lists: the path as shown, the session id or a unique id prefix,
+    /// `project/session` (looked up under --root, else the agents' folders).
     pub session: String,
     #[command(flatten)]
     pub read: ReadArgs,
@@ -23,8 +24,9 @@ pub struct ReadArgs {
     /// Treat a torn last line as an error instead of a warning.
     #[arg(long)]
     pub strict: bool,
-    /// Folder where bare session ids are looked up.
-    #[arg(long, env = "CTXJ_ROOT", value_name = "DIR")]
+    /// Folder where session ids, id prefixes and listed paths are looked up (searched
+    /// recursively; default: the agents' log folders, e.g. ~/.claude/projects).
+    #[arg(long, env = "CTXJ_ROOT", hide_env_values = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
     #[command(flatten)]
     pub format: FormatArgs,
@@ -44,6 +46,20 @@ pub struct AtArgs {
     /// Position: `rev N` (after records 1..N) or `turn K` (the request of the K-th turn).
     #[arg(long, num_args = 2, value_names = ["rev|turn", "N"], allow_hyphen_values = true)]
     pub at: Vec<String>,
+}
+
+/// The hint for `--at N` (a bare number where `rev N` or `turn K` belongs), when `argv` holds
+/// one: clap's own message ("2 values required") does not say what to write.
+pub fn at_hint(argv: &[std::ffi::OsString]) -> Option<String> {
+    let args: Vec<&str> = argv.iter().map(|a| a.to_str().unwrap_or("")).collect();
+    args.iter().enumerate().find_map(|(i, a)| {
+        let value = match a.strip_prefix("--at=") {
+            Some(v) => v,
+            None if *a == "--at" => args.get(i + 1)?,
+            None => return None,
+        };
+        ctxj_core::projection::At::hint(value)
+    })
 }
 
 impl AtArgs {
@@ -116,6 +132,22 @@ impl RowsArgs {
             .filter(|&w| w > 0)
             .or_else(|| terminal_size::terminal_size().map(|(w, _)| w.0 as usize));
         ctxj::render::fit::Layout { width, ascii: self.ascii }
+    }
+}
+
+/// `--order asc|desc`: the direction of a listing's sort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OrderArg {
+    Asc,
+    Desc,
+}
+
+impl OrderArg {
+    pub fn order(self) -> ctxj_core::usage::report::Order {
+        match self {
+            OrderArg::Asc => ctxj_core::usage::report::Order::Asc,
+            OrderArg::Desc => ctxj_core::usage::report::Order::Desc,
+        }
     }
 }
 

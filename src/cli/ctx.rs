@@ -63,6 +63,7 @@ impl Ctx {
 
     /// Like [`Ctx::load`], also returning the format and the import report.
     pub fn load_full(&self, spec: &str) -> Result<ctxj_core::import::Loaded> {
+        let spec = &self.locate(spec)?;
         let l = ctxj_core::import::load(spec, self.from, self.root.as_deref(), self.read)?;
         for w in &l.journal.warnings {
             eprintln!(
@@ -81,5 +82,32 @@ impl Ctx {
             }
         }
         Ok(l)
+    }
+
+    /// `spec` as given when it names a file, a folder or a ctxj session; else the transcript it
+    /// stands for (`usage::locate`: the path as `sessions` lists it, `project/session`, an id or
+    /// a unique id prefix) under `--root`, or else under the agents' default folders. A name
+    /// found nowhere is handed on as given (the loader says what it is not); an ambiguous one is
+    /// an error listing the candidates.
+    fn locate(&self, spec: &str) -> Result<String> {
+        use std::path::Path;
+        let file = spec.rsplit_once('#').map_or(spec, |(b, _)| b);
+        let root = self.root.as_deref();
+        if Path::new(spec).exists() || Path::new(file).is_file() || Session::resolve(spec, root).is_ok() {
+            return Ok(spec.to_string());
+        }
+        let roots: Vec<PathBuf> = match root {
+            Some(r) => vec![r.to_path_buf()],
+            None => ctxj_core::usage::existing_default_roots(None)
+                .into_iter()
+                .filter(|r| r.agent.format().is_some())
+                .map(|r| r.path)
+                .collect(),
+        };
+        match ctxj_core::usage::locate::locate(spec, &roots) {
+            Ok(found) => Ok(found),
+            Err(ctxj_core::usage::locate::LocateError::NotFound { .. }) => Ok(spec.to_string()),
+            Err(e) => Err(e.into()),
+        }
     }
 }

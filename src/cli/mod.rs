@@ -65,8 +65,21 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// Parses the process arguments; clap's own errors exit as clap prints them, except a bare
+    /// number after `--at`, which gets a hint at the two forms of a position.
     pub fn parse_from_env() -> Cli {
-        Cli::parse()
+        let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        match Cli::try_parse_from(&argv) {
+            Ok(cli) => cli,
+            Err(e) if e.use_stderr() => {
+                if let Some(hint) = args::at_hint(&argv) {
+                    print_error(&anyhow::anyhow!(hint));
+                    std::process::exit(EXIT_USAGE.into());
+                }
+                e.exit()
+            }
+            Err(e) => e.exit(),
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use ctxj::render::sessions::{sessions_table, SessionsDoc};
 use ctxj_core::usage::summarize_folder_with_progress;
 use ctxj_core::usage::time::zone;
 
-use super::args::{agent_files, agent_parser, default_roots, paths_or_defaults, FormatArgs, RowsArgs};
+use super::args::{agent_files, agent_parser, default_roots, paths_or_defaults, FormatArgs, OrderArg, RowsArgs};
 use super::{Ctx, EXIT_OK};
 
 /// List the sessions found: ctxj journals and the logs of every agent `ctxj usage` reads.
@@ -23,7 +23,9 @@ use super::{Ctx, EXIT_OK};
 /// replay them. With a path and `--agent X` for such an agent, the path is X's data folder. One row per session: start (local time), duration, agent, models,
 /// turns, provider-reported prompt tokens, cost at the built-in prices, cache hit, compactions,
 /// and side sessions (Claude Code sidechains and subagent files are rows of their own, listed
-/// under their parent). Any path shown can be given to every read command (show, log, cache, …).
+/// under their parent), most expensive first (--order asc: cheapest first). Any path shown, the
+/// session id or a unique prefix of it, and `project/session` can be given to every read command
+/// (show, log, cache, …), with --root naming the folder listed (default: the agents' folders).
 ///
 /// Examples:
 ///   ctxj sessions sample-journals/transcripts
@@ -41,6 +43,10 @@ pub struct Args {
     /// IANA time zone for start times (default: $TZ, else the system's).
     #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
+    /// Sort by cost, most expensive first (desc, the default) or cheapest first (asc); side
+    /// sessions stay under their parent.
+    #[arg(long, value_enum, value_name = "ORDER")]
+    pub order: Option<OrderArg>,
     #[command(flatten)]
     pub output: RowsArgs,
     #[command(flatten)]
@@ -72,6 +78,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         rows.retain(|r| r.agent == a.name());
     }
     rows.extend(ctxj_core::usage::sessions::summarize_usage_only(&usage_files));
+    ctxj_core::usage::sessions::order_by_cost(&mut rows, args.order.map_or(Default::default(), OrderArg::order));
     let doc = SessionsDoc::new(rows);
     let mut out = super::stdout();
     write_output(&mut out, args.output.format(), &doc, &doc.sessions, || {

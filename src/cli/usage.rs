@@ -11,7 +11,7 @@ use ctxj::render::usage::usage_table;
 use ctxj_core::usage::time::{zone, Window};
 use ctxj_core::usage::{usage, By, Options};
 
-use super::args::{agent_files, LogArgs, RowsArgs};
+use super::args::{agent_files, LogArgs, OrderArg, RowsArgs};
 use super::{Ctx, EXIT_OK};
 
 /// Token and cost totals of every agent's logs, with cache-hit rate and compactions.
@@ -38,14 +38,28 @@ use super::{Ctx, EXIT_OK};
 ///   ctxj usage ~/.gemini/tmp --agent gemini --by day
 ///   ctxj usage --by week --start-of-week monday
 ///   ctxj usage sample-journals/transcripts/claude-code --by model --format csv
+///   ctxj usage sample-journals/transcripts --by block --agent claude-code
+///   ctxj usage sample-journals/transcripts --by project --order asc --no-cost
+///   ctxj usage sample-journals/transcripts --by day --last 1
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
     #[command(flatten)]
     pub logs: LogArgs,
-    /// Group rows by session, day, week (starting Sunday), month or model.
+    /// Group rows by session, project, day, week (starting Sunday), month, model, or block
+    /// (ccusage's 5-hour billing windows, as `ccusage blocks`: docs/usage.md).
     #[arg(long, value_enum, default_value_t = ByArg::Session)]
     pub by: ByArg,
+    /// Only the N groups with the latest calls (e.g. `--by day --last 7`); totals are theirs.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub last: Option<u64>,
+    /// Sort direction: sessions, projects (and, with --order, models) by cost, most expensive
+    /// first by default; days, weeks, months and blocks by time, oldest first by default.
+    #[arg(long, value_enum, value_name = "ORDER")]
+    pub order: Option<OrderArg>,
+    /// Leave the cost column out of the table (tokens only); JSON, NDJSON and CSV keep it.
+    #[arg(long)]
+    pub no_cost: bool,
     /// Per-model rows under each group.
     #[arg(long)]
     pub breakdown: bool,
@@ -90,6 +104,8 @@ pub enum ByArg {
     Week,
     Month,
     Model,
+    Project,
+    Block,
 }
 
 pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
@@ -99,14 +115,18 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
         ByArg::Week => By::Week,
         ByArg::Month => By::Month,
         ByArg::Model => By::Model,
+        ByArg::Project => By::Project,
+        ByArg::Block => By::Block,
     };
     let tz = zone(args.timezone.as_deref())?;
     let window = Window::parse(args.since.as_deref(), args.until.as_deref(), tz)?;
     let files = agent_files(&args.logs.paths, args.logs.agent)?;
     let week_start = args.start_of_week.weekday();
-    let r = usage(&files, &Options { by, tz, window, breakdown: args.breakdown, week_start });
+    let (last, order) = (args.last.map(|n| n as usize), args.order.map(OrderArg::order));
+    let r = usage(&files, &Options { by, tz, window, breakdown: args.breakdown, week_start, last, order });
     let mut out = super::stdout();
-    write_output(&mut out, args.output.format(), &r, &r.rows, || usage_table(&r, args.output.layout()))?;
+    let table = || usage_table(&r, args.output.layout(), !args.no_cost);
+    write_output(&mut out, args.output.format(), &r, &r.rows, table)?;
     out.flush()?;
     Ok(EXIT_OK)
 }

@@ -1,6 +1,7 @@
 //! Tables that fit the terminal: numbers right-aligned and never wrapped; when the table is
 //! wider than the terminal, low-value columns are dropped (highest `drop` first, like ccusage's
-//! compact mode), then the widest text column is cut with `…`.
+//! compact mode), then the widest text column is cut with `…` — or, for a column of names
+//! ([`Column::name`]: session paths and keys a user copies), wrapped onto more lines whole.
 
 use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 
@@ -11,14 +12,20 @@ pub struct Column {
     pub header: &'static str,
     pub numeric: bool,
     pub drop: u8,
+    /// Wrapped, never cut: a name must stay whole to be given back to a command.
+    pub wrap: bool,
 }
 
 impl Column {
     pub const fn text(header: &'static str, drop: u8) -> Column {
-        Column { header, numeric: false, drop }
+        Column { header, numeric: false, drop, wrap: false }
     }
     pub const fn number(header: &'static str, drop: u8) -> Column {
-        Column { header, numeric: true, drop }
+        Column { header, numeric: true, drop, wrap: false }
+    }
+    /// A column of names (session paths, keys): wrapped onto more lines when too wide, not cut.
+    pub const fn name(header: &'static str, drop: u8) -> Column {
+        Column { header, numeric: false, drop, wrap: true }
     }
 }
 
@@ -93,12 +100,31 @@ fn cut(s: &str, n: usize, ascii: bool) -> String {
     out
 }
 
+/// `s` on lines of at most `n` characters, each break after a `/`, `-`, `_` or space when
+/// one is in the last half of the line (else mid-word): every character kept, in order.
+fn wrap(s: &str, n: usize) -> String {
+    if width_of(s) <= n || n == 0 {
+        return s.to_string();
+    }
+    let plain = strip_ansi(s);
+    let mut lines = Vec::new();
+    for line in plain.lines() {
+        let mut rest: Vec<char> = line.chars().collect();
+        while rest.len() > n {
+            let at = (n / 2..n).rev().find(|&i| matches!(rest[i], '/' | '-' | '_' | ' ')).map_or(n, |i| i + 1);
+            lines.push(rest.drain(..at).collect::<String>());
+        }
+        lines.push(rest.into_iter().collect());
+    }
+    lines.join("\n")
+}
+
 /// The widest text column of `keep` and its width.
 fn widest_text(columns: &[Column], keep: &[usize], rows: &[Vec<String>]) -> Option<(usize, usize)> {
     keep.iter()
         .copied()
         .filter(|&i| !columns[i].numeric)
-        .map(|i| (i, rows.iter().map(|r| r.get(i).map_or(0, |c| visible(c))).max().unwrap_or(0)))
+        .map(|i| (i, rows.iter().map(|r| r.get(i).map_or(0, |c| width_of(c))).max().unwrap_or(0)))
         .max_by_key(|&(i, w)| (w, std::cmp::Reverse(i)))
 }
 
@@ -117,7 +143,14 @@ fn shrink(
     (target < cur).then(|| {
         rows.iter()
             .map(|r| {
-                r.iter().enumerate().map(|(i, c)| if i == w { cut(c, target, ascii) } else { c.clone() }).collect()
+                r.iter()
+                    .enumerate()
+                    .map(|(i, c)| match (i == w, columns[w].wrap) {
+                        (true, true) => wrap(c, target),
+                        (true, false) => cut(c, target, ascii),
+                        _ => c.clone(),
+                    })
+                    .collect()
             })
             .collect()
     })
@@ -168,6 +201,24 @@ mod tests {
         assert!(width_of(&narrow) <= 30, "{narrow}");
         assert!(narrow.contains('~'));
         assert!(narrow.lines().all(|l| l.is_ascii()));
+    }
+
+    /// Bug: session names were cut in the middle (`projects/claude-code…d-011d40f70b2a.jsonl`)
+    /// even at 200 columns, so the name shown could not be given back to a command.
+    #[test]
+    fn regression_names_were_cut_in_the_middle() {
+        let cols = [Column::name("session", 0), Column::number("cost", 0)];
+        let name = "projects/claude-code-viewer/1f3e7a2b-8c1d-4f7e-9ccd-011d40f70b2a.jsonl";
+        let rows = vec![vec![name.to_string(), "$0.09".into()]];
+        let narrow = fit(&cols, &rows, Layout { width: Some(40), ascii: true });
+        assert!(width_of(&narrow) <= 40, "{narrow}");
+        assert!(!narrow.contains('~'), "{narrow}");
+        let cells: String = narrow
+            .lines()
+            .filter_map(|l| l.strip_prefix("| "))
+            .map(|l| l.split(" |").next().unwrap_or("").trim_end())
+            .collect();
+        assert!(cells.contains(name), "the name whole, in order: {narrow}");
     }
 
     #[test]

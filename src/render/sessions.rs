@@ -53,7 +53,7 @@ pub fn sessions_table(rows: &[SessionSummary], bases: &[String], tz: Tz, layout:
             .unwrap_or_else(|| s.to_string())
     };
     let columns = [
-        Column::text("session", 0),
+        Column::name("session", 0),
         Column::text("start", 0),
         Column::number("duration", 4),
         Column::text("agent", 3),

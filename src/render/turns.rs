@@ -95,6 +95,7 @@ pub fn text(doc: &TurnsDoc, marks: Option<&Marks>, paint: &Paint, layout: Layout
         Column::number("rev", 2),
         Column::number("blocks", 1),
         Column::number("chars", 0),
+        Column::number("as billed", 0),
         Column::text("change against the previous request", 0),
     ];
     let mut cells = Vec::with_capacity(doc.turns.len());
@@ -108,7 +109,7 @@ pub fn text(doc: &TurnsDoc, marks: Option<&Marks>, paint: &Paint, layout: Layout
                 thousands(m.input_chars as u64),
                 thousands(m.summary_chars as u64)
             );
-            cells.push(vec![format!("{} Σ", r.turn), String::new(), String::new(), String::new(), what]);
+            cells.push(vec![format!("{} Σ", r.turn), String::new(), String::new(), String::new(), String::new(), what]);
         }
         let (change, rewritten) = change(t, paint);
         rewrites += usize::from(rewritten);
@@ -117,8 +118,18 @@ pub fn text(doc: &TurnsDoc, marks: Option<&Marks>, paint: &Paint, layout: Layout
             r.rev.to_string(),
             thousands(r.blocks as u64),
             thousands(r.chars as u64),
+            t.mark.as_ref().and_then(|m| m.billed_usd).map_or_else(|| "-".into(), crate::render::format::usd),
             change,
         ]);
+    }
+    // The billed cost is the recorded session's: no column when no turn shown has one.
+    let billed = doc.turns.iter().any(|t| t.mark.as_ref().is_some_and(|m| m.billed_usd.is_some()));
+    let mut columns = columns.to_vec();
+    if !billed {
+        columns.remove(4);
+        cells.iter_mut().for_each(|c| {
+            c.remove(4);
+        });
     }
     // Only the breaks of the turns shown (`--at` may narrow the rows).
     let shown = doc.turns.iter().filter(|t| t.mark.as_ref().is_some_and(|m| m.recorded_break.is_some())).count();

@@ -14,6 +14,7 @@ mod conformance;
 mod context;
 mod experiment;
 mod export;
+mod first_hour;
 mod flags;
 #[cfg(feature = "synth")]
 mod fleet;

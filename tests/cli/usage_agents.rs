@@ -248,7 +248,9 @@ fn compare_with_ccusage(agent: &str, var: &str, dir: &str) {
             let k = t[key].as_str().unwrap();
             let o = rows
                 .iter()
-                .find(|r| r["key"].as_str().unwrap().ends_with(k))
+                // The whole id, not a suffix of another (`thread-a` is not `other-thread-a`): rows
+                // are sorted by cost, so the first suffix match can be another session.
+                .find(|r| r["key"].as_str().is_some_and(|o| o == k || o.ends_with(&format!("/{k}"))))
                 .unwrap_or_else(|| panic!("{agent}: no {k}"));
             let n = |v: &Value, f: &str| v[f].as_u64().unwrap_or(0);
             assert_eq!(

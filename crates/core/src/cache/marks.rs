@@ -34,6 +34,9 @@ pub struct TurnMark {
     pub over_window: bool,
     /// The recorded cache break at this turn (recorded replay only; `null` elsewhere).
     pub recorded_break: Option<BreakMark>,
+    /// USD of this turn's call as the provider billed it (the per-call figure of `cache` and
+    /// `export`): recorded replay only; null elsewhere and when the call has no usage or price.
+    pub billed_usd: Option<f64>,
 }
 
 /// The marks of every turn, in turn order, and the limits they were checked against.
@@ -83,6 +86,7 @@ pub fn marks_observed(
                 rewritten_tokens: x.rewritten_tokens,
                 cost: x.cost,
             }),
+            billed_usd: b.as_ref().and_then(|b| b.per_turn.iter().find(|p| p.turn == t.turn)).and_then(|p| p.cost),
         })
         .collect();
     Marks { limits: pricing.limits.clone(), turns }

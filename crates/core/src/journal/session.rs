@@ -15,7 +15,7 @@ pub const JOURNAL_FILE: &str = "journal.jsonl";
 /// Why a session or a file inside it could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    #[error("no session at {0}: not a directory holding journal.jsonl, a journal file, or a session id under --root / CTXJ_ROOT")]
+    #[error("no session at {0}: not a directory holding journal.jsonl, a transcript or journal file, nor a session id, id prefix or `project/session` that `ctxj sessions` lists under --root / CTXJ_ROOT or the agents' folders")]
     NotFound(String),
     /// Transparent: the journal error already says everything, and an error chain printed with
     /// its sources must not repeat it.

@@ -28,7 +28,7 @@ pub enum AtError {
     Negative { what: String, n: String },
     #[error("--at turn {0}: turns count from 1")]
     TurnZero(u64),
-    #[error("--at takes `rev N` or `turn K`, not {0:?}")]
+    #[error("--at takes `rev N` or `turn K`, not {0:?}{hint}", hint = At::hint(.0).map(|h| format!("; {h}")).unwrap_or_default())]
     Unknown(String),
     #[error("--at takes two values: `rev N` or `turn K`")]
     Incomplete,
@@ -39,6 +39,12 @@ pub enum AtError {
 }
 
 impl At {
+    /// `did you mean "turn 10" or "rev 10"?` for a bare number where `rev`/`turn` belongs.
+    pub fn hint(value: &str) -> Option<String> {
+        let n: u64 = value.parse().ok()?;
+        Some(format!("--at {n}: did you mean \"turn {n}\" or \"rev {n}\"? (a position is `rev N` or `turn K`)"))
+    }
+
     /// Parses the values of `--at` pairs (`rev N`, `turn K`).
     pub fn parse_pairs(v: &[String]) -> Result<Vec<At>, AtError> {
         v.chunks(2)

@@ -59,6 +59,9 @@ pub fn parse(name: &str) -> Result<Strategy, StrategyError> {
         },
         ["sliding", n, rest @ ..] => {
             let n = num(n).ok_or_else(|| err("N must be a number of blocks"))?;
+            if n == 0 {
+                return Err(err("sliding-0 keeps no block of the conversation (only the system block): give N ≥ 1"));
+            }
             match rest {
                 [] => ok(Kind::Sliding { n, pin: false }),
                 ["pin"] => ok(Kind::Sliding { n, pin: true }),
@@ -80,6 +83,9 @@ pub fn parse(name: &str) -> Result<Strategy, StrategyError> {
                 None => (*n, Unit::Chars),
             };
             let n = num(digits).ok_or_else(|| err("N must be a number (characters, or tokens with a `t`)"))?;
+            if n == 0 {
+                return Err(err("a threshold of 0 compacts before every request, before any conversation: give N ≥ 1"));
+            }
             let (mut mode, mut structured) = (None, false);
             for m in mods {
                 match *m {
@@ -100,6 +106,17 @@ pub fn parse(name: &str) -> Result<Strategy, StrategyError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bug: `sliding-0` was accepted and, sending only the system block, looked the cheapest
+    /// strategy of all; `compact-at-0` compacted an empty conversation.
+    #[test]
+    fn regression_zero_size_strategies_were_accepted() {
+        for name in ["sliding-0", "sliding-0-pin", "compact-at-0", "compact-at-0t-repeat"] {
+            let e = parse(name).unwrap_err().to_string();
+            assert!(e.contains("N ≥ 1"), "{name}: {e}");
+        }
+        assert!(parse("sliding-1").is_ok() && parse("compact-at-1t").is_ok());
+    }
 
     #[test]
     fn every_example_parses() {

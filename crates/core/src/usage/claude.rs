@@ -475,6 +475,8 @@ mod tests {
             window: Default::default(),
             breakdown: false,
             week_start: chrono::Weekday::Sun,
+            last: None,
+            order: None,
         }
     }
 

@@ -2,13 +2,16 @@
 //! ccusage reads, counted with ccusage's rules. [`agents`] is the registry (one [`agents::Spec`]
 //! per agent: default folders, files, reader); `claude`, `codex`, `pi` and the readers in
 //! `agents/` turn the raw logs into [`entry::UsageEntry`]s; [`report`] groups them in a time
-//! zone ([`time`]); [`sources`] finds the folders and files; [`sessions`] summarises one session
+//! zone ([`time`]) or in ccusage's 5-hour billing windows ([`blocks`]); [`sources`] finds the folders and files; [`locate`] finds a session by the
+//! names `sessions` shows; [`sessions`] summarises one session
 //! per transcript for `ctxj sessions`. Prices come from [`crate::cache::prices`].
 
 pub mod agents;
+pub mod blocks;
 pub mod claude;
 pub mod codex;
 pub mod entry;
+pub mod locate;
 pub mod pi;
 pub mod report;
 pub mod sessions;

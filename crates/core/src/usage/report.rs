@@ -18,6 +18,10 @@ pub enum By {
     Week,
     Month,
     Model,
+    /// `agent:project`: every session of a project.
+    Project,
+    /// ccusage's 5-hour billing windows ([`super::blocks`]).
+    Block,
 }
 
 impl By {
@@ -28,8 +32,19 @@ impl By {
             By::Week => "week",
             By::Month => "month",
             By::Model => "model",
+            By::Project => "project",
+            By::Block => "block",
         }
     }
+}
+
+/// The direction rows are sorted in (`--order`): by cost for sessions, projects and models, by
+/// time for dates and blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    Asc,
+    #[default]
+    Desc,
 }
 
 /// How to group and what to keep.
@@ -42,6 +57,11 @@ pub struct Options {
     pub breakdown: bool,
     /// The first day of a week (`By::Week`; ccusage's default is Sunday).
     pub week_start: chrono::Weekday,
+    /// Only the `N` groups with the latest calls (`--last N`): totals are theirs.
+    pub last: Option<usize>,
+    /// The sort direction asked for (`--order`); `None`: sessions and projects by cost, most
+    /// expensive first, dates and blocks oldest first, models by name.
+    pub order: Option<Order>,
 }
 
 /// One row of the report.
@@ -57,6 +77,9 @@ pub struct Row {
     pub project: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// The billing window of a `--by block` row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<BlockInfo>,
     pub files: usize,
     /// Counted model calls (after de-duplication).
     pub calls: usize,
@@ -87,6 +110,21 @@ pub struct Row {
     /// Per-model rows of this group (`--breakdown`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub breakdown: Vec<Row>,
+}
+
+/// A billing window (`--by block`), as ccusage's `blocks --json` describes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct BlockInfo {
+    /// Start (RFC 3339, UTC): the first call's hour, or 5 h after the last call for a gap.
+    pub start: String,
+    /// Start + 5 h, or the next call for a gap.
+    pub end: String,
+    /// The last call (none for a gap).
+    pub actual_end: Option<String>,
+    /// A silence of more than 5 hours between two blocks (no calls).
+    pub gap: bool,
+    /// Its last call is less than 5 h ago and its end still ahead.
+    pub active: bool,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -205,27 +243,75 @@ fn group_key(
         By::Week => period_key(ts, tz, Period::WeekFrom(week)),
         By::Month => period_key(ts, tz, Period::Month),
         By::Model => model.unwrap_or("<none>").to_string(),
+        By::Project => format!("{}:{}", session.agent.name(), session.project),
+        // Assigned from the whole list (`block_keys`), never from one entry.
+        By::Block => String::new(),
     }
+}
+
+/// The block of every entry in `inside` (by index) and the blocks and gaps themselves, keyed by
+/// ccusage's block id; entries without a readable time belong to none.
+fn block_keys(read: &Read, inside: &[usize]) -> (BTreeMap<usize, String>, BTreeMap<String, BlockInfo>) {
+    let timed: Vec<(usize, chrono::DateTime<chrono::Utc>)> =
+        inside.iter().filter_map(|&i| Some((i, super::time::instant(&read.entries[i].ts)?))).collect();
+    let times: Vec<_> = timed.iter().map(|(_, t)| *t).collect();
+    let now = chrono::Utc::now();
+    let iso = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    let (mut keys, mut infos) = (BTreeMap::new(), BTreeMap::new());
+    for span in super::blocks::spans(&times) {
+        let id = span.id();
+        for &c in &span.calls {
+            keys.insert(timed[c].0, id.clone());
+        }
+        let info = BlockInfo {
+            start: iso(span.start),
+            end: iso(span.end),
+            actual_end: span.last.map(iso),
+            gap: span.is_gap(),
+            active: span.active(now),
+        };
+        infos.insert(id, info);
+    }
+    (keys, infos)
 }
 
 /// The report of `read` (the entries of `files`) under `opts`.
 pub fn group(read: &Read, files: Vec<PathBuf>, opts: &Options) -> UsageReport {
+    let inside: Vec<usize> =
+        read.entries.iter().enumerate().filter(|(_, e)| opts.window.contains(&e.ts)).map(|(i, _)| i).collect();
+    let (block_of, block_info) = if opts.by == By::Block { block_keys(read, &inside) } else { Default::default() };
+    let key_of = |i: usize| -> Option<String> {
+        let e = &read.entries[i];
+        match opts.by {
+            By::Block => block_of.get(&i).cloned(),
+            by => Some(group_key(by, opts.tz, opts.week_start, &e.session, &e.ts, e.model.as_deref())),
+        }
+    };
+    let mut keyed: Vec<(usize, String)> = inside.iter().filter_map(|&i| Some((i, key_of(i)?))).collect();
+    let kept = opts.last.map(|n| latest_keys(read, &keyed, n));
+    if let Some(kept) = &kept {
+        keyed.retain(|(_, k)| kept.contains(k));
+    }
     let mut groups: BTreeMap<String, Acc> = BTreeMap::new();
     let mut totals = Acc::default();
     let mut unpriced = BTreeSet::new();
-    for e in read.entries.iter().filter(|e| opts.window.contains(&e.ts)) {
-        let k = group_key(opts.by, opts.tz, opts.week_start, &e.session, &e.ts, e.model.as_deref());
-        let acc = groups.entry(k).or_insert_with(|| {
+    for (i, k) in keyed {
+        let e = &read.entries[i];
+        let acc = groups.entry(k.clone()).or_insert_with(|| {
             let mut a = Acc::default();
             a.row.key = match opts.by {
                 By::Session => e.session.key(),
-                _ => group_key(opts.by, opts.tz, opts.week_start, &e.session, &e.ts, e.model.as_deref()),
+                By::Project => e.session.project.clone(),
+                _ => k.clone(),
             };
-            if opts.by == By::Session {
+            if matches!(opts.by, By::Session | By::Project) {
                 a.row.agent = Some(e.session.agent.name());
                 a.row.project = Some(e.session.project.clone());
+            }
+            if opts.by == By::Session {
                 a.row.session = Some(e.session.session.clone());
             }
+            a.row.block = block_info.get(&k).cloned();
             a
         });
         acc.add(e, &mut unpriced);
@@ -237,19 +323,38 @@ pub fn group(read: &Read, files: Vec<PathBuf>, opts: &Options) -> UsageReport {
         }
         totals.add(e, &mut BTreeSet::new());
     }
+    if opts.by == By::Block && kept.is_none() {
+        // Gap rows between the blocks, as ccusage lists them (only without `--last`).
+        for (id, info) in block_info.iter().filter(|(_, b)| b.gap) {
+            let mut a = Acc::default();
+            a.row.key = id.clone();
+            a.row.block = Some(info.clone());
+            groups.insert(id.clone(), a);
+        }
+    }
     for c in read.compactions.iter().filter(|c| opts.window.contains(&c.ts)) {
-        totals.row.compactions += 1;
-        if opts.by == By::Model {
+        let key = match opts.by {
+            By::Model => None,
+            By::Block => {
+                let t = super::time::instant(&c.ts);
+                let inside = |b: &BlockInfo| {
+                    let (start, end) = (super::time::instant(&b.start), super::time::instant(&b.end));
+                    matches!((t, start, end), (Some(t), Some(s), Some(e)) if s <= t && t < e)
+                };
+                block_info.iter().find(|(_, b)| !b.gap && inside(b)).map(|(k, _)| k.clone())
+            }
+            by => Some(group_key(by, opts.tz, opts.week_start, &c.session, &c.ts, None)),
+        };
+        if kept.as_ref().is_some_and(|kept| key.as_ref().is_none_or(|k| !kept.contains(k))) {
             continue;
         }
-        if let Some(a) = groups.get_mut(&group_key(opts.by, opts.tz, opts.week_start, &c.session, &c.ts, None)) {
+        totals.row.compactions += 1;
+        if let Some(a) = key.and_then(|k| groups.get_mut(&k)) {
             a.row.compactions += 1;
         }
     }
     let mut rows: Vec<Row> = groups.into_values().map(Acc::finish).collect();
-    if opts.by == By::Session {
-        rows.sort_by(|a, b| a.last.cmp(&b.last).then(a.key.cmp(&b.key)));
-    }
+    sort_rows(&mut rows, opts);
     let mut totals = totals.finish();
     totals.key = "total".into();
     UsageReport {
@@ -284,5 +389,50 @@ mod unreadable_tests {
             let got = super::unreadable(&[fifo]);
             assert!(got[0].why.contains("FIFO"), "{got:?}");
         }
+    }
+}
+
+/// The `n` keys whose latest call is latest (ties: the greater key).
+fn latest_keys(read: &Read, keyed: &[(usize, String)], n: usize) -> BTreeSet<String> {
+    let mut latest: BTreeMap<&str, &str> = BTreeMap::new();
+    for (i, k) in keyed {
+        let ts = read.entries[*i].ts.as_str();
+        let slot = latest.entry(k.as_str()).or_insert(ts);
+        if ts > *slot {
+            *slot = ts;
+        }
+    }
+    let mut by_time: Vec<(&str, &str)> = latest.into_iter().map(|(k, t)| (t, k)).collect();
+    by_time.sort();
+    by_time.into_iter().rev().take(n).map(|(_, k)| k.to_string()).collect()
+}
+
+/// Sessions and projects by cost (most expensive first), dates and blocks by time (oldest
+/// first), models by name; `--order` sets the direction (and sorts models by cost).
+fn sort_rows(rows: &mut [Row], opts: &Options) {
+    let by_cost = |a: &Row, b: &Row| match (a.cost_usd, b.cost_usd) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Greater,
+        (None, Some(_)) => std::cmp::Ordering::Less,
+        (None, None) => std::cmp::Ordering::Equal,
+    };
+    match (opts.by, opts.order) {
+        (By::Session | By::Project, order) | (By::Model, order @ Some(_)) => {
+            rows.sort_by(|a, b| by_cost(a, b).then_with(|| a.last.cmp(&b.last)).then_with(|| a.key.cmp(&b.key)));
+            if order.unwrap_or_default() == Order::Desc {
+                rows.reverse();
+            }
+        }
+        (By::Block, order) => {
+            rows.sort_by(|a, b| {
+                let start = |r: &Row| r.block.as_ref().map(|b| b.start.clone());
+                start(a).cmp(&start(b))
+            });
+            if order == Some(Order::Desc) {
+                rows.reverse();
+            }
+        }
+        (_, Some(Order::Desc)) => rows.reverse(),
+        _ => {}
     }
 }

@@ -190,6 +190,32 @@ pub fn summarize_folder_with_progress(
     rows
 }
 
+/// `rows` by cost, most expensive first (`Order::Desc`) or cheapest first, each session's side
+/// sessions kept right after it in their order; sessions without a price last, then by start.
+pub fn order_by_cost(rows: &mut Vec<SessionSummary>, order: super::report::Order) {
+    let mut families: Vec<Vec<SessionSummary>> = Vec::new();
+    for r in rows.drain(..) {
+        match (&r.parent, families.last_mut()) {
+            (Some(p), Some(f)) if f.first().is_some_and(|m| &m.spec == p) => f.push(r),
+            _ => families.push(vec![r]),
+        }
+    }
+    families.sort_by(|a, b| {
+        let (a, b) = (&a[0], &b[0]);
+        let by_cost = match (a.cost_usd, b.cost_usd) {
+            (Some(x), Some(y)) => match order {
+                super::report::Order::Desc => y.total_cmp(&x),
+                super::report::Order::Asc => x.total_cmp(&y),
+            },
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        };
+        by_cost.then_with(|| a.start.cmp(&b.start)).then_with(|| a.spec.cmp(&b.spec))
+    });
+    rows.extend(families.into_iter().flatten());
+}
+
 /// Counts one file read when dropped (however its summary ended) and reports the count.
 struct Tick<'a>(&'a std::sync::atomic::AtomicUsize, usize, &'a (dyn Fn(usize, usize) + Sync));
 

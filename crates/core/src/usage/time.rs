@@ -11,6 +11,8 @@ pub enum TimeError {
     Zone(String),
     #[error("{0:?} is neither a date (2026-03-14 or 20260314) nor an RFC 3339 time")]
     Bound(String),
+    #[error("--since {since} is after --until {until}: the window holds no time (swap them?)")]
+    Inverted { since: String, until: String },
 }
 
 /// The zone named, else `TZ`, else the system's, else UTC (like ccusage: the local zone).
@@ -105,11 +107,20 @@ fn parse_bound(s: &str, tz: Tz, end: bool) -> Result<DateTime<Utc>, TimeError> {
 }
 
 impl Window {
+    /// The window from `since` to `until` (dates are whole days in `tz`); a window that ends
+    /// before it starts is an error, not an empty report.
     pub fn parse(since: Option<&str>, until: Option<&str>, tz: Tz) -> Result<Window, TimeError> {
-        Ok(Window {
+        let w = Window {
             since: since.map(|s| parse_bound(s, tz, false)).transpose()?,
             until: until.map(|s| parse_bound(s, tz, true)).transpose()?,
-        })
+        };
+        if let (Some(s), Some(u)) = (w.since, w.until) {
+            if s > u {
+                let (since, until) = (since.unwrap_or_default().to_string(), until.unwrap_or_default().to_string());
+                return Err(TimeError::Inverted { since, until });
+            }
+        }
+        Ok(w)
     }
 
     /// Whether an entry at `ts` is inside (an undated entry is inside only an open window).
@@ -144,6 +155,9 @@ mod tests {
         assert!(w.contains("2026-03-14T14:59:59Z"));
         assert!(!w.contains("2026-03-14T15:00:00Z"));
         assert!(Window::parse(Some("yesterday"), None, tz).is_err());
+        assert!(Window::parse(Some("2026-03-14"), Some("2026-03-14"), tz).is_ok(), "one day");
+        let e = Window::parse(Some("2026-03-15"), Some("2026-03-14"), tz).unwrap_err();
+        assert!(matches!(e, TimeError::Inverted { .. }), "regression: an inverted window printed an empty table");
         assert!(zone(Some("Mars/Olympus")).is_err());
     }
 }
