@@ -370,28 +370,6 @@ pub fn group(read: &Read, files: Vec<PathBuf>, opts: &Options) -> UsageReport {
     }
 }
 
-#[cfg(test)]
-mod unreadable_tests {
-    /// Issue 31: a transcript that could not be read was silently left out of `usage`.
-    #[test]
-    fn regression_unreadable_transcript_is_reported() {
-        let d = tempfile::tempdir().unwrap();
-        let good = d.path().join("good.jsonl");
-        std::fs::write(&good, b"{}\n").unwrap();
-        let missing = d.path().join("gone.jsonl");
-        let got = super::unreadable(&[good, missing.clone(), d.path().to_path_buf()]);
-        assert_eq!(got.len(), 1, "{got:?}");
-        assert_eq!(got[0].path, missing);
-        #[cfg(unix)]
-        {
-            let fifo = d.path().join("fifo.jsonl");
-            assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-            let got = super::unreadable(&[fifo]);
-            assert!(got[0].why.contains("FIFO"), "{got:?}");
-        }
-    }
-}
-
 /// The `n` keys whose latest call is latest (ties: the greater key).
 fn latest_keys(read: &Read, keyed: &[(usize, String)], n: usize) -> BTreeSet<String> {
     let mut latest: BTreeMap<&str, &str> = BTreeMap::new();
@@ -434,5 +412,27 @@ fn sort_rows(rows: &mut [Row], opts: &Options) {
         }
         (_, Some(Order::Desc)) => rows.reverse(),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod unreadable_tests {
+    /// Issue 31: a transcript that could not be read was silently left out of `usage`.
+    #[test]
+    fn regression_unreadable_transcript_is_reported() {
+        let d = tempfile::tempdir().unwrap();
+        let good = d.path().join("good.jsonl");
+        std::fs::write(&good, b"{}\n").unwrap();
+        let missing = d.path().join("gone.jsonl");
+        let got = super::unreadable(&[good, missing.clone(), d.path().to_path_buf()]);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].path, missing);
+        #[cfg(unix)]
+        {
+            let fifo = d.path().join("fifo.jsonl");
+            assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+            let got = super::unreadable(&[fifo]);
+            assert!(got[0].why.contains("FIFO"), "{got:?}");
+        }
     }
 }
