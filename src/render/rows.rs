@@ -1,7 +1,7 @@
 //! The one writer of machine-readable rows for every command that prints rows: `json` (the
 //! whole document, pretty), `ndjson` (one compact JSON row a line) and `csv` (one line a row,
 //! nested objects flattened to `a.b` columns, lists of plain values joined with `;`, lists of
-//! objects left out; text cells that a spreadsheet would run as a formula get a leading `'`;
+//! objects left out; text cells that a spreadsheet would run as a formula get a leading `'` (a plain `-name` does not);
 //! control and bidi characters of text cells are escaped for the terminal by
 //! `ctxj_core::text::escape_line`, as in every other output — `\e`, `\x07`, `\r`, `\u{202e}`;
 //! no rows print nothing).
@@ -90,13 +90,24 @@ fn scalar(v: &Value) -> String {
     }
 }
 
-/// A text cell starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` so a spreadsheet
-/// shows it instead of running it.
+/// A text cell starting with `=`, `@`, tab or CR gets a leading `'` so a spreadsheet shows it
+/// instead of running it; so does one starting with `+` or `-` unless the rest is a plain name
+/// ([`plain_name`]): Claude Code's and pi's project folders (`-home-user-demo`) keep the key they
+/// have in JSON, NDJSON and Parquet, since a name of letters, digits and `._/~:-` calls no
+/// function, reaches no other program and reads no other sheet.
 pub fn defuse(s: &str) -> String {
     match s.chars().next() {
+        Some('+' | '-') if plain_name(&s[1..]) => s.to_string(),
         Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{s}"),
         _ => s.to_string(),
     }
+}
+
+/// Letters, digits and `._/~:-` only: what project folders and session names are made of, and
+/// nothing a formula needs to do harm (no call parentheses, `|` of DDE, `!` of a sheet
+/// reference, quotes, spaces or operators besides the sign).
+fn plain_name(rest: &str) -> bool {
+    rest.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '/' | '~' | ':' | '-'))
 }
 
 fn write_csv<R: Serialize>(out: &mut dyn Write, rows: &[R]) -> Result<(), RowsError> {
@@ -143,6 +154,18 @@ mod tests {
         let mut buf = Vec::new();
         write_rows(&mut buf, OutputFormat::Ndjson, &(), &rows).unwrap();
         assert_eq!(String::from_utf8(buf).unwrap().lines().count(), 2);
+    }
+
+    /// Issue 32: CSV prefixed `'` to every project name starting with `-` (every Claude Code and
+    /// pi project), so CSV and NDJSON/Parquet disagreed on project keys.
+    #[test]
+    fn regression_csv_keeps_project_keys_equal_across_formats() {
+        assert_eq!(defuse("-home-user-demo"), "-home-user-demo");
+        assert_eq!(defuse("--Users-x-dev--/crud"), "--Users-x-dev--/crud");
+        // Still defused: calls, DDE, sheet references, spaces, other leading characters.
+        for bad in ["-2+3+cmd|' /C calc'!A0", "+SUM(A1:A9)", "-A1*2", "- 1", "=1", "@SUM(1)", "\tx"] {
+            assert!(defuse(bad).starts_with('\''), "{bad}");
+        }
     }
 
     /// Issue 31: CSV wrote raw ESC/BEL/CR/RLO from model names and labels to the terminal (an
