@@ -44,9 +44,10 @@ pub struct Args {
     pub pricing: PricingArgs,
     #[command(flatten)]
     pub encoding: EncodingArgs,
-    /// Where to write the HTML file (never inside the session directory).
-    #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
-    pub output: PathBuf,
+    /// Where to write the HTML file (never inside the session directory; default:
+    /// `ctxj-report-<session>.html`, or `ctxj-experiment-<manifest>.html`, in the current folder).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// Characters of text inlined per block in the turn browser.
     #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_TEXT_CAP, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub text_cap: usize,
@@ -71,12 +72,17 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         let json = args.output_format.json;
         let tokenizer = args.encoding.tokenizer(ctx)?;
         let names: Vec<String> = args.strategy.strategies.iter().map(|s| s.name.clone()).collect();
-        return experiment_report(&args.session.session, &names, tokenizer, &args.output, json);
+        let stem = Path::new(&args.session.session).file_stem().map(|s| s.to_string_lossy().into_owned());
+        let output = args.output.clone().unwrap_or_else(|| default_output("experiment", stem.as_deref()));
+        return experiment_report(&args.session.session, &names, tokenizer, &output, json);
     }
     let replays = args.strategy.list(ctx.cache.as_deref())?;
     let table = args.pricing.table(ctx)?;
     let (session, journal) = ctx.load(&args.session.session)?;
-    let output = check_output(&args.output, &session.dir)?;
+    let name = journal.session().map(|s| s.id.clone()).filter(|id| !id.is_empty());
+    let name = name.or_else(|| session.dir.file_name().map(|n| n.to_string_lossy().into_owned()));
+    let output = args.output.clone().unwrap_or_else(|| default_output("report", name.as_deref()));
+    let output = check_output(&output, &session.dir)?;
     let turns = match (args.turns, args.last) {
         (Some((a, b)), _) => TurnRange::Range(a, b),
         (None, Some(n)) => TurnRange::Last(n),
@@ -160,6 +166,19 @@ fn experiment_report(
     }
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// `ctxj-<kind>-<name>.html` in the current folder, the name kept to letters, digits and `._-`
+/// (at most 80 characters) so that no session id can choose another folder.
+fn default_output(kind: &str, name: Option<&str>) -> PathBuf {
+    let name: String = name
+        .unwrap_or("session")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
+        .take(80)
+        .collect();
+    let name = name.trim_start_matches('.');
+    PathBuf::from(format!("ctxj-{kind}-{}.html", if name.is_empty() { "session" } else { name }))
 }
 
 /// The absolute output path, refused when it would land inside the session directory (the

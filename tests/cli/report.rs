@@ -310,7 +310,14 @@ fn refuses_to_write_inside_the_session_directory() {
 #[test]
 fn usage_errors_exit_2() {
     let d = session_with_result("x");
-    ctxj().arg("report").arg(d.path()).assert().code(2).stderr(predicates::str::contains("--output"));
+    // The default output, in the current folder, is refused when that folder is the session's.
+    ctxj()
+        .current_dir(d.path())
+        .arg("report")
+        .arg(d.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--output"));
     let out = tempfile::tempdir().unwrap();
     let file = out.path().join("r.html");
     ctxj()
@@ -393,4 +400,17 @@ fn renders_in_headless_chromium() {
     assert!(out.status.success(), "scripts/browser-test failed:\n{stdout}\n{stderr}");
     assert!(stdout.contains("all browser checks passed"), "{stdout}");
     assert!(stdout.contains("ok: fixture-hostile: the injected <script> is shown as text"));
+}
+
+/// Issue 32: `report` had no default output path (`-o` was required); it writes
+/// `ctxj-report-<session id>.html` in the current folder, and says where.
+#[test]
+fn regression_report_without_output_writes_beside_the_working_directory() {
+    let cwd = tempfile::tempdir().unwrap();
+    let out =
+        ctxj().current_dir(cwd.path()).arg("report").arg(repo().join("sample-journals/bugfix-todo")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = cwd.path().join("ctxj-report-0b7e4f2a-bugfix-todo.html");
+    assert!(page.is_file(), "no {}", page.display());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ctxj-report-0b7e4f2a-bugfix-todo.html"));
 }
