@@ -11,6 +11,7 @@ use crate::render::cache_words::divergence;
 use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{money_or_na as money, percent, thousands};
 use crate::render::style::Paint;
+use ctxj_core::cache::billed::Billed;
 use ctxj_core::cache::{CacheModel, Comparison, Limits, Price, Simulation, Summary, TurnFigures};
 use ctxj_core::journal::Journal;
 use ctxj_core::text::escape_line;
@@ -161,7 +162,7 @@ pub fn text(c: &Comparison, journal: &Journal, shown: Shown, paint: &Paint, layo
     if shown.per_turn {
         for s in &c.sims {
             let _ = writeln!(out, "\n{} — per turn:", paint.bold(&escape_line(&s.summary.strategy)));
-            let _ = writeln!(out, "{}", per_turn_table(s, anthropic(c), layout));
+            let _ = writeln!(out, "{}", per_turn_table(s, &c.billed, anthropic(c), layout));
         }
         // The footnote explains the "~" mark, so only when a row carries one.
         if c.sims.iter().any(|s| s.turns.iter().any(|t| !t.output_recorded)) {
@@ -335,8 +336,8 @@ fn breaks(s: &Simulation, n: usize, paint: &Paint) -> String {
     out
 }
 
-fn per_turn_table(s: &Simulation, anth: bool, layout: Layout) -> String {
-    let columns = [
+fn per_turn_table(s: &Simulation, billed: &Billed, anth: bool, layout: Layout) -> String {
+    let mut columns = vec![
         Column::number("turn", 0),
         Column::number("prompt", 0),
         Column::number("cache read", 0),
@@ -346,41 +347,63 @@ fn per_turn_table(s: &Simulation, anth: bool, layout: Layout) -> String {
         Column::number("cost", 0),
         Column::text("break", 1),
     ];
+    // The provider's cost of the same call beside the simulated one, when the log records usage.
+    let as_billed: std::collections::HashMap<usize, f64> =
+        billed.per_turn.iter().filter_map(|b| b.cost.map(|c| (b.turn, c))).collect();
+    let with_billed = !as_billed.is_empty();
+    if with_billed {
+        columns.insert(7, Column::number("as billed", 1));
+    }
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(s.turns.len() + 1);
+    let mut push = |mut row: Vec<String>, billed_cell: String| {
+        if with_billed {
+            row.insert(7, billed_cell);
+        }
+        rows.push(row);
+    };
     for x in &s.turns {
         if let Some(f) = &x.summarizer {
-            rows.push(vec![
-                format!("{} Σ", x.turn),
-                thousands(f.prompt),
-                thousands(f.cached),
-                thousands(f.new),
-                thousands(f.write),
-                format!("{}~", thousands(f.output)),
-                money(f.cost),
-                "summarizer".into(),
-            ]);
+            push(
+                vec![
+                    format!("{} Σ", x.turn),
+                    thousands(f.prompt),
+                    thousands(f.cached),
+                    thousands(f.new),
+                    thousands(f.write),
+                    format!("{}~", thousands(f.output)),
+                    money(f.cost),
+                    "summarizer".into(),
+                ],
+                String::new(),
+            );
         }
-        rows.push(vec![
-            x.turn.to_string(),
-            thousands(x.prompt),
-            thousands(x.cached),
-            thousands(x.new),
-            thousands(x.write),
-            format!("{}{}", thousands(x.output), if x.output_recorded { "" } else { "~" }),
-            money(x.cost),
-            if x.is_break { "break".into() } else { String::new() },
-        ]);
+        push(
+            vec![
+                x.turn.to_string(),
+                thousands(x.prompt),
+                thousands(x.cached),
+                thousands(x.new),
+                thousands(x.write),
+                format!("{}{}", thousands(x.output), if x.output_recorded { "" } else { "~" }),
+                money(x.cost),
+                if x.is_break { "break".into() } else { String::new() },
+            ],
+            as_billed.get(&x.turn).map_or_else(|| "-".into(), |c| money(Some(*c))),
+        );
     }
     let m = &s.summary;
-    rows.push(vec![
-        "total".into(),
-        thousands(m.prompt),
-        thousands(m.cached),
-        thousands(m.new),
-        thousands(m.write),
-        thousands(m.output),
-        money(m.cost),
-        format!("{}", m.breaks),
-    ]);
+    push(
+        vec![
+            "total".into(),
+            thousands(m.prompt),
+            thousands(m.cached),
+            thousands(m.new),
+            thousands(m.write),
+            thousands(m.output),
+            money(m.cost),
+            format!("{}", m.breaks),
+        ],
+        money(billed.cost),
+    );
     without_write(&columns, rows, anth, 4, layout)
 }
