@@ -48,7 +48,7 @@ pub fn findings_table(findings: &[Finding], paint: &Paint, layout: Layout) -> Op
         Column::number("line", 2),
         Column::text("rule", 0),
         Column::text("block", 1),
-        Column::text("message", 0),
+        Column::prose("message", 0),
     ];
     let rows: Vec<Vec<String>> = (findings.iter())
         .map(|f| {
@@ -232,7 +232,7 @@ fn decisions_table(report: &AuditReport, paint: &Paint, layout: Layout) -> Strin
     let columns = [
         Column::number("rev", 0),
         Column::text("decision", 0),
-        Column::text("what", 0),
+        Column::prose("what", 0),
         Column::number("before", 2),
         Column::number("after", 2),
         Column::number("saved", 0),

@@ -1,7 +1,8 @@
 //! Tables that fit the terminal: numbers right-aligned and never wrapped; when the table is
 //! wider than the terminal, low-value columns are dropped (highest `drop` first, like ccusage's
 //! compact mode), then the widest text column is cut with `…` — or, for a column of names
-//! ([`Column::name`]: session paths and keys a user copies), wrapped onto more lines whole.
+//! ([`Column::name`]: session paths and keys a user copies) or of prose ([`Column::prose`]:
+//! causes, messages, model lists), wrapped onto more lines whole.
 
 use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 
@@ -25,6 +26,12 @@ impl Column {
     }
     /// A column of names (session paths, keys): wrapped onto more lines when too wide, not cut.
     pub const fn name(header: &'static str, drop: u8) -> Column {
+        Column { header, numeric: false, drop, wrap: true }
+    }
+    /// A column of prose (a break's cause, an audit message, model lists): wrapped at spaces and
+    /// dashes when too wide, never cut — a cut sentence loses its meaning and two cut model names
+    /// can read the same (issue 32).
+    pub const fn prose(header: &'static str, drop: u8) -> Column {
         Column { header, numeric: false, drop, wrap: true }
     }
 }
@@ -188,6 +195,21 @@ pub fn fit(columns: &[Column], rows: &[Vec<String>], layout: Layout) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 32: at 80–100 columns the cause of a cache break was cut from `turns` (and audit
+    /// messages, model lists): the meaning went with the cut. Prose columns wrap and keep it all.
+    #[test]
+    fn regression_prose_is_wrapped_not_cut_at_narrow_widths() {
+        let cols = [Column::number("turn", 0), Column::prose("change against the previous request", 0)];
+        let why =
+            "prefix diverged at block 12 (result c7): the strategy elided it; the provider re-reads 41,220 tokens";
+        let rows = vec![vec!["14".to_string(), why.to_string()]];
+        let t = fit(&cols, &rows, Layout { width: Some(60), ascii: true });
+        assert!(t.lines().all(|l| l.chars().count() <= 60), "{t}");
+        assert!(!t.contains('~') && !t.contains('…'), "nothing cut: {t}");
+        let words: Vec<&str> = why.split(' ').collect();
+        assert!(words.iter().all(|w| t.contains(w)), "every word kept: {t}");
+    }
 
     #[test]
     fn drops_low_value_columns_first_and_keeps_numbers_whole() {

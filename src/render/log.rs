@@ -192,7 +192,7 @@ pub fn text(rows: &[Row], layout: Layout) -> String {
         Column::number("rev", 0),
         Column::text("time", 2),
         Column::text("kind", 0),
-        Column::text("effect", 0),
+        Column::prose("effect", 0),
         Column::number("blocks", 1),
         Column::number("chars", 0),
     ];

@@ -57,7 +57,7 @@ pub fn sessions_table(rows: &[SessionSummary], bases: &[String], tz: Tz, layout:
         Column::text("start", 0),
         Column::number("duration", 4),
         Column::text("agent", 3),
-        Column::text("models", 5),
+        Column::prose("models", 5),
         Column::number("turns", 2),
         Column::number("prompt tokens", 0),
         Column::number("cost", 0),

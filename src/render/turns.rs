@@ -96,7 +96,7 @@ pub fn text(doc: &TurnsDoc, marks: Option<&Marks>, paint: &Paint, layout: Layout
         Column::number("blocks", 1),
         Column::number("chars", 0),
         Column::number("as billed", 0),
-        Column::text("change against the previous request", 0),
+        Column::prose("change against the previous request", 0),
     ];
     let mut cells = Vec::with_capacity(doc.turns.len());
     let mut rewrites = 0;

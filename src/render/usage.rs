@@ -83,7 +83,7 @@ pub fn usage_table(r: &UsageReport, layout: Layout, with_cost: bool) -> String {
     let columns = [
         if matches!(r.by, "session" | "project" | "block") { Column::name(first, 0) } else { Column::text(first, 0) },
         Column::text("agent", 3),
-        Column::text("models", 5),
+        Column::prose("models", 5),
         Column::number("calls", 4),
         Column::number("input", 0),
         Column::number("output", 0),
