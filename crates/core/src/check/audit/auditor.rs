@@ -1,7 +1,7 @@
 //! The one pass of `audit`: the recorded projection replayed record by record, each decision
 //! handed to the [`Judge`](super::judge::Judge) with the figures before and after it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::cache::prices::PriceTable;
 use crate::cache::window::Limits;
@@ -10,33 +10,12 @@ use crate::projection::Replayer;
 use crate::tokens::budget::{in_force, InForce};
 use crate::tokens::{Calibrator, Estimator};
 
-use crate::strategy::compact::Pause;
-
 use crate::check::profile::Profile;
 use crate::check::Finding;
 
 use super::count::{Memo, Tally};
-use super::judge::Judge;
+use super::judge::{Judge, Memory};
 use super::{find, omit, AuditReport, Decision, DECIDED, DECISION_RULES};
-
-/// What the habit and restraint rules remember from one decision to the next.
-#[derive(Default)]
-pub(super) struct Memory {
-    /// Ids named by earlier elisions and clears.
-    pub(super) named: HashSet<String>,
-    /// A `DECIDED:` note since the last clear or commit.
-    pub(super) decided_since: bool,
-    /// A `manage_context` notice since the last accepted commit.
-    pub(super) invited: bool,
-    /// A `mirror_applied` notice since the last mirror record.
-    pub(super) confirmed: bool,
-    /// The last mirror: accepted, and its canonical draft.
-    pub(super) last_mirror: Option<(bool, Vec<u8>)>,
-    /// The pause rule of `strategies.md` §2, the replay's own ([`Pause`]).
-    pub(super) pause: Pause,
-    /// Record index of the last mirror or clear: the model's own cleanup after an invitation.
-    pub(super) last_edit: Option<usize>,
-}
 
 /// One pass over the journal: the recorded projection replayed ([`Replayer`]), token counts
 /// memoized and calibrated turn by turn, each record judged as it comes.
@@ -283,42 +262,4 @@ impl<'j> Auditor<'j> {
         }
         AuditReport { harness: profile.harness, decisions, findings: sorted, total_saved: total }
     }
-}
-
-/// A compaction from `before` to `after` under `pause`: the size the earlier ineffective pass
-/// left when this one ran while paused (`thrash`). The pause then follows this pass.
-pub(super) fn paused_pass(pause: &mut Pause, before: u64, after: u64) -> Option<u64> {
-    let paused = (!pause.allows(before)).then(|| pause.paused_at().unwrap_or_default());
-    *pause = Pause::default();
-    pause.record(before, after);
-    paused
-}
-
-pub(super) fn clear_request_json(r: &crate::journal::ClearRequest) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
-    if let Some(c) = &r.call_ids {
-        m.insert("call_ids".into(), c.clone().into());
-    }
-    if let Some(b) = &r.before {
-        m.insert("before".into(), b.clone().into());
-    }
-    if let Some(k) = r.keep_last {
-        m.insert("keep_last".into(), k.into());
-    }
-    if let Some(t) = &r.tool {
-        m.insert("tool".into(), t.clone().into());
-    }
-    serde_json::Value::Object(m)
-}
-
-pub(super) fn list(ids: &[String]) -> String {
-    const MAX: usize = 6;
-    let mut s = ids.iter().take(MAX).cloned().collect::<Vec<_>>().join(", ");
-    if ids.len() > MAX {
-        s.push_str(&format!(" and {} more", ids.len() - MAX));
-    }
-    if ids.is_empty() {
-        s.push_str("(none)");
-    }
-    s
 }

@@ -18,9 +18,9 @@ mod count;
 mod judge;
 mod omit;
 
-#[cfg(test)]
-use auditor::paused_pass;
 use auditor::Auditor;
+#[cfg(test)]
+use judge::paused_pass;
 
 /// What part of a decision a rule judges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
