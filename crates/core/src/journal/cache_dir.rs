@@ -18,7 +18,6 @@
 //!   or edited entry is a miss, never a wrong answer.
 
 use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -125,9 +124,9 @@ pub fn read_private(path: &Path, cap: u64) -> Option<Vec<u8>> {
     if !meta.is_file() || meta.len() > cap {
         return None;
     }
-    let mut buf = Vec::with_capacity(meta.len() as usize);
-    file.take(cap.saturating_add(1)).read_to_end(&mut buf).ok()?;
-    (buf.len() as u64 <= cap).then_some(buf)
+    // One byte past the cap tells a file that grew since its length was read.
+    let read = super::input::read_capped(file, &meta, cap.saturating_add(1)).ok()?;
+    (read.bytes.len() as u64 <= cap).then_some(read.bytes)
 }
 
 fn open_nofollow(path: &Path) -> Option<File> {
