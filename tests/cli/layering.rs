@@ -6,6 +6,12 @@
 //! comments and outside unit tests (from the first `#[cfg(test)]` of a file, and files declared
 //! `#[cfg(test)] mod f;`) counts; so does a `super::…` that climbs to the crate root. A failure
 //! names the file and line.
+//!
+//! Inside each folder module the sibling files form no cycle of any length either
+//! ([`sibling_files_of_a_folder_module_form_no_cycle`]): the same code lines (multi-line
+//! `use …::{` groups joined), every `crate::a::b` and `super::b`, a name a `mod.rs` re-exports
+//! traced to the child defining it. Doc links do not count (they build no dependency, and rustdoc
+//! resolves them anyway); `mod.rs` is the folder itself, not a sibling.
 
 use std::collections::{BTreeMap, BTreeSet};
 
