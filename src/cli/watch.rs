@@ -11,9 +11,10 @@ use ctxj::render::live::StatusDoc;
 use ctxj::render::live_watch::{event_line, is_alert, WatchDoc};
 use ctxj::render::style::Paint;
 use ctxj_core::live::compact::Overrides;
-use ctxj_core::live::events::{Event, Watcher};
+use ctxj_core::live::events::Event;
 use ctxj_core::live::follow::{self, short_name, Targets};
 use ctxj_core::live::hook::Hook;
+use ctxj_core::live::watcher::Watcher;
 use ctxj_core::live::{store, Inputs, LiveSession, Snapshot};
 use ctxj_core::text::escape_line;
 

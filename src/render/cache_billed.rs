@@ -92,7 +92,7 @@ pub fn environment(e: &ctxj_core::cache::EnvironmentSummary) -> String {
     if let Some(s) = e.kept_idle_seconds {
         parts.push(format!(
             "cache lifetime {} (the provider's cache survived that idle gap)",
-            super::cache_words::duration(s as i64)
+            super::format::duration(s as i64, super::format::DurationStyle::Prose)
         ));
     }
     match parts.is_empty() {

@@ -1,12 +1,19 @@
 //! The sentences that explain cache breaks: a simulated break's `reason` ([`divergence`]) and a
 //! recorded break's `detail` ([`evidence`]), from the library's typed values
-//! ([`ctxj_core::cache::explain::Divergence`], [`ctxj_core::cache::billed::Evidence`]), and the
-//! durations they quote ([`duration`]).
+//! ([`ctxj_core::cache::explain::Divergence`], [`ctxj_core::cache::billed::Evidence`]); the
+//! durations they quote in prose ([`super::format::duration`]).
 
 use ctxj_core::cache::billed::{Evidence, TOLERANCE_SHARE, TOLERANCE_TOKENS};
 use ctxj_core::cache::explain::{BlockRef, Divergence};
 use ctxj_core::projection::diff::Cause;
 use ctxj_core::text::escape_line;
+
+use super::format::{duration, DurationStyle};
+
+/// A duration in a sentence.
+fn prose(secs: i64) -> String {
+    duration(secs, DurationStyle::Prose)
+}
 
 /// When a recorded shortfall counts as a break, in words, from the library's two thresholds:
 /// `max(1,024 tokens, 2% of the expected read)`.
@@ -16,16 +23,6 @@ pub fn tolerance() -> String {
         super::format::thousands(TOLERANCE_TOKENS),
         TOLERANCE_SHARE * 100.0
     )
-}
-
-/// `5 s`, `7 min 3 s`, `1 h 2 min`.
-pub fn duration(secs: i64) -> String {
-    match secs {
-        s if s < 60 => format!("{s} s"),
-        s if s < 3600 && s % 60 == 0 => format!("{} min", s / 60),
-        s if s < 3600 => format!("{} min {} s", s / 60, s % 60),
-        s => format!("{} h {} min", s / 3600, (s % 3600) / 60),
-    }
 }
 
 /// One line: why the request does not start with the whole previous one at `d.block`.
@@ -60,13 +57,13 @@ pub fn evidence(e: &Evidence) -> String {
         Evidence::Compaction => "a compaction record lies between the two calls".into(),
         Evidence::ModelSwitch { from, to } => format!("model {} → {}", model(from), model(to)),
         Evidence::Idle { idle, lifetime } => {
-            format!("idle {} > the {} cache lifetime", duration(*idle), duration(*lifetime))
+            format!("idle {} > the {} cache lifetime", prose(*idle), prose(*lifetime))
         }
         Evidence::SystemRecord => "a system record (system prompt / tools) lies between".into(),
         Evidence::NothingRead => "not even the system prompt and tools were read from cache".into(),
         Evidence::PrefixChange(d) => format!("block {} ({}): {}", d.block, d.was, divergence(d)),
         Evidence::Unexplained { gap } => {
-            let after = gap.map_or(String::new(), |g| format!(" {} after the previous call", duration(g)));
+            let after = gap.map_or(String::new(), |g| format!(" {} after the previous call", prose(g)));
             format!("the request was an append{after}; nothing recorded explains it")
         }
     }
@@ -78,14 +75,6 @@ mod tests {
 
     fn block(kind: &'static str, id: &str, origin: &str) -> BlockRef {
         BlockRef { kind, id: Some(id.into()), origin: origin.into() }
-    }
-
-    #[test]
-    fn durations_read_naturally() {
-        assert_eq!(duration(5), "5 s");
-        assert_eq!(duration(423), "7 min 3 s");
-        assert_eq!(duration(300), "5 min");
-        assert_eq!(duration(3720), "1 h 2 min");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Number formatting for every table and summary: thousands separators, signs, money, percent.
+//! Number formatting for every table and summary: thousands separators, signs, money, percent,
+//! durations.
 
 // Grouping and counting live at the bottom of the layering (`ctxj_core::text`) so that library
 // messages (import notes, budget rules) format numbers the same way the renderers do.
@@ -58,9 +59,48 @@ pub fn percent(r: f64) -> String {
     format!("{:.1}%", r * 100.0)
 }
 
+/// How a duration is written: compact in a table column, spelled out in a sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationStyle {
+    /// A table column: `45s`, `12m` (minutes only under an hour), `1h 05m`, `2d 3h`.
+    Compact,
+    /// Prose: `5 s`, `7 min`, `7 min 3 s`, `1 h 2 min` (hours past a day stay hours).
+    Prose,
+}
+
+/// `secs` written in `style`: the one duration format of the renderers (a column shows `-` for
+/// an unknown or negative duration itself).
+pub fn duration(secs: i64, style: DurationStyle) -> String {
+    let (d, h, m, s) = (secs / 86_400, secs % 86_400 / 3600, secs % 3600 / 60, secs % 60);
+    match style {
+        DurationStyle::Compact if secs < 60 => format!("{secs}s"),
+        DurationStyle::Compact if secs < 3600 => format!("{m}m"),
+        DurationStyle::Compact if secs < 86_400 => format!("{h}h {m:02}m"),
+        DurationStyle::Compact => format!("{d}d {h}h"),
+        DurationStyle::Prose if secs < 60 => format!("{secs} s"),
+        DurationStyle::Prose if secs < 3600 && s == 0 => format!("{m} min"),
+        DurationStyle::Prose if secs < 3600 => format!("{m} min {s} s"),
+        DurationStyle::Prose => format!("{} h {m} min", secs / 3600),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_compact_in_a_column_and_spelled_out_in_prose() {
+        use DurationStyle::{Compact, Prose};
+        assert_eq!(duration(45, Compact), "45s");
+        assert_eq!(duration(723, Compact), "12m");
+        assert_eq!(duration(3900, Compact), "1h 05m");
+        assert_eq!(duration(183_600, Compact), "2d 3h");
+        assert_eq!(duration(5, Prose), "5 s");
+        assert_eq!(duration(423, Prose), "7 min 3 s");
+        assert_eq!(duration(300, Prose), "5 min");
+        assert_eq!(duration(3720, Prose), "1 h 2 min");
+        assert_eq!(duration(183_600, Prose), "51 h 0 min");
+    }
 
     #[test]
     fn count_is_grouped_and_singular_only_for_one() {

@@ -3,7 +3,7 @@
 use chrono_tz::Tz;
 
 use crate::render::fit::{fit, Column, Layout};
-use crate::render::format::{percent_or_dash, thousands, usd_or_dash};
+use crate::render::format::{duration, percent_or_dash, thousands, usd_or_dash, DurationStyle};
 use ctxj_core::text::escape_line;
 use ctxj_core::usage::time::instant;
 use ctxj_core::usage::SessionSummary;
@@ -29,17 +29,6 @@ pub fn local_minutes(ts: Option<&str>, tz: Tz) -> String {
         Some(t) => {
             instant(t).map_or_else(|| escape_line(t), |d| d.with_timezone(&tz).format("%Y-%m-%d %H:%M").to_string())
         }
-    }
-}
-
-/// `45s`, `12m`, `1h 05m`, `2d 3h`.
-pub fn duration(secs: Option<i64>) -> String {
-    let Some(s) = secs.filter(|s| *s >= 0) else { return "-".into() };
-    match s {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m", s / 60),
-        s if s < 86400 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
-        s => format!("{}d {}h", s / 86400, s % 86400 / 3600),
     }
 }
 
@@ -81,7 +70,7 @@ pub fn sessions_table(rows: &[SessionSummary], bases: &[String], tz: Tz, layout:
         cells.push(vec![
             escape_line(&name),
             local_minutes(r.start.as_deref(), tz),
-            duration(r.duration_s),
+            r.duration_s.filter(|s| *s >= 0).map_or_else(|| "-".into(), |s| duration(s, DurationStyle::Compact)),
             r.agent.to_string(),
             escape_line(&if r.models.is_empty() {
                 r.model.clone().unwrap_or_else(|| "-".into())
@@ -104,10 +93,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn durations_and_local_minutes() {
-        assert_eq!(duration(Some(45)), "45s");
-        assert_eq!(duration(Some(3900)), "1h 05m");
-        assert_eq!(duration(None), "-");
+    fn local_minutes_in_the_zone() {
         let tz: Tz = "Europe/Paris".parse().unwrap();
         assert_eq!(local_minutes(Some("2026-03-14T10:00:47.408Z"), tz), "2026-03-14 11:00");
     }

@@ -6,8 +6,14 @@
 //! comments and outside unit tests (from the first `#[cfg(test)]` of a file, and files declared
 //! `#[cfg(test)] mod f;`) counts; so does a `super::…` that climbs to the crate root. A failure
 //! names the file and line.
+//!
+//! Inside each folder module the sibling files form no cycle of any length either
+//! ([`sibling_files_of_a_folder_module_form_no_cycle`]): the same code lines (multi-line
+//! `use …::{` groups joined), every `crate::a::b` and `super::b`, a name a `mod.rs` re-exports
+//! traced to the child defining it. Doc links do not count (they build no dependency, and rustdoc
+//! resolves them anyway); `mod.rs` is the folder itself, not a sibling.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::common::{files_under, repo};
 
@@ -154,4 +160,288 @@ fn the_table_is_ordered_bottom_first_and_the_scan_reads_every_form() {
     let (code, tests) = code_lines(file);
     assert_eq!(code, [(1, "use crate::text;"), (5, "fn f() {}")]);
     assert_eq!(tests, ["props"]);
+}
+
+/// Inside a folder module, the sibling files' strongly connected sets (a cycle of any length)
+/// still open, one entry per set, exactly as found: `import/` and `usage/` are reshaped by other
+/// work and keep theirs for now. An entry that no longer occurs fails the test, so the list can
+/// only shrink.
+const SIBLING_CYCLES_ALLOWED: &[(&str, &[&str])] = &[
+    (
+        "import",
+        &["claude_code", "cline", "codex", "detect", "gemini", "kimi", "load", "opencode", "pi", "qwen", "scan"],
+    ),
+    ("usage", &["agents", "claude", "codex", "entry", "pi", "sources"]),
+];
+
+/// The paths of a `use` tree or an expression path after `crate::`/`super::`: `a::{b, c::{d}}`
+/// → `a::b`, `a::c::d` (`self` names the module itself), each with its `as` alias.
+fn tree(s: &str, mut path: Vec<String>, out: &mut Vec<(Vec<String>, Option<String>)>) {
+    let mut s = s.trim_start();
+    loop {
+        if let Some(group) = s.strip_prefix('{') {
+            let (mut level, mut start) = (0, 0);
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => level += 1,
+                    '}' if level == 0 => return tree(&group[start..j], path, out),
+                    '}' => level -= 1,
+                    ',' if level == 0 => {
+                        tree(&group[start..j], path.clone(), out);
+                        start = j + 1;
+                    }
+                    _ => {}
+                }
+            }
+            return tree(&group[start..], path, out);
+        }
+        let id: String = s.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '*').collect();
+        if id.is_empty() {
+            break;
+        }
+        s = &s[id.len()..];
+        if id != "self" {
+            path.push(id);
+        }
+        match s.strip_prefix("::") {
+            Some(r) => s = r.trim_start(),
+            None => break,
+        }
+    }
+    let alias = s.trim_start().strip_prefix("as ").map(|a| a.trim().trim_end_matches([';', '}']).trim().to_string());
+    out.push((path, alias));
+}
+
+/// The paths a code line names, from the crate root: `crate::…`, and `super::…` climbed from the
+/// module `at` (a line of `at` = `[journal, reader]` naming `super::json::x` names
+/// `journal::json::x`).
+fn paths(line: &str, at: &[String]) -> Vec<Vec<String>> {
+    let code = line.split("//").next().unwrap_or("");
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
+        let before = code[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '$') {
+            continue;
+        }
+        let (mut rest, mut base) = (&code[i..], at.to_vec());
+        if let Some(r) = rest.strip_prefix("crate::") {
+            (rest, base) = (r, Vec::new());
+        }
+        while let Some(r) = rest.strip_prefix("super::") {
+            rest = r;
+            if base.pop().is_none() {
+                break;
+            }
+        }
+        tree(rest, base, &mut out);
+    }
+    out.into_iter().map(|(p, _)| p).collect()
+}
+
+/// What each folder's `mod.rs` re-exports from its children: `folder::name` → `folder::child`
+/// (`pub use child::{name, x as name}`, `pub use child::*` with the child's `pub` items), so a
+/// sibling naming `super::name` is seen to use `child`.
+fn reexports(files: &[(Vec<String>, String, String)]) -> BTreeMap<Vec<String>, Vec<String>> {
+    let mut map = BTreeMap::new();
+    for (path, _, text) in files.iter().filter(|(_, rel, _)| rel.ends_with("mod.rs")) {
+        for (_, line) in code_lines(text).0 {
+            let Some(rest) = ["pub use ", "pub(crate) use ", "pub(super) use "]
+                .iter()
+                .find_map(|p| line.trim_start().strip_prefix(p))
+            else {
+                continue;
+            };
+            let mut used = Vec::new();
+            tree(rest, Vec::new(), &mut used);
+            for (p, alias) in used.into_iter().filter(|(p, _)| p.len() >= 2) {
+                let child = [path.clone(), vec![p[0].clone()]].concat();
+                let names: Vec<String> = match (p.last().map(String::as_str), alias) {
+                    (Some("*"), _) => files
+                        .iter()
+                        .filter(|(f, _, _)| *f == child)
+                        .flat_map(|(_, _, t)| t.lines().filter_map(pub_item))
+                        .collect(),
+                    (_, Some(a)) => vec![a],
+                    (Some(name), None) => vec![name.to_string()],
+                    _ => continue,
+                };
+                for name in names {
+                    map.insert([path.clone(), vec![name]].concat(), child.clone());
+                }
+            }
+        }
+    }
+    map
+}
+
+/// The name a top-level `pub struct|enum|fn|const|static|type|trait` line declares.
+fn pub_item(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("pub ")?;
+    let rest = ["struct ", "enum ", "fn ", "const ", "static ", "type ", "trait "]
+        .iter()
+        .find_map(|k| rest.strip_prefix(k))?;
+    Some(rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect())
+}
+
+/// Per folder module, which child uses which sibling, with the first file:line that shows it.
+type Siblings = BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, String>>>;
+
+fn sibling_uses(files: &[(Vec<String>, String, String)]) -> Siblings {
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|(p, _, _)| p.clone()).collect();
+    let test_files: BTreeSet<Vec<String>> = files
+        .iter()
+        .flat_map(|(path, _, text)| code_lines(text).1.into_iter().map(|m| [path.clone(), vec![m]].concat()))
+        .collect();
+    let reexported = reexports(files);
+    let mut uses = Siblings::new();
+    for (path, rel, text) in files.iter().filter(|(p, _, _)| !test_files.contains(p)) {
+        for (n, line) in joined(code_lines(text).0) {
+            for mut to in paths(&line, path) {
+                if let Some(l) = (1..=to.len()).rev().find(|l| reexported.contains_key(&to[..*l])) {
+                    to = [reexported[&to[..l]].clone(), to[l..].to_vec()].concat();
+                }
+                let k = path.iter().zip(&to).take_while(|(a, b)| a == b).count();
+                if k == 0 || k >= path.len() || k >= to.len() || !modules.iter().any(|m| m.starts_with(&to[..=k])) {
+                    continue;
+                }
+                let (a, b) = (path[k].clone(), to[k].clone());
+                let at = uses.entry(path[..k].to_vec()).or_default().entry(a).or_default();
+                at.entry(b).or_insert_with(|| format!("{rel}:{n}"));
+            }
+        }
+    }
+    uses
+}
+
+/// Code lines with a `use …::{` group that spans lines joined into one (numbered by its first).
+fn joined(lines: Vec<(usize, &str)>) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let mut open = 0i32;
+    for (n, line) in lines {
+        let code = line.split("//").next().unwrap_or("");
+        if open > 0 {
+            out.last_mut().unwrap().1.push_str(code.trim());
+        } else {
+            out.push((n, code.to_string()));
+        }
+        open = (open + code.matches('{').count() as i32 - code.matches('}').count() as i32).max(0);
+        if !out.last().unwrap().1.trim_start().starts_with("use ") && !out.last().unwrap().1.contains(" use ") {
+            open = 0;
+        }
+    }
+    out
+}
+
+/// The strongly connected sets of more than one module (every cycle lies inside one), by
+/// Tarjan's depth-first search; members sorted, sets in discovery order.
+fn cycles(edges: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<Vec<String>> {
+    struct Dfs<'a> {
+        edges: &'a BTreeMap<String, BTreeMap<String, String>>,
+        index: BTreeMap<&'a str, (usize, usize)>,
+        stack: Vec<&'a str>,
+        out: Vec<Vec<String>>,
+    }
+    impl<'a> Dfs<'a> {
+        fn visit(&mut self, v: &'a str) -> usize {
+            let i = self.index.len();
+            self.index.insert(v, (i, i));
+            self.stack.push(v);
+            let mut low = i;
+            for w in self.edges.get(v).into_iter().flat_map(|m| m.keys()) {
+                low = match self.index.get(w.as_str()) {
+                    None => low.min(self.visit(w)),
+                    Some(&(wi, _)) if self.stack.contains(&w.as_str()) => low.min(wi),
+                    Some(_) => low,
+                };
+            }
+            self.index.insert(v, (i, low));
+            if low == i {
+                let at = self.stack.iter().rposition(|x| *x == v).unwrap();
+                let mut set: Vec<String> = self.stack.drain(at..).map(str::to_string).collect();
+                set.sort();
+                if set.len() > 1 {
+                    self.out.push(set);
+                }
+            }
+            low
+        }
+    }
+    let mut dfs = Dfs { edges, index: BTreeMap::new(), stack: Vec::new(), out: Vec::new() };
+    for v in edges.keys() {
+        if !dfs.index.contains_key(v.as_str()) {
+            dfs.visit(v);
+        }
+    }
+    dfs.out
+}
+
+#[test]
+fn sibling_files_of_a_folder_module_form_no_cycle() {
+    let src = repo().join("crates/core/src");
+    let files: Vec<(Vec<String>, String, String)> = files_under(&src, "rs")
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap();
+            (module_path(rel), rel.display().to_string(), std::fs::read_to_string(&f).unwrap())
+        })
+        .collect();
+    let uses = sibling_uses(&files);
+    let seen: usize = uses.values().flat_map(|m| m.values()).map(|m| m.len()).sum();
+    assert!(seen > 50, "the scan found only {seen} uses between sibling files: is it broken?");
+    let mut found = BTreeSet::new();
+    let mut bad = Vec::new();
+    for (folder, edges) in &uses {
+        for set in cycles(edges) {
+            let folder = folder.join("/");
+            let allowed = SIBLING_CYCLES_ALLOWED.iter().any(|(f, s)| *f == folder && *s == set.as_slice());
+            if !allowed {
+                let how: Vec<String> = set
+                    .iter()
+                    .flat_map(|a| {
+                        edges[a]
+                            .iter()
+                            .filter(|(b, _)| set.contains(b))
+                            .map(move |(b, at)| format!("  {a} -> {b} ({at})"))
+                    })
+                    .collect();
+                bad.push(format!("{folder}: {{{}}} use one another:\n{}", set.join(", "), how.join("\n")));
+            }
+            found.insert((folder, set));
+        }
+    }
+    for (folder, set) in SIBLING_CYCLES_ALLOWED {
+        if !found.contains(&(folder.to_string(), set.iter().map(|s| s.to_string()).collect::<Vec<_>>())) {
+            bad.push(format!(
+                "SIBLING_CYCLES_ALLOWED: {folder}: {{{}}} no longer occurs as listed; update the entry",
+                set.join(", ")
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{} sibling cycle problem(s):\n{}", bad.len(), bad.join("\n"));
+}
+
+#[test]
+fn the_sibling_scan_reads_every_form_and_finds_a_cycle() {
+    let at = |s: &str| s.split("::").map(str::to_string).collect::<Vec<_>>();
+    let line = "use super::{json::{a, b as c}, self, numbers}; let x = crate::cache::f(super::super::tokens::E);";
+    let mut got = paths(line, &at("journal::reader"));
+    got.sort();
+    let want: Vec<Vec<String>> =
+        ["cache::f", "journal", "journal::json::a", "journal::json::b", "journal::numbers", "tokens::E"].map(at).into();
+    assert_eq!(got, want);
+    assert_eq!(
+        joined(vec![(3, "use super::{"), (4, "    a, b,"), (5, "};"), (6, "fn f() {")]),
+        [(3, "use super::{a, b,};".to_string()), (6, "fn f() {".to_string())]
+    );
+    let edge = |a: &str, b: &str| (a.to_string(), BTreeMap::from([(b.to_string(), String::new())]));
+    let three = BTreeMap::from([edge("a", "b"), edge("b", "c"), edge("c", "a"), edge("d", "a")]);
+    assert_eq!(cycles(&three), [at("a::b::c")]);
+    assert!(cycles(&BTreeMap::from([edge("a", "b"), edge("b", "c")])).is_empty());
+    let files = vec![
+        (at("j"), "j/mod.rs".to_string(), "mod r;\nmod s;\npub use r::*;\npub use s::{T as U};\n".to_string()),
+        (at("j::r"), "j/r.rs".to_string(), "use super::U;\npub struct R;\n".to_string()),
+        (at("j::s"), "j/s.rs".to_string(), "use crate::j::R;\npub struct T;\n".to_string()),
+    ];
+    let uses = sibling_uses(&files);
+    assert_eq!(cycles(&uses[&at("j")]), [at("r::s")]);
 }

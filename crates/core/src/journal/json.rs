@@ -6,7 +6,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::JournalErrorKind;
-use super::reader::MAX_DEPTH;
+use super::scan::skip_string;
+
+/// The spec's nesting limit: deeper than this is invalid.
+pub const MAX_DEPTH: usize = 128;
 
 /// Maximum container nesting of a JSON text, ignoring brackets inside strings. Stops counting
 /// once `limit` is exceeded. String contents (most of a journal's bytes) are skipped with memchr.
@@ -67,20 +70,6 @@ pub fn check_values(bytes: &[u8]) -> Result<(), JournalErrorKind> {
         i += 1;
     }
     Ok(())
-}
-
-/// The index just past the string that opens at `bytes[open]` (a `"`), or `None` when it is not
-/// closed.
-pub(super) fn skip_string(bytes: &[u8], open: usize) -> Option<usize> {
-    let mut i = open + 1;
-    loop {
-        let k = bytes.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest))?;
-        if bytes[i + k] == b'\\' {
-            i += k + 2;
-        } else {
-            return Some(i + k + 1);
-        }
-    }
 }
 
 /// `line` with every lone UTF-16 surrogate escape (`\ud800` not followed by a low surrogate, or

@@ -1,13 +1,15 @@
 //! One journal line to a typed [`Record`]: the fast path straight into typed bodies when `kind`
 //! comes first, else a verbatim `Value` (number text restored) and then the record.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::JournalErrorKind;
 use super::index::Line;
 use super::json::{check_values, parse_json_verbatim};
-use super::record::{Body, Record, Text};
+use super::record::{Body, MirrorDraft, Record, Text};
 
 pub(super) fn parse_line(bytes: &[u8], line: &Line) -> Result<Record, JournalErrorKind> {
     check_values(bytes)?;
@@ -29,8 +31,34 @@ pub(super) fn parse_line_slow(bytes: &[u8], line: &Line) -> Result<Record, Journ
     }
     let orig = value.clone();
     let mut rec = record_from_value(value, line.number, line.start as u64)?;
-    super::numbers::reattach(&mut rec.body, &orig);
+    reattach(&mut rec.body, &orig);
     Ok(rec)
+}
+
+/// `serde_json::from_value` re-parses every number's text (normalising it again), so the verbatim
+/// JSON fields of a typed record are copied back from the restored record value `orig`.
+fn reattach(body: &mut Body, orig: &Value) {
+    match body {
+        Body::System(s) => {
+            if let (Some(_), Some(t)) = (&s.tools, orig.get("tools")) {
+                s.tools = Some(Arc::new(t.clone()));
+            }
+        }
+        Body::Assistant(a) => {
+            let Some(Value::Array(calls)) = orig.get("calls") else { return };
+            for (call, raw) in a.calls.iter_mut().zip(calls) {
+                if let Some(args) = raw.get("args") {
+                    call.args = Arc::new(args.clone());
+                }
+            }
+        }
+        Body::Mirror(m) => {
+            if let Some(d) = orig.get("draft") {
+                m.draft = MirrorDraft::from_value(d);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The common fields, read without building a `Value` (unknown fields are skipped).

@@ -15,6 +15,7 @@ pub mod mmap;
 mod numbers;
 pub mod reader;
 pub mod record;
+mod scan;
 pub mod session;
 pub mod sqlite;
 pub mod typed;

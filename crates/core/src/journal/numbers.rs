@@ -8,11 +8,7 @@
 //! number serde_json would have changed. Lines without such a literal (nearly all) are left alone
 //! after one cheap scan.
 
-use std::sync::Arc;
-
 use serde_json::{Number, Value};
-
-use super::record::Body;
 
 /// True when `tok` (a JSON number literal) is one serde_json does not keep verbatim.
 fn normalised_by_serde(tok: &[u8]) -> bool {
@@ -53,11 +49,11 @@ pub(crate) fn needs_restore(b: &[u8]) -> bool {
 /// Index just after the string starting at `i` (which holds `"`); the end of `b` when it is not
 /// closed. String contents (most of a line, and every draft's) are skipped with memchr.
 fn skip_string(b: &[u8], i: usize) -> usize {
-    super::reader::skip_string(b, i).unwrap_or(b.len())
+    super::scan::skip_string(b, i).unwrap_or(b.len())
 }
 
 /// Puts the journal's own number text back into `v`, parsed by serde_json from `bytes`.
-/// Returns whether the line held such a number (then [`reattach`] must follow the typed parse).
+/// Returns whether the line held such a number (then `line::reattach` must follow the typed parse).
 pub fn restore_number_text(bytes: &[u8], v: &mut Value) -> bool {
     if !needs_restore(bytes) {
         return false;
@@ -65,32 +61,6 @@ pub fn restore_number_text(bytes: &[u8], v: &mut Value) -> bool {
     let mut w = Walker { b: bytes, i: 0 };
     w.value(Some(v));
     true
-}
-
-/// `serde_json::from_value` re-parses every number's text (normalising it again), so the verbatim
-/// JSON fields of a typed record are copied back from the restored record value `orig`.
-pub fn reattach(body: &mut Body, orig: &Value) {
-    match body {
-        Body::System(s) => {
-            if let (Some(_), Some(t)) = (&s.tools, orig.get("tools")) {
-                s.tools = Some(Arc::new(t.clone()));
-            }
-        }
-        Body::Assistant(a) => {
-            let Some(Value::Array(calls)) = orig.get("calls") else { return };
-            for (call, raw) in a.calls.iter_mut().zip(calls) {
-                if let Some(args) = raw.get("args") {
-                    call.args = Arc::new(args.clone());
-                }
-            }
-        }
-        Body::Mirror(m) => {
-            if let Some(d) = orig.get("draft") {
-                m.draft = super::record::MirrorDraft::from_value(d);
-            }
-        }
-        _ => {}
-    }
 }
 
 struct Walker<'a> {
@@ -193,8 +163,8 @@ impl Walker<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::journal::reader::parse_json;
+    use crate::journal::record::Body;
 
     fn round(s: &str) -> String {
         serde_json::to_string(&parse_json(s.as_bytes()).unwrap()).unwrap()

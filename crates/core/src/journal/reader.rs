@@ -14,9 +14,6 @@ use super::error::{JournalError, JournalErrorKind, Warning};
 use super::index::{index_lines, Line};
 use super::record::{Body, Record};
 
-/// The spec's nesting limit: deeper than this is invalid.
-pub const MAX_DEPTH: usize = 128;
-
 /// How to read a journal.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadOptions {
@@ -297,8 +294,7 @@ fn check_revs(journal: &mut Journal) {
     }
 }
 
-pub(super) use super::json::skip_string;
-pub use super::json::{check_values, json_depth, parse_json, replace_lone_surrogates, MAX_VALUES};
+pub use super::json::{check_values, json_depth, parse_json, replace_lone_surrogates, MAX_DEPTH, MAX_VALUES};
 use super::line::parse_line;
 pub use super::line::record_from_value;
 

@@ -397,7 +397,7 @@ impl MirrorDraft {
     /// The draft as a `Value`, with number literals exactly as written (spec §4), under the same
     /// depth and size limits as a journal line.
     pub fn parse(&self) -> Result<Value, String> {
-        super::reader::parse_json(self.json().as_bytes()).map_err(|e| e.to_string())
+        super::json::parse_json(self.json().as_bytes()).map_err(|e| e.to_string())
     }
 }
 

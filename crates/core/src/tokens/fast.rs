@@ -25,7 +25,7 @@ use std::cell::RefCell;
 
 use rustc_hash::FxHashMap;
 
-use super::estimator::Encoding;
+use super::encoding::Encoding;
 
 /// Pieces of at most this many bytes have their counts remembered per thread.
 pub const SHORT: usize = 15;

@@ -36,7 +36,7 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
-use super::estimator::Encoding;
+use super::encoding::Encoding;
 use crate::journal::cache_dir::{self, CacheDir};
 use crate::journal::SessionError;
 use crate::projection::hash::content_key;

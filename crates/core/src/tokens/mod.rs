@@ -14,6 +14,7 @@
 pub mod breakdown;
 pub mod budget;
 pub mod calibrate;
+pub mod encoding;
 pub mod estimator;
 pub mod fast;
 pub mod image;
@@ -22,7 +23,8 @@ pub mod redacted;
 pub mod split;
 
 pub use calibrate::Calibrator;
-pub use estimator::{Encoding, TiktokenEstimator};
+pub use encoding::Encoding;
+pub use estimator::TiktokenEstimator;
 
 use crate::journal::Journal;
 use crate::projection::Block;

@@ -15,7 +15,24 @@ use crate::check::Finding;
 
 use super::count::{Memo, Tally};
 use super::judge::{Judge, Memory};
-use super::{find, omit, AuditReport, Decision, DECIDED, DECISION_RULES};
+use super::{find, AuditReport, Decision, DECIDED, DECISION_RULES};
+
+/// What the omission rules remember between records.
+#[derive(Default)]
+pub(super) struct Pending {
+    /// The target of an elision recorded since the previous turn.
+    pub elided: Option<u64>,
+    /// The settings `budget-over-window` last judged (reported once per change).
+    pub judged: Option<InForce>,
+    /// The previous request was over the budget with no elision (reported already).
+    pub missing: bool,
+    /// A compaction was recorded since the previous turn.
+    pub compacted: bool,
+    /// A compaction was due and missing at an earlier request of this stretch (reported).
+    pub compact_missing: bool,
+    /// `prompt + completion` tokens the previous turn reported.
+    pub last_usage: Option<u64>,
+}
 
 /// One pass over the journal: the recorded projection replayed ([`Replayer`]), token counts
 /// memoized and calibrated turn by turn, each record judged as it comes.
@@ -39,7 +56,7 @@ pub(super) struct Auditor<'j> {
     pub(super) profile: Profile,
     /// The profile's budget rules apply and the journal declares a budget ([`omit`]).
     pub(super) budget_rules: bool,
-    pub(super) pending: omit::Pending,
+    pub(super) pending: Pending,
     /// The window of each model in force, from the table `cache` uses ([`Limits::for_session`]).
     pub(super) windows: HashMap<String, Option<u64>>,
 }
@@ -52,7 +69,7 @@ impl<'j> Auditor<'j> {
             est,
             profile,
             budget_rules: false,
-            pending: omit::Pending::default(),
+            pending: Pending::default(),
             windows: HashMap::new(),
             r: Replayer::new(journal),
             lag: Replayer::new(journal),

@@ -18,23 +18,6 @@ use super::count::Memo;
 use super::find;
 use crate::check::Finding;
 
-/// What the omission rules remember between records.
-#[derive(Default)]
-pub(super) struct Pending {
-    /// The target of an elision recorded since the previous turn.
-    pub elided: Option<u64>,
-    /// The settings `budget-over-window` last judged (reported once per change).
-    pub judged: Option<InForce>,
-    /// The previous request was over the budget with no elision (reported already).
-    pub missing: bool,
-    /// A compaction was recorded since the previous turn.
-    pub compacted: bool,
-    /// A compaction was due and missing at an earlier request of this stretch (reported).
-    pub compact_missing: bool,
-    /// `prompt + completion` tokens the previous turn reported.
-    pub last_usage: Option<u64>,
-}
-
 /// The elision candidates of `p` that would free something ([`crate::check::elision`], with
 /// attachments), oldest first.
 pub(super) fn candidates(

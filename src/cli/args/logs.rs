@@ -1,0 +1,108 @@
+//! The agent logs a command reads (`usage`, `sessions`, `export`, `tune`): paths given, else the
+//! agents' default folders (named on stderr), and `--agent` ([`LogArgs`], [`agent_parser`]).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+/// The agent logs `usage` and `export` read: paths, else the agents' default folders.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LogArgs {
+    /// Transcripts or folders holding them (searched recursively); default: the agents' folders.
+    pub paths: Vec<PathBuf>,
+    /// Only this agent's logs (with a path: read the path as this agent's data folder).
+    #[arg(long, value_parser = agent_parser(), value_name = "AGENT")]
+    pub agent: Option<ctxj_core::usage::Agent>,
+}
+
+impl LogArgs {
+    /// The transcripts to read, by format (the default folders named on stderr); an error when
+    /// there is none, or when `--agent` names an agent whose log holds no requests to import.
+    pub fn files(&self) -> Result<std::collections::BTreeMap<ctxj_core::import::Format, Vec<PathBuf>>> {
+        if let Some(a) = self.agent.filter(|a| a.format().is_none()) {
+            anyhow::bail!(
+                "{} logs hold usage counters, not the requests ctxj imports; `ctxj usage --agent {}` and \
+                 `ctxj sessions --agent {}` read them",
+                a.spec().label,
+                a.name(),
+                a.name()
+            );
+        }
+        let agent = self.agent.and_then(ctxj_core::usage::Agent::format);
+        let paths = paths_or_defaults(&self.paths, self.agent)?;
+        let files = ctxj_core::usage::transcripts(&paths, agent);
+        anyhow::ensure!(!files.is_empty(), "no Claude Code, Codex or pi transcript found in the given paths");
+        Ok(files)
+    }
+}
+
+/// `--agent`: any agent of `ctxj usage` by name (ccusage's `claude` too).
+pub fn agent_parser() -> impl clap::builder::TypedValueParser<Value = ctxj_core::usage::Agent> {
+    use clap::builder::TypedValueParser;
+    let names: Vec<&'static str> = ctxj_core::usage::Agent::ALL.iter().map(|a| a.name()).chain(["claude"]).collect();
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|n| ctxj_core::usage::Agent::by_name(&n).expect("a listed name"))
+}
+
+/// The paths given, else the default folders that exist (named on stderr); an error when there
+/// is nothing to read.
+/// Only the folders of agents whose transcripts ctxj imports (Claude Code, Codex, pi).
+pub fn paths_or_defaults(paths: &[PathBuf], agent: Option<ctxj_core::usage::Agent>) -> Result<Vec<PathBuf>> {
+    check_paths(paths)?;
+    if !paths.is_empty() {
+        return Ok(paths.to_vec());
+    }
+    Ok(default_roots(agent, true)?.into_iter().map(|r| r.path).collect())
+}
+
+fn check_paths(paths: &[PathBuf]) -> Result<()> {
+    for p in paths {
+        anyhow::ensure!(
+            p.exists(),
+            "{}: no such file or folder",
+            ctxj_core::text::escape_line(&p.display().to_string())
+        );
+    }
+    Ok(())
+}
+
+/// The existing default folders of `agent` (or of every agent), named on stderr.
+pub fn default_roots(
+    agent: Option<ctxj_core::usage::Agent>,
+    transcripts_only: bool,
+) -> Result<Vec<ctxj_core::usage::Root>> {
+    let mut roots = ctxj_core::usage::existing_default_roots(agent);
+    roots.retain(|r| !transcripts_only || r.agent.format().is_some());
+    anyhow::ensure!(
+        !roots.is_empty(),
+        "no agent log folder found (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, the other agents' \
+         folders or their environment overrides; see `ctxj usage --help`); give a path"
+    );
+    for r in &roots {
+        let note = if r.agent.spec().read_supported { "" } else { " (not read yet: format not supported)" };
+        eprintln!(
+            "reading {} logs in {}{note}",
+            r.agent.name(),
+            ctxj_core::text::escape_line(&r.path.display().to_string())
+        );
+    }
+    Ok(roots)
+}
+
+/// The log files to read, by agent: `paths` (read as `agent`'s data folder for an agent with
+/// its own layout), else every existing default folder; an error when none is found.
+pub fn agent_files(
+    paths: &[PathBuf],
+    agent: Option<ctxj_core::usage::Agent>,
+) -> Result<std::collections::BTreeMap<ctxj_core::usage::Agent, Vec<PathBuf>>> {
+    check_paths(paths)?;
+    if paths.is_empty() {
+        default_roots(agent, false)?;
+    }
+    let files = ctxj_core::usage::discover(paths, agent);
+    anyhow::ensure!(
+        !files.is_empty(),
+        "no agent log found in the given paths (for another agent's folder add --agent NAME)"
+    );
+    Ok(files)
+}
