@@ -260,7 +260,8 @@ fn curve(e: &Experiment, name: &str, get: Figure, unit: Metric) -> String {
     let base = hgt - bottom;
     let x = |t: usize| left + (t.saturating_sub(1)) as f64 / (turns - 1) as f64 * (w - left - right);
     let y = |v: f64| base - (v / top).clamp(0.0, 1.05) * (base - top_y);
-    let mut s = format!("<h3>{}</h3><svg width=\"{w}\" height=\"{hgt}\" role=\"img\" aria-label=\"{0}\">", escape(name));
+    let mut s =
+        format!("<h3>{}</h3><svg width=\"{w}\" height=\"{hgt}\" role=\"img\" aria-label=\"{0}\">", escape(name));
     let mut v = 0.0;
     while v <= top + step * 1e-9 {
         let _ = write!(

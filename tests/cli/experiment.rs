@@ -449,7 +449,10 @@ fn regression_experiment_bars_had_no_axes_or_values() {
     assert!(bars.matches("<text class=\"tick\"").count() >= 2, "ticks on the value axis: {bars}");
     let arms = bars.matches("<rect ").count();
     assert!(arms > 0 && bars.matches("<text class=\"value\"").count() == arms, "a value per bar: {bars}");
-    for (curve, y) in [("<h3>cumulative cost (US$)</h3>", "cumulative cost (US$)"), ("<h3>cache-hit rate (%)</h3>", "cache-hit rate (%)")] {
+    for (curve, y) in [
+        ("<h3>cumulative cost (US$)</h3>", "cumulative cost (US$)"),
+        ("<h3>cache-hit rate (%)</h3>", "cache-hit rate (%)"),
+    ] {
         let at = html.find(curve).expect(curve);
         let svg = &html[at..at + html[at..].find("</svg>").unwrap()];
         assert!(svg.contains(">turn (LLM call)</text>") && svg.contains(&format!(">{y}</text>")), "{svg}");

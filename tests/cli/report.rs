@@ -429,7 +429,10 @@ fn regression_report_never_showed_the_billed_total() {
     assert_eq!(usd, billed, "the header's billed total is cache --json's recorded.cost");
     assert!(total.ends_with(&ctxj::render::format::money(billed)), "{total}");
     let head = section(&html, "billed-total", "</dd>");
-    assert!(head.contains("simulated: baseline $") && head.contains("max(1,024 tokens, 2% of the expected read)"), "{head}");
+    assert!(
+        head.contains("simulated: baseline $") && head.contains("max(1,024 tokens, 2% of the expected read)"),
+        "{head}"
+    );
     // The per-turn billed line, summed turn by turn.
     let o = ctxj().arg("turns").arg(fixture("demo")).arg("--json").output().unwrap();
     let turns: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -439,7 +442,11 @@ fn regression_report_never_showed_the_billed_total() {
     for t in turns["turns"].as_array().unwrap() {
         let Some(c) = t["billed_usd"].as_f64() else { continue };
         sum += c;
-        let point = ctxj::render::html::escape(&format!("as billed · turn {}: {}", t["turn"], ctxj::render::format::money(sum)));
+        let point = ctxj::render::html::escape(&format!(
+            "as billed · turn {}: {}",
+            t["turn"],
+            ctxj::render::format::money(sum)
+        ));
         assert!(cost.contains(&point), "missing {point}");
     }
     assert!((sum - billed).abs() < 1e-9, "the line ends at the billed total");

@@ -169,9 +169,11 @@ impl Line<'_> {
     /// one over the other, the legend says so.
     fn same_as(&self, other: &Line) -> bool {
         self.points.len() == other.points.len()
-            && self.points.iter().zip(&other.points).all(|(a, b)| {
-                a.0 == b.0 && (a.1 - b.1).abs() <= 1e-9 * a.1.abs().max(b.1.abs()).max(1.0)
-            })
+            && self
+                .points
+                .iter()
+                .zip(&other.points)
+                .all(|(a, b)| a.0 == b.0 && (a.1 - b.1).abs() <= 1e-9 * a.1.abs().max(b.1.abs()).max(1.0))
     }
 }
 

@@ -58,7 +58,8 @@ pub(super) fn marker(i: usize, x: f64, y: f64, title: Option<&str>) -> String {
         2 => shape(format!("M{x:.1} {:.1}l3.5 6h-7z", y - 3.5)),
         3 => shape(format!("M{x:.1} {:.1}l3.5 3.5l-3.5 3.5l-3.5 -3.5z", y - 3.5)),
         4 => shape(format!("M{x:.1} {:.1}l3.5 -6h-7z", y + 3.5)),
-        5 => shape(format!("M{:.1} {y:.1}h8M{x:.1} {:.1}v8", x - 4.0, y - 4.0)).replace("<path", "<path stroke-width=\"2\""),
+        5 => shape(format!("M{:.1} {y:.1}h8M{x:.1} {:.1}v8", x - 4.0, y - 4.0))
+            .replace("<path", "<path stroke-width=\"2\""),
         _ => shape(format!("M{:.1} {:.1}l7 7M{:.1} {:.1}l-7 7", x - 3.5, y - 3.5, x + 3.5, y - 3.5))
             .replace("<path", "<path stroke-width=\"2\""),
     }

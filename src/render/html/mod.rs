@@ -27,8 +27,8 @@ use ctxj_core::report::{ReportData, TurnView};
 use assets::{SCRIPT, STYLE};
 pub use browser::TurnChunks;
 use browser::{browser, turn_view};
-pub(crate) use chart::nice_step;
 use chart::charts;
+pub(crate) use chart::nice_step;
 pub use common::escape;
 use tables::{comparison, decisions, header};
 
