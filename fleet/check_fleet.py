@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks of the fleet test (tests/cli/fleet.rs): the totals per strategy of the Spark job's
-requests and rollups (Parquet), of `ctxj export`'s NDJSON read by DuckDB, and of the OTLP JSON
+requests and rollups (Parquet) and the requests' column types and repeated row ids, of `ctxj
+export`'s NDJSON read by DuckDB, and of the OTLP JSON
 lines after a strict protobuf parse; prints them as one JSON object. Fails (exit 1) on an OTLP
 line that does not parse strictly or lacks a required attribute.
 
@@ -36,6 +37,13 @@ def rollup_totals(con, relation: str) -> dict:
     cols = ", ".join(f"sum({c})::BIGINT AS {c}" for c in SUMS)
     q = f"SELECT strategy, sum(requests)::BIGINT, {cols}, sum(cost_usd) FROM {relation} GROUP BY strategy"
     return {r[0]: dict(zip(["requests", *SUMS, "cost_usd"], r[1:])) for r in con.execute(q).fetchall()}
+
+
+def spark_table(con, relation: str) -> dict:
+    """The requests table's column types (DuckDB's names) and how many rows share a row_id."""
+    types = {r[0]: r[1] for r in con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()}
+    dup = con.execute(f"SELECT count(*) - count(DISTINCT row_id) FROM {relation}").fetchone()[0]
+    return {"types": types, "duplicate_row_ids": dup}
 
 
 def otlp(path: str) -> dict:
@@ -77,8 +85,10 @@ def main() -> None:
     import duckdb
 
     con = duckdb.connect()
+    requests = f"read_parquet('{a.spark}/requests/**/*.parquet', hive_partitioning=true)"
     out = {
-        "spark_requests": per_strategy(con, f"read_parquet('{a.spark}/requests/**/*.parquet', hive_partitioning=true)"),
+        "spark_requests": per_strategy(con, requests),
+        "spark_table": spark_table(con, requests),
         "spark_rollups": rollup_totals(con, f"read_parquet('{a.spark}/rollups/*.parquet')"),
         "duckdb_ndjson": per_strategy(con, f"read_json_auto('{a.ndjson}', format='newline_delimited')"),
         "otlp": otlp(a.otlp),

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """ctxj on a fleet: `ctxj export` over millions of agent transcripts with Apache Spark.
 
-Reads every ``*.jsonl`` under ``--input`` (any Hadoop path: local, s3a://, abfss://, gs://) with
-the ``binaryFile`` source, keys each file to its session (a Claude Code subagent file
+Reads every ``*.jsonl`` under ``--input`` (any Hadoop path: local, s3a://, abfss://, gs://; an
+input that does not exist is skipped with a note; with no ``--input``, the agents' default folders
+that exist, as ``ctxj export --folders`` names them: Claude Code, Codex, pi) with the
+``binaryFile`` source, keys each file to its session (a Claude Code subagent file
 ``<dir>/<sid>/subagents/agent-*.jsonl`` goes with ``<dir>/<sid>.jsonl``), repartitions by
 session so each session is whole in one partition, and runs one ``ctxj export`` process per
-partition on a temporary copy of its files. The per-request rows (``ctxj.export/1``) are written
-as Parquet partitioned by day; the rollups per day x agent x model x strategy as Parquet and as a
+partition on a temporary copy of its files. The per-request rows (``ctxj.export/1``, plus a
+stable ``row_id``, the recorded ``cwd`` and ``repository``, ``timestamp`` typed) are written as
+Parquet partitioned by day (``--mode append`` adds only rows whose ``row_id`` is not there yet); the rollups per day x agent x model x strategy as Parquet and as a
 printed table. See docs/fleet.md.
 
 The per-partition work is the plain function :func:`export_partition` (no Spark in it), so a
@@ -15,11 +18,13 @@ Ray Data or Dask adapter is a few lines.
     spark-submit fleet/ctxj_spark.py --ctxj ./ctxj --input s3a://logs/agents --output s3a://ctxj/out
     python fleet/ctxj_spark.py --master 'local[2]' --ctxj target/release/ctxj \
         --input sample-journals/transcripts --output /tmp/ctxj-fleet -s sliding-8
+    python fleet/ctxj_spark.py --master 'local[2]' --ctxj target/release/ctxj --output /tmp/ctxj-fleet
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -55,6 +60,9 @@ COLUMNS = [
     ("break_cause", "STRING"),
     ("compaction", "BOOLEAN"),
 ]
+# What the job adds to each row (see `export_partition`): its stable id, and the working directory
+# and repository the transcript records.
+COLUMNS += [("row_id", "STRING"), ("cwd", "STRING"), ("repository", "STRING")]
 DDL = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
 
 _SUBAGENT = re.compile(r"/subagents/[^/]+\.jsonl$")
@@ -78,6 +86,41 @@ def _local_name(path: str) -> str:
     return os.path.join(*parts) if parts else "unnamed.jsonl"
 
 
+def row_id(source: str, strategy: str, turn: int) -> str:
+    """A row's stable id: the first 32 hex digits of SHA-256 over its natural key, the source
+    file's path, the strategy and the turn, joined by U+001F. A transcript only grows, so a
+    re-run (or `--mode append` over a grown session) gives its earlier rows the same ids."""
+    key = "\x1f".join([source, strategy, str(turn)])
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def recorded_place(content: bytes) -> tuple[str | None, str | None]:
+    """The working directory and repository a transcript records, from its first line that has
+    them: Claude Code's per-line `cwd`, pi's session header `cwd`, Codex's `session_meta`
+    `payload.cwd` and `payload.git.repository_url` (docs/fleet.md). `(None, None)` when none."""
+    cwd = repo = None
+    for line in content.splitlines():
+        if b'"cwd"' not in line:
+            continue
+        try:
+            v = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(v, dict):
+            continue
+        p = v.get("payload") if v.get("type") in ("session_meta", "turn_context") else None
+        if isinstance(p, dict):
+            git = p.get("git")
+            if repo is None and isinstance(git, dict) and isinstance(git.get("repository_url"), str):
+                repo = git["repository_url"]
+            v = p
+        if cwd is None and isinstance(v.get("cwd"), str):
+            cwd = v["cwd"]
+        if cwd is not None:
+            break
+    return cwd, repo
+
+
 def export_partition(
     files: Iterable[tuple[str, bytes]], ctxj: str, strategies: list[str], tmp_root: str | None = None
 ) -> Iterator[dict]:
@@ -86,12 +129,14 @@ def export_partition(
     work = tempfile.mkdtemp(prefix="ctxj-part-", dir=tmp_root)
     try:
         back: dict[str, str] = {}
+        place: dict[str, tuple[str | None, str | None]] = {}
         for path, content in files:
             local = os.path.join(work, "in", _local_name(path))
             os.makedirs(os.path.dirname(local), exist_ok=True)
             with open(local, "wb") as f:
                 f.write(content)
             back[local] = path
+            place[local] = recorded_place(content)
         if not back:
             return
         exe = os.path.join(work, "ctxj")
@@ -108,7 +153,9 @@ def export_partition(
         with open(out_path, "rb") as f:
             for line in f:
                 row = json.loads(line)
+                row["cwd"], row["repository"] = place.get(row["source"], (None, None))
                 row["source"] = back.get(row["source"], row["source"])
+                row["row_id"] = row_id(row["source"], row["strategy"], row["turn"])
                 yield row
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -184,26 +231,89 @@ def rollups(requests):
     return g.drop("recorded_cost_usd").orderBy(*keys)
 
 
+def default_inputs(ctxj: str) -> list[str]:
+    """The agents' default folders that exist here, as `ctxj export --folders` lists them (one
+    JSON object a line), each named on stderr."""
+    r = subprocess.run([ctxj, "export", "--folders"], capture_output=True, check=True)
+    out = []
+    for line in r.stdout.decode().splitlines():
+        f = json.loads(line)
+        print(f"reading {f['agent']} logs in {f['path']}", file=sys.stderr)
+        out.append(f["path"])
+    return out
+
+
+def read_inputs(spark, inputs: list[str]):
+    """Every `*.jsonl` under the inputs that exist, one row per file (a file under two inputs
+    once); an input that does not exist is named on stderr and skipped. `None` when none exists."""
+    frames = []
+    for p in inputs:
+        try:
+            df = (
+                spark.read.format("binaryFile")
+                .option("recursiveFileLookup", "true")
+                .option("pathGlobFilter", "*.jsonl")
+                .load(p)
+                .select("path", "content")
+            )
+            _ = df.schema  # resolves the path now (Spark Connect defers it to the first action)
+        except Exception as e:
+            if "PATH_NOT_FOUND" not in str(e) and "Path does not exist" not in str(e):
+                raise
+            print(f"skipped {p}: no such folder", file=sys.stderr)
+            continue
+        frames.append(df)
+    if not frames:
+        return None
+    files = frames[0]
+    for df in frames[1:]:
+        files = files.unionByName(df)
+    return files.dropDuplicates(["path"]) if len(frames) > 1 else files
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--input", required=True, action="append", help="folder(s) of transcripts, any Hadoop path")
+    ap.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        help="folder(s) of transcripts, any Hadoop path (repeatable; a missing one is skipped; "
+        "default: the agents' folders that exist, as `ctxj export --folders` lists them)",
+    )
     ap.add_argument("--output", required=True, help="folder for requests/ and rollups/ (Parquet)")
     ap.add_argument("--ctxj", default=shutil.which("ctxj"), help="the ctxj binary to ship (default: on PATH)")
     ap.add_argument("-s", "--strategy", action="append", default=[], help="strategy to simulate (repeatable)")
     ap.add_argument("--partitions", type=int, default=0, help="partitions (default: 2 x default parallelism; Connect: shuffle partitions)")
     ap.add_argument("--master", help="Spark master when not run by spark-submit (e.g. local[2])")
-    ap.add_argument("--mode", default="overwrite", choices=["overwrite", "append", "error"], help="Parquet write mode")
+    ap.add_argument(
+        "--mode",
+        default="overwrite",
+        choices=["overwrite", "append", "error"],
+        help="requests/ write mode (append: only rows whose row_id is new); rollups/ are always rewritten",
+    )
     ap.add_argument("--show", type=int, default=50, help="rollup rows to print")
     a = ap.parse_args(argv)
     if not a.ctxj or not os.path.isfile(a.ctxj):
         ap.error("--ctxj: the ctxj binary (Linux x86-64, glibc >= 2.34) is needed")
+    inputs = a.input or default_inputs(a.ctxj)
+    if not inputs:
+        ap.error(
+            "no --input and no agent folder here (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions "
+            "or their environment overrides, see `ctxj usage --help`)"
+        )
 
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
     # Local runs: the workers use this interpreter (with pyarrow), not whatever python3 is first.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    b = SparkSession.builder.appName("ctxj-fleet").config("spark.sql.session.timeZone", "UTC")
+    # Timestamps as Parquet's TIMESTAMP(MICROS, UTC), not the legacy INT96, so DuckDB, polars and
+    # pandas read them as timestamps with their default settings.
+    b = (
+        SparkSession.builder.appName("ctxj-fleet")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+    )
     if a.master:
         b = b.master(a.master)
     spark = b.getOrCreate()
@@ -213,24 +323,30 @@ def main(argv: list[str] | None = None) -> int:
         spark.sparkContext.addFile(os.path.abspath(a.ctxj))
     name = os.path.basename(a.ctxj)
 
-    files = (
-        spark.read.format("binaryFile")
-        .option("recursiveFileLookup", "true")
-        .option("pathGlobFilter", "*.jsonl")
-        .load(a.input)
-        .select("path", "content")
-    )
+    files = read_inputs(spark, inputs)
+    if files is None:
+        print("none of the inputs exists: nothing to read", file=sys.stderr)
+        spark.stop()
+        return 2
     key = F.udf(session_key, "string")
     parts = a.partitions or _default_partitions(spark)
     keyed = files.withColumn("session_key", key("path")).repartition(parts, "session_key").drop("session_key")
     rows = keyed.mapInArrow(_arrow_mapper(name, a.strategy), DDL)
-    requests = rows.withColumn("day", F.to_date(F.to_timestamp("timestamp")))
+    # RFC 3339 text to a TIMESTAMP (UTC session time zone), and its date as the partition.
+    requests = rows.withColumn("timestamp", F.to_timestamp("timestamp")).withColumn("day", F.to_date("timestamp"))
     out_requests = a.output.rstrip("/") + "/requests"
+    if a.mode == "append":
+        try:
+            seen = spark.read.parquet(out_requests).select("row_id")
+            requests = requests.join(seen, "row_id", "left_anti")
+        except Exception as e:  # nothing written yet: every row is new
+            if "PATH_NOT_FOUND" not in str(e) and "UNABLE_TO_INFER_SCHEMA" not in str(e):
+                raise
     requests.write.mode(a.mode).partitionBy("day").parquet(out_requests)
 
     requests = spark.read.parquet(out_requests)
     r = rollups(requests)
-    r.write.mode(a.mode).parquet(a.output.rstrip("/") + "/rollups")
+    r.write.mode("overwrite").parquet(a.output.rstrip("/") + "/rollups")
     r = spark.read.parquet(a.output.rstrip("/") + "/rollups").orderBy("day", "agent", "model", "strategy")
     shown = r.select(
         "day", "agent", "model", "strategy", "requests", "prompt_tokens", "output_tokens",

@@ -36,7 +36,13 @@ pub struct Args {
     /// The experiment manifest (TOML).
     pub manifest: PathBuf,
     /// Strategies to replay over the reference arm's runs (repeatable, or several after one flag).
-    #[arg(long, value_name = "STRATEGY", num_args = 1..)]
+    #[arg(
+        long,
+        value_name = "STRATEGY",
+        num_args = 1..,
+        value_parser = super::offer::words(ctxj_core::strategy::completion_words),
+        hide_possible_values = true
+    )]
     pub replay: Vec<String>,
     /// Every measure's interval and contrast as a second table.
     #[arg(long)]

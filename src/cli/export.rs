@@ -44,6 +44,11 @@ pub struct Args {
     /// ndjson (one row a line), csv, or otlp-json (one OTLP trace per session a line).
     #[arg(long, value_enum, default_value_t = FormatArg::Ndjson)]
     pub format: FormatArg,
+    /// Only print the default folders that exist and would be read with no path (Claude Code,
+    /// Codex, pi; `--agent` narrows), one `{"agent", "path"}` JSON object a line, and stop: what
+    /// `fleet/ctxj_spark.py` reads when given no --input.
+    #[arg(long, conflicts_with_all = ["paths", "format"])]
+    pub folders: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -54,6 +59,9 @@ pub enum FormatArg {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
+    if args.folders {
+        return folders(&args.logs);
+    }
     let replays = args.strategy.as_given(ctx.cache.as_deref());
     replays.no_duplicates()?;
     let tokenizer = args.encoding.tokenizer(ctx)?;
@@ -77,6 +85,20 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     if notes > 0 {
         eprintln!("{notes} session(s) exported from their billed calls only");
     }
+    Ok(EXIT_OK)
+}
+
+/// `--folders`: the existing default folders of the agents `export` reads, as JSON lines (an
+/// empty output when there is none: nothing to read is the caller's to judge).
+fn folders(logs: &LogArgs) -> Result<u8> {
+    let mut out = super::stdout();
+    for r in ctxj_core::usage::existing_default_roots(logs.agent) {
+        if r.agent.format().is_some() {
+            let line = serde_json::json!({"agent": r.agent.name(), "path": r.path.to_string_lossy()});
+            writeln!(out, "{line}")?;
+        }
+    }
+    out.flush()?;
     Ok(EXIT_OK)
 }
 

@@ -1,13 +1,14 @@
 //! `ctxj report --experiment`: the experiment as one self-contained HTML page (inline CSS and
-//! SVG) — the arms table, per measure a bar per arm (its mean) with its 95 % interval and the
-//! runs as dots, the seed's three per-turn curves (prompt size, cumulative cost, cache-hit rate)
-//! with one line per run coloured by arm, and the verdicts. Replays are drawn hatched and named
+//! SVG) — the arms table, per measure a bar per arm (its mean, labelled) with its 95 % interval
+//! and the runs as dots on a value axis with its unit, the seed's three per-turn curves (prompt
+//! size, cumulative cost, cache-hit rate) with one line per run coloured by arm on labelled axes,
+//! and the verdicts. Replays are drawn hatched and named
 //! as replays. Everything taken from the sessions or the manifest is HTML-escaped.
 
 use std::fmt::Write as _;
 
 use crate::render::experiment::{mean_sd, value, versus};
-use crate::render::html::escape;
+use crate::render::html::{escape, nice_step};
 use ctxj_core::experiment::run::{Metric, TurnPoint};
 use ctxj_core::experiment::summary::ArmKind;
 use ctxj_core::experiment::{ArmSummary, Experiment};
@@ -41,6 +42,7 @@ pub fn render(e: &Experiment) -> String {
          body{{font:14px system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}}\
          table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}\
          td:first-child,th:first-child{{text-align:left}}.note{{color:#666}}svg{{display:block;margin:.5em 0 1.5em}}\
+         svg text.tick,svg text.axis-label{{font-size:11px;fill:#555}}svg text.value{{font-size:12px}}\
          </style></head><body><h1>{title}</h1><p class=\"note\">Reference arm: <b>{}</b>. Intervals: {} — {} \
          resamples, seed {}. Replays keep the reference arm's recorded trajectories: they cannot pass or \
          fail.</p>",
@@ -69,8 +71,8 @@ pub fn render(e: &Experiment) -> String {
     h.push_str("<h2>Per turn, one line per run</h2>");
     let curves: [(&str, Figure, Metric); 3] = [
         ("prompt size (tokens)", |t| t.prompt.map(|p| p as f64), Metric::PeakPrompt),
-        ("cumulative cost", |t| t.cumulative_cost, Metric::Cost),
-        ("cache-hit rate", |t| t.hit_rate, Metric::CacheHitRate),
+        ("cumulative cost (US$)", |t| t.cumulative_cost, Metric::Cost),
+        ("cache-hit rate (%)", |t| t.hit_rate, Metric::CacheHitRate),
     ];
     for (name, get, unit) in curves {
         h.push_str(&curve(e, name, get, unit));
@@ -115,7 +117,28 @@ fn table(e: &Experiment) -> String {
     h
 }
 
-/// One horizontal bar per arm: the mean, the interval as a whisker, each run a dot.
+/// The axis title of measure `m`, with its unit.
+fn unit(m: Metric) -> &'static str {
+    match m {
+        Metric::Cost => "cost per run (US$)",
+        Metric::Turns => "turns per run (LLM calls)",
+        Metric::PromptTokens => "prompt tokens per run",
+        Metric::PeakPrompt => "peak prompt per run (tokens)",
+        Metric::CacheHitRate => "cache-hit rate (% of prompt tokens read from cache)",
+        Metric::CacheBreaks => "cache breaks per run",
+        Metric::Compactions => "compactions per run",
+        Metric::WallSeconds => "wall time per run (s)",
+    }
+}
+
+/// The ticks of an axis from 0 to at least `max`: (step, top).
+fn ticks(max: f64) -> (f64, f64) {
+    let step = nice_step(if max > 0.0 { max } else { 1.0 }, 5.0);
+    (step, (max / step).ceil().max(1.0) * step)
+}
+
+/// One horizontal bar per arm, labelled with its mean: the mean, the interval as a whisker, each
+/// run a dot; a value axis with ticks and its unit below.
 fn bars(e: &Experiment, m: Metric) -> String {
     let runs_of = |a: &ArmSummary| -> Vec<f64> {
         e.runs
@@ -135,10 +158,40 @@ fn bars(e: &Experiment, m: Metric) -> String {
             v
         })
         .fold(0.0f64, f64::max);
-    let scale = |v: f64| if max > 0.0 { 230.0 + v / max * (WIDTH - 250.0) } else { 230.0 };
+    let (step, top) = ticks(max);
+    // Bars from x = 230 to 90 px short of the right edge, the room for the value label.
+    let (x0, x1) = (230.0, WIDTH - 90.0);
+    let scale = |v: f64| x0 + (v / top).clamp(0.0, 1.0) * (x1 - x0);
     let row = 26.0;
-    let height = row * e.arms.len() as f64 + 10.0;
-    let mut s = format!("<h3>{}</h3><svg width=\"{WIDTH}\" height=\"{height}\" role=\"img\">", m.name());
+    let axis_y = row * e.arms.len() as f64 + 10.0;
+    let height = axis_y + 38.0;
+    let mut s = format!(
+        "<h3>{}</h3><svg class=\"bars\" width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"{}\">",
+        m.name(),
+        unit(m)
+    );
+    // The value axis: ticks, their values, the unit.
+    let mut v = 0.0;
+    while v <= top + step * 1e-9 {
+        let _ = write!(
+            s,
+            "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"5\" y2=\"{axis_y:.1}\" stroke=\"#eee\"/>\
+             <text class=\"tick\" x=\"{0:.1}\" y=\"{1:.1}\" text-anchor=\"middle\">{2}</text>",
+            scale(v),
+            axis_y + 14.0,
+            escape(&value(m, v))
+        );
+        v += step;
+    }
+    let _ = write!(
+        s,
+        "<line class=\"axis\" x1=\"{x0}\" x2=\"{x1}\" y1=\"{axis_y:.1}\" y2=\"{axis_y:.1}\" stroke=\"#555\"/>\
+         <line class=\"axis\" x1=\"{x0}\" x2=\"{x0}\" y1=\"5\" y2=\"{axis_y:.1}\" stroke=\"#555\"/>\
+         <text class=\"axis-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+        (x0 + x1) / 2.0,
+        height - 4.0,
+        unit(m)
+    );
     for (i, a) in e.arms.iter().enumerate() {
         let y = 5.0 + row * i as f64;
         let _ = write!(s, "<text x=\"0\" y=\"{:.1}\">{}</text>", y + 15.0, arm_name(a));
@@ -147,9 +200,9 @@ fn bars(e: &Experiment, m: Metric) -> String {
             let fill = if matches!(a.kind, ArmKind::Replay { .. }) { "none" } else { colour(i) };
             let _ = write!(
                 s,
-                "<rect x=\"230\" y=\"{y:.1}\" width=\"{:.1}\" height=\"18\" fill=\"{fill}\" stroke=\"{}\" \
+                "<rect x=\"{x0}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"18\" fill=\"{fill}\" stroke=\"{}\" \
                  opacity=\"0.75\"><title>{}: {}</title></rect>",
-                scale(mean) - 230.0,
+                scale(mean) - x0,
                 colour(i),
                 arm_name(a),
                 escape(&mean_sd(st))
@@ -177,24 +230,74 @@ fn bars(e: &Experiment, m: Metric) -> String {
                 escape(&value(m, v))
             );
         }
+        // The mean's value, right of the bar and of its interval.
+        if let Some(mean) = st.mean {
+            let right = st.interval.map_or(scale(mean), |[_, hi]| scale(hi).max(scale(mean)));
+            let _ = write!(
+                s,
+                "<text class=\"value\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                right + 6.0,
+                y + 14.0,
+                escape(&value(m, mean))
+            );
+        }
     }
     s.push_str("</svg>");
     s
 }
 
-/// One chart of a per-turn figure: a polyline per run, coloured by its arm.
+/// One chart of a per-turn figure: a polyline per run, coloured by its arm, on labelled axes
+/// (turn; the figure with its unit).
 fn curve(e: &Experiment, name: &str, get: Figure, unit: Metric) -> String {
-    let (w, hgt) = (WIDTH, 240.0);
+    let (w, hgt) = (WIDTH, 260.0);
+    let (left, right, top_y, bottom) = (70.0, 16.0, 12.0, 40.0);
     let turns = e.runs.iter().map(|r| r.per_turn.len()).max().unwrap_or(0).max(2);
     let max = e.runs.iter().flat_map(|r| r.per_turn.iter().filter_map(get)).fold(0.0f64, f64::max);
-    let x = |t: usize| 40.0 + (t.saturating_sub(1)) as f64 / (turns - 1) as f64 * (w - 60.0);
-    let y = |v: f64| if max > 0.0 { hgt - 20.0 - v / max * (hgt - 40.0) } else { hgt - 20.0 };
-    let mut s = format!(
-        "<h3>{}</h3><svg width=\"{w}\" height=\"{hgt}\" role=\"img\"><text x=\"0\" y=\"14\">{}</text>\
-         <text x=\"{:.0}\" y=\"{hgt}\">turn {turns}</text>",
-        escape(name),
-        escape(&value(unit, max)),
-        w - 70.0
+    let (step, top) = match unit {
+        Metric::CacheHitRate => (0.25, 1.0),
+        _ => ticks(max),
+    };
+    let base = hgt - bottom;
+    let x = |t: usize| left + (t.saturating_sub(1)) as f64 / (turns - 1) as f64 * (w - left - right);
+    let y = |v: f64| base - (v / top).clamp(0.0, 1.05) * (base - top_y);
+    let mut s =
+        format!("<h3>{}</h3><svg width=\"{w}\" height=\"{hgt}\" role=\"img\" aria-label=\"{0}\">", escape(name));
+    let mut v = 0.0;
+    while v <= top + step * 1e-9 {
+        let _ = write!(
+            s,
+            "<line x1=\"{left}\" x2=\"{x2:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#eee\"/>\
+             <text class=\"tick\" x=\"{tx:.1}\" y=\"{ty:.1}\" text-anchor=\"end\">{label}</text>",
+            x2 = w - right,
+            yy = y(v),
+            tx = left - 4.0,
+            ty = y(v) + 4.0,
+            label = escape(&value(unit, v))
+        );
+        v += step;
+    }
+    let xstep = nice_step(turns as f64, 8.0).max(1.0).round() as usize;
+    let mut t = 1;
+    while t <= turns {
+        let _ = write!(
+            s,
+            "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{t}</text>",
+            x(t),
+            base + 14.0
+        );
+        t = if t == 1 && xstep > 1 { xstep } else { t + xstep };
+    }
+    let _ = write!(
+        s,
+        "<line class=\"axis\" x1=\"{left}\" x2=\"{left}\" y1=\"{top_y}\" y2=\"{base}\" stroke=\"#555\"/>\
+         <line class=\"axis\" x1=\"{left}\" x2=\"{:.1}\" y1=\"{base}\" y2=\"{base}\" stroke=\"#555\"/>\
+         <text class=\"axis-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">turn (LLM call)</text>\
+         <text class=\"axis-label\" transform=\"translate(12 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+        w - right,
+        (left + w - right) / 2.0,
+        hgt - 6.0,
+        (top_y + base) / 2.0,
+        escape(name)
     );
     for r in &e.runs {
         let i = e.arms.iter().position(|a| a.label == r.arm).unwrap_or(0);

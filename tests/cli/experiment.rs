@@ -433,3 +433,28 @@ fn regression_manifest_outside_file_content_is_not_printed() {
     assert!(!err.contains("SECRET-LINE"), "{err}");
     assert!(err.contains("outside the manifest's folder"), "{err}");
 }
+
+/// Issue 32: the experiment page's bars had no axis and no values: each bar chart now has a
+/// value axis titled with its unit, and each arm's mean written beside its bar.
+#[test]
+fn regression_experiment_bars_had_no_axes_or_values() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("exp.html");
+    let run = ctxj().args(["report", "--experiment"]).arg(manifest()).arg("-o").arg(&out).output().unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    let html = std::fs::read_to_string(&out).unwrap();
+    let at = html.find("<h3>cost</h3>").expect("the cost bars");
+    let bars = &html[at..at + html[at..].find("</svg>").unwrap()];
+    assert!(bars.contains(">cost per run (US$)</text>"), "{bars}");
+    assert!(bars.matches("<text class=\"tick\"").count() >= 2, "ticks on the value axis: {bars}");
+    let arms = bars.matches("<rect ").count();
+    assert!(arms > 0 && bars.matches("<text class=\"value\"").count() == arms, "a value per bar: {bars}");
+    for (curve, y) in [
+        ("<h3>cumulative cost (US$)</h3>", "cumulative cost (US$)"),
+        ("<h3>cache-hit rate (%)</h3>", "cache-hit rate (%)"),
+    ] {
+        let at = html.find(curve).expect(curve);
+        let svg = &html[at..at + html[at..].find("</svg>").unwrap()];
+        assert!(svg.contains(">turn (LLM call)</text>") && svg.contains(&format!(">{y}</text>")), "{svg}");
+    }
+}

@@ -84,18 +84,28 @@ fn spark_rollups_duckdb_and_otlp_reproduce_the_direct_totals() {
     ctxj_to(&["export", "--format", "otlp-json"], &inputs, &otlp);
 
     let out = d.path().join("out");
-    let job = run(hermetic(&mut Command::new(&py))
-        .current_dir(repo())
-        .arg("fleet/ctxj_spark.py")
-        .args(["--master", "local[2]", "--partitions", "4", "-s", "sliding-8", "--show", "5", "--ctxj"])
-        .arg(env!("CARGO_BIN_EXE_ctxj"))
-        .arg("--input")
-        .arg(&bundled)
-        .arg("--input")
-        .arg(&tree)
-        .arg("--output")
-        .arg(&out));
-    assert!(job.contains("recorded: ") && job.contains("|day "), "{job}");
+    // An input that does not exist is skipped (issue 32: it was PATH_NOT_FOUND); a second run in
+    // append mode adds no row (the row ids are already there), so the totals below stay usage's.
+    let job = |mode: &str| {
+        run(hermetic(&mut Command::new(&py))
+            .current_dir(repo())
+            .arg("fleet/ctxj_spark.py")
+            .args(["--master", "local[2]", "--partitions", "4", "-s", "sliding-8", "--show", "5", "--mode", mode])
+            .arg("--ctxj")
+            .arg(env!("CARGO_BIN_EXE_ctxj"))
+            .arg("--input")
+            .arg(&bundled)
+            .arg("--input")
+            .arg(d.path().join("no-codex-here"))
+            .arg("--input")
+            .arg(&tree)
+            .arg("--output")
+            .arg(&out))
+    };
+    let first = job("overwrite");
+    assert!(first.contains("recorded: ") && first.contains("|day "), "{first}");
+    let second = job("append");
+    assert!(second.contains("recorded: "), "{second}");
 
     let checked = run(hermetic(&mut Command::new(&py))
         .current_dir(repo())
@@ -107,6 +117,11 @@ fn spark_rollups_duckdb_and_otlp_reproduce_the_direct_totals() {
         .arg("--otlp")
         .arg(&otlp));
     let c: Value = serde_json::from_str(&checked).unwrap();
+    let table = &c["spark_table"];
+    assert_eq!(table["duplicate_row_ids"], 0, "{table}");
+    let ts = table["types"]["timestamp"].as_str().unwrap_or_default();
+    assert!(ts.starts_with("TIMESTAMP"), "timestamp is typed, not text: {table}");
+    assert_eq!(table["types"]["cwd"], "VARCHAR", "{table}");
     for what in ["spark_requests", "spark_rollups", "duckdb_ndjson"] {
         same_as_usage(what, &c[what]["recorded"], usage);
     }
@@ -135,4 +150,73 @@ fn session_keys_put_subagents_with_their_parent() {
         j.session_key('/x/s1/journal.jsonl'), j._local_name('s3a://bucket/a/../b.jsonl'))";
     let out = run(hermetic(&mut Command::new(python3())).current_dir(repo()).args(["-c", code]));
     assert_eq!(out.trim(), "s3a://b/p/abc s3a://b/p/abc /x/s1 bucket/a/b.jsonl");
+}
+
+/// The engine-free partition map of the job over the bundled transcripts, run by plain python3:
+/// its rows as JSON.
+fn partition_rows(extra_env: &[(&str, &Path)]) -> Vec<Value> {
+    let code = "import sys, json, glob; sys.path.insert(0, 'fleet'); import ctxj_spark as j; \
+        files = [(p, open(p, 'rb').read()) for p in sorted(glob.glob('sample-journals/transcripts/**/*.jsonl', recursive=True))]; \
+        print(json.dumps(list(j.export_partition(files, sys.argv[1], ['sliding-8']))))";
+    let mut c = Command::new(python3());
+    hermetic(&mut c).current_dir(repo()).args(["-c", code]).arg(env!("CARGO_BIN_EXE_ctxj"));
+    for (k, v) in extra_env {
+        c.env(k, v);
+    }
+    serde_json::from_str(&run(&mut c)).unwrap()
+}
+
+/// Issue 32: the job's rows had no id (append mode duplicated them) and no working directory or
+/// repository. Each row now has a `row_id` (SHA-256 of source, strategy and turn: the same on
+/// every run) and the `cwd` / `repository` its transcript records.
+#[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
+fn regression_spark_rows_had_no_id_and_no_working_directory() {
+    let rows = partition_rows(&[]);
+    assert!(rows.len() > 60, "{}", rows.len());
+    let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r["row_id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), rows.len(), "one id per row");
+    assert!(ids.iter().all(|i| i.len() == 32 && i.bytes().all(|b| b.is_ascii_hexdigit())));
+    let again: Vec<Value> = partition_rows(&[]);
+    let ids_again: std::collections::HashSet<&str> = again.iter().map(|r| r["row_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ids_again, "stable across runs");
+    for r in &rows {
+        assert_eq!(r["cwd"], "/home/user/demo", "{r}");
+        let repo = if r["agent"] == "codex" { Value::from("https://github.com/example/todo.git") } else { Value::Null };
+        assert_eq!(r["repository"], repo, "{r}");
+    }
+}
+
+/// Issue 32: the documented job named `~/.codex/sessions` and died with PATH_NOT_FOUND for anyone
+/// without it, and left out pi's folder. With no --input it reads the agents' folders that exist,
+/// as `ctxj export --folders` lists them.
+#[test]
+#[cfg_attr(not(ctxj_has_python), ignore = "needs python3 (fails under CI=true; once it is there, `touch build.rs`)")]
+fn regression_spark_job_needed_every_agent_folder() {
+    let home = tempfile::tempdir().unwrap();
+    for d in [".claude/projects", ".pi/agent/sessions"] {
+        std::fs::create_dir_all(home.path().join(d)).unwrap();
+    }
+    let listed = run(hermetic(&mut Command::new(env!("CARGO_BIN_EXE_ctxj")))
+        .env("HOME", home.path())
+        .args(["export", "--folders"]));
+    let want: Vec<Value> = ["claude-code:.claude/projects", "pi:.pi/agent/sessions"]
+        .iter()
+        .map(|s| {
+            let (agent, rel) = s.split_once(':').unwrap();
+            serde_json::json!({"agent": agent, "path": home.path().join(rel).to_str().unwrap()})
+        })
+        .collect();
+    let got: Vec<Value> = listed.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(got, want, "no codex folder here, pi's included");
+    // The job's default inputs are those folders (python3 finds its own interpreter through PATH).
+    let code = "import sys; sys.path.insert(0, 'fleet'); import ctxj_spark as j; print('\\n'.join(j.default_inputs(sys.argv[1])))";
+    let mut c = Command::new(python3());
+    let out = run(hermetic(&mut c)
+        .current_dir(repo())
+        .args(["-c", code])
+        .arg(env!("CARGO_BIN_EXE_ctxj"))
+        .env("HOME", home.path()));
+    let paths: Vec<&str> = want.iter().map(|w| w["path"].as_str().unwrap()).collect();
+    assert_eq!(out.lines().collect::<Vec<_>>(), paths);
 }

@@ -345,3 +345,40 @@ fn no_internal_terms_in_user_text() {
     );
     assert!(!std::fs::read_to_string(&html).unwrap().contains("seed"));
 }
+
+/// Issue 32: completion scripts offered file names for `-s/--strategy`, `experiment --replay`
+/// and `--at`. They offer the strategy families (the library's one list, as name starts and
+/// examples) and the position keywords the `--at` parser reads, in bash, zsh and fish.
+#[test]
+fn regression_completions_offered_file_names_for_strategy_and_at() {
+    let script = |shell: &str| {
+        let out = ctxj().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let bash = script("bash");
+    let strategy_words = ctxj_core::strategy::completion_words().join(" ");
+    assert!(strategy_words.contains("truncate- ") && strategy_words.contains("compact-at- "), "{strategy_words}");
+    // Every case of the option, in every subcommand that takes it.
+    for (flag, words) in [
+        ("--strategy", strategy_words.as_str()),
+        ("-s", strategy_words.as_str()),
+        ("--replay", strategy_words.as_str()),
+        ("--at", "rev turn"),
+    ] {
+        let case = format!("\n                {flag})\n                    COMPREPLY=(");
+        let cases: Vec<&str> = bash.split(&case).skip(1).map(|c| c.lines().next().unwrap()).collect();
+        assert!(!cases.is_empty(), "no completion case for {flag}");
+        for c in cases {
+            assert_eq!(c, format!("$(compgen -W \"{words}\" -- \"${{cur}}\"))"), "{flag}");
+        }
+    }
+    let zsh = script("zsh");
+    assert!(zsh.contains(":rev|turn:(rev turn)") && zsh.contains(&format!(":NAME:({strategy_words})")), "zsh");
+    let fish = script("fish");
+    for l in fish.lines().filter(|l| l.contains(" -l strategy ") || l.contains(" -l at ")) {
+        assert!(l.contains(" -r -f -a \""), "fish offers files: {l}");
+    }
+    // Offered, not enforced and not listed in the help: a number after `rev` still parses.
+    assert!(!help(&["show"]).contains("[possible values: rev"), "the keywords stay out of --help");
+}

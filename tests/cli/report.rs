@@ -414,3 +414,77 @@ fn regression_report_without_output_writes_beside_the_working_directory() {
     assert!(page.is_file(), "no {}", page.display());
     assert!(String::from_utf8_lossy(&out.stdout).contains("ctxj-report-0b7e4f2a-bugfix-todo.html"));
 }
+
+/// Issue 32: the page never showed what the provider billed. The header's total must be
+/// `cache --json`'s `recorded.cost`, and the cost chart's "as billed" line the running sum of the
+/// per-turn billed cost `turns --json` shows.
+#[test]
+fn regression_report_never_showed_the_billed_total() {
+    let html = report(&fixture("demo"), &["-s", "baseline"]);
+    let o = ctxj().arg("cache").arg(fixture("demo")).args(["--json", "-s", "baseline"]).output().unwrap();
+    let cache: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let billed = cache["recorded"]["cost"].as_f64().expect("the demo's usage is priced");
+    let total = section(&html, "billed-total", "</strong>");
+    let usd: f64 = total.split("data-usd=\"").nth(1).and_then(|s| s.split('"').next()).unwrap().parse().unwrap();
+    assert_eq!(usd, billed, "the header's billed total is cache --json's recorded.cost");
+    assert!(total.ends_with(&ctxj::render::format::money(billed)), "{total}");
+    let head = section(&html, "billed-total", "</dd>");
+    assert!(
+        head.contains("simulated: baseline $") && head.contains("max(1,024 tokens, 2% of the expected read)"),
+        "{head}"
+    );
+    // The per-turn billed line, summed turn by turn.
+    let o = ctxj().arg("turns").arg(fixture("demo")).arg("--json").output().unwrap();
+    let turns: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cost = section(&html, "chart-cost", "</figure>");
+    assert_eq!(cost.matches("<path class=\"provider\" data-provider=\"as billed\"").count(), 1, "{cost}");
+    let mut sum = 0.0;
+    for t in turns["turns"].as_array().unwrap() {
+        let Some(c) = t["billed_usd"].as_f64() else { continue };
+        sum += c;
+        let point = ctxj::render::html::escape(&format!(
+            "as billed · turn {}: {}",
+            t["turn"],
+            ctxj::render::format::money(sum)
+        ));
+        assert!(cost.contains(&point), "missing {point}");
+    }
+    assert!((sum - billed).abs() < 1e-9, "the line ends at the billed total");
+}
+
+/// Issue 32: two strategies with the same figures were drawn one exactly over the other, and
+/// the page did not say so.
+#[test]
+fn regression_identical_series_hid_each_other() {
+    // A truncation limit no result reaches replays exactly as `baseline`.
+    let html = report(&fixture("demo"), &["-s", "baseline", "-s", "truncate-1000000"]);
+    let prompt = section(&html, "chart-prompt", "</figure>");
+    let path = |name: &str| {
+        let at = prompt.find(&format!("<path class=\"series\" data-strategy=\"{name}\"")).unwrap();
+        &prompt[at..at + prompt[at..].find("/>").unwrap()]
+    };
+    assert!(!path("baseline").contains("stroke-dasharray"), "the first series is solid");
+    assert!(path("truncate-1000000").contains("stroke-dasharray"), "the second has a dash pattern");
+    let plot = section(&html, "chart-prompt", "</svg>");
+    assert_eq!(plot.matches("class=\"mk\"").count(), 2 * 14, "a marker per point of each series");
+    let legend = section(&html, "chart-prompt", "</ul>");
+    let entry = &legend[legend.find("<li data-strategy=\"truncate-1000000\">").unwrap()..];
+    assert!(entry[..entry.find("</li>").unwrap()].contains("identical to baseline"), "{legend}");
+    let first = &legend[legend.find("<li data-strategy=\"baseline\">").unwrap()..];
+    assert!(!first[..first.find("</li>").unwrap()].contains("identical"), "the first of two is not the copy");
+}
+
+/// Issue 32: every chart of both pages has labelled axes with units, and the experiment's bars a
+/// value axis and their values.
+#[test]
+fn regression_charts_had_unlabelled_axes() {
+    let html = report(&fixture("demo"), &["-s", "baseline"]);
+    for (id, y) in [
+        ("chart-prompt", "prompt tokens (estimated)"),
+        ("chart-cost", "cumulative cost (US$)"),
+        ("chart-hit", "cached / prompt tokens (%)"),
+    ] {
+        let fig = section(&html, id, "</figure>");
+        assert!(fig.contains(">turn (LLM call)</text>") && fig.contains(&format!(">{y}</text>")), "{id}");
+    }
+}

@@ -52,7 +52,14 @@ pub struct FormatArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct AtArgs {
     /// Position: `rev N` (after records 1..N) or `turn K` (the request of the K-th turn).
-    #[arg(long, num_args = 2, value_names = ["rev|turn", "N"], allow_hyphen_values = true)]
+    #[arg(
+        long,
+        num_args = 2,
+        value_names = ["rev|turn", "N"],
+        allow_hyphen_values = true,
+        value_parser = super::offer::words(super::offer::at_keywords),
+        hide_possible_values = true
+    )]
     pub at: Vec<String>,
 }
 

@@ -13,7 +13,13 @@ use ctxj_core::strategy::{self, Strategy};
 #[derive(Debug, Clone, clap::Args)]
 pub struct StrategyArgs {
     /// A strategy to replay (repeatable; `ctxj diff --help` lists the names).
-    #[arg(short = 's', long = "strategy", value_name = "NAME", value_parser = parse_strategy)]
+    #[arg(
+        short = 's',
+        long = "strategy",
+        value_name = "NAME",
+        value_parser = crate::cli::offer::strategy(parse_strategy),
+        hide_possible_values = true
+    )]
     pub strategies: Vec<Strategy>,
     #[command(flatten)]
     pub summarizer: SummarizerArgs,

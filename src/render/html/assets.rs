@@ -32,8 +32,10 @@ svg .decision line{stroke-width:1;stroke-dasharray:3 3}
 svg text.lab{fill:#57606a}
 ul.legend{list-style:none;padding:0;margin:4px 0;display:flex;flex-wrap:wrap;gap:4px 18px}
 ul.legend li{display:flex;align-items:center;gap:6px}
-.sw{display:inline-block;width:22px;height:0;border-top:3px solid}
-.sw.dash{border-top-style:dashed}
+svg.sw{display:inline-block;vertical-align:middle;width:30px;height:12px}
+svg .mk{pointer-events:auto}
+svg .provider-mk{fill:#fff;stroke:#24292f;stroke-width:1.2}
+.same-as{color:var(--muted);font-style:italic}
 table{border-collapse:collapse;margin:6px 0}
 th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 th{background:var(--soft)}

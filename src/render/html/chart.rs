@@ -1,5 +1,7 @@
 //! The SVG charts per turn (prompt size, cumulative cost, cache-hit rate): one line per
-//! strategy, axes with round steps, hover columns, decision and cache-break marks, the legend.
+//! strategy (each with its own colour, dash pattern and marker, so identical series stay
+//! visible, and the legend says which coincide), the provider's recorded line (the cost chart:
+//! what was billed), labelled axes with units, hover columns, decision and cache-break marks.
 
 use std::fmt::Write;
 
@@ -7,7 +9,7 @@ use crate::render::format::{money, percent, thousands};
 
 use ctxj_core::report::{Availability, Decision, RecordedBreakView, ReportData, TurnFigures, TurnUsage};
 
-use super::common::{color, dash, escape, money_tick, signed, verdict_class, COLORS};
+use super::common::{color, dash, escape, marker, money_tick, signed, swatch, verdict_class};
 
 /// The three charts of seed `001_*`.
 pub(super) fn charts(h: &mut String, d: &ReportData) {
@@ -37,7 +39,7 @@ pub(super) fn charts(h: &mut String, d: &ReportData) {
             tick: |v| short(v),
             y_max: None,
             series: &series,
-            provider: provider.as_ref().map(|p| (p, "recorded usage.prompt_tokens (provider)")),
+            provider: provider.as_ref().map(|p| (p, "recorded usage.prompt_tokens (provider, tokens)")),
             decisions: &d.decisions,
             breaks: &d.recorded_breaks,
             missing: None,
@@ -49,18 +51,26 @@ pub(super) fn charts(h: &mut String, d: &ReportData) {
         (Availability::Missing(w), _) | (_, Availability::Missing(w)) => w.clone(),
         _ => "the cost of some turns is unknown".to_string(),
     };
+    let billed = billed_line(d);
+    let billed_label = match d.billed.summarizer_calls {
+        0 => "as billed (the provider's usage, each call at its own model's price; running sum)".to_string(),
+        n => format!(
+            "as billed (the provider's usage, each call at its own model's price; running sum, without the {n} \
+summarizer call(s) the header's total includes)"
+        ),
+    };
     chart(
         h,
         &Chart {
             id: "chart-cost",
             title: "Cumulative cost",
-            y_label: "US$, cumulative",
+            y_label: "cumulative cost (US$)",
             turns,
             fmt: money,
             tick: money_tick,
             y_max: None,
             series: &series,
-            provider: None,
+            provider: billed.as_ref().map(|p| (p, billed_label.as_str())),
             decisions: &[],
             breaks: &[],
             missing: cost_missing.then_some(why.as_str()),
@@ -84,13 +94,30 @@ pub(super) fn charts(h: &mut String, d: &ReportData) {
             tick: |v| format!("{:.0}%", v * 100.0),
             y_max: Some(1.0),
             series: &series,
-            provider: provider.as_ref().map(|p| (p, "recorded usage.cached_tokens / prompt_tokens (provider)")),
+            provider: provider.as_ref().map(|p| (p, "recorded usage.cached_tokens / prompt_tokens (provider, %)")),
             decisions: &[],
             breaks: &d.recorded_breaks,
             missing: hit_missing.then_some(why.as_str()),
         },
     );
     h.push_str("</section>\n");
+}
+
+/// The cost as billed, summed turn by turn (each turn's `billed_cost`, the per-turn figure `turns`
+/// and `cache --per-turn` show as "as billed"), at the turns that have one; `None` when none has.
+fn billed_line(d: &ReportData) -> Option<Line<'_>> {
+    let mut sum = 0.0;
+    let points: Vec<(usize, f64)> = d
+        .usage
+        .iter()
+        .filter_map(|u| {
+            u.billed_cost.map(|c| {
+                sum += c;
+                (u.turn, sum)
+            })
+        })
+        .collect();
+    (!points.is_empty()).then_some(Line { name: "as billed", points })
 }
 
 /// A line of the provider's recorded figures, when the journal has any.
@@ -137,6 +164,17 @@ impl Line<'_> {
         let i = self.points.partition_point(|p| p.0 < t);
         self.points.get(i).filter(|p| p.0 == t).map(|p| p.1)
     }
+
+    /// Whether `self` and `other` have the same points (values equal to 1e-9 relative): drawn
+    /// one over the other, the legend says so.
+    fn same_as(&self, other: &Line) -> bool {
+        self.points.len() == other.points.len()
+            && self
+                .points
+                .iter()
+                .zip(&other.points)
+                .all(|(a, b)| a.0 == b.0 && (a.1 - b.1).abs() <= 1e-9 * a.1.abs().max(b.1.abs()).max(1.0))
+    }
 }
 
 struct Chart<'a> {
@@ -157,7 +195,7 @@ struct Chart<'a> {
 }
 
 /// A "nice" step (1, 2, 2.5 or 5 × 10^k) for about `n` ticks up to `max`.
-fn nice_step(max: f64, n: f64) -> f64 {
+pub(crate) fn nice_step(max: f64, n: f64) -> f64 {
     let raw = (max / n).max(f64::MIN_POSITIVE);
     let mag = 10f64.powf(raw.log10().floor());
     let f = raw / mag;
@@ -405,7 +443,13 @@ fn lines(h: &mut String, c: &Chart, f: &Frame) {
         d
     };
     if let Some((p, label)) = c.provider {
-        let _ = writeln!(h, "<path class=\"provider\" d=\"{}\"><title>{}</title></path>", path(p), escape(label));
+        let _ = writeln!(
+            h,
+            "<path class=\"provider\" data-provider=\"{}\" d=\"{}\"><title>{}</title></path>",
+            escape(p.name),
+            path(p),
+            escape(label)
+        );
     }
     for (i, l) in c.series.iter().enumerate() {
         let _ = writeln!(
@@ -417,22 +461,39 @@ fn lines(h: &mut String, c: &Chart, f: &Frame) {
             dash(i)
         );
     }
-    // Points with their own tooltips, when there are few enough turns to tell them apart.
-    if n <= 120 {
-        for (i, l) in c.series.iter().enumerate() {
-            for p in &l.points {
-                let _ = writeln!(
-                    h,
-                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{}\"><title>{} · turn {}: {}</title></circle>",
-                    x(p.0 as f64),
-                    y(p.1),
-                    color(i),
-                    escape(l.name),
-                    p.0,
-                    escape(&(c.fmt)(p.1))
-                );
-            }
+    // Markers: every point with its tooltip when there are few enough turns to tell them apart,
+    // else a sparse, staggered set so each line still shows its shape.
+    let every = if n <= 120 { 1 } else { n.div_ceil(60) };
+    let k = c.series.len().max(1);
+    for (i, l) in c.series.iter().enumerate() {
+        let offset = i * every / k;
+        for p in l.points.iter().filter(|p| (p.0 + every - 1 - offset % every) % every == 0) {
+            let tip = (n <= 120).then(|| escape(&format!("{} · turn {}: {}", l.name, p.0, (c.fmt)(p.1))));
+            h.push_str(&marker(i, x(p.0 as f64), y(p.1), tip.as_deref()));
+            h.push('\n');
         }
+    }
+    if let (Some((p, _)), true) = (c.provider, n <= 120) {
+        for q in &p.points {
+            let _ = writeln!(
+                h,
+                "<circle class=\"mk provider-mk\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\"><title>{}</title></circle>",
+                x(q.0 as f64),
+                y(q.1),
+                escape(&format!("{} · turn {}: {}", p.name, q.0, (c.fmt)(q.1)))
+            );
+        }
+    }
+}
+
+/// "identical to X" for a line drawn over an earlier one with the same points.
+fn same_as(l: &Line, earlier: &[Line]) -> String {
+    match earlier.iter().find(|e| l.same_as(e)) {
+        Some(e) => format!(
+            " <span class=\"same-as\" data-same-as=\"{0}\">identical to {0} (drawn over it)</span>",
+            escape(e.name)
+        ),
+        None => String::new(),
     }
 }
 
@@ -440,15 +501,22 @@ fn legend(h: &mut String, c: &Chart) {
     for (i, l) in c.series.iter().enumerate() {
         let _ = writeln!(
             h,
-            "<li data-strategy=\"{}\"><span class=\"sw{}\" style=\"border-color:{}\"></span>{}</li>",
+            "<li data-strategy=\"{}\">{}{}{}</li>",
             escape(l.name),
-            if i >= COLORS.len() { " dash" } else { "" },
-            color(i),
-            escape(l.name)
+            swatch(i),
+            escape(l.name),
+            same_as(l, &c.series[..i])
         );
     }
-    if let Some((_, label)) = c.provider {
-        let _ = writeln!(h, "<li><span class=\"sw dash\" style=\"border-color:#24292f\"></span>{}</li>", escape(label));
+    if let Some((p, label)) = c.provider {
+        let _ = writeln!(
+            h,
+            "<li data-provider=\"{}\"><svg class=\"sw\" width=\"30\" height=\"12\" viewBox=\"0 0 30 12\" aria-hidden=\"true\">\
+<line x1=\"1\" y1=\"6\" x2=\"29\" y2=\"6\" stroke=\"#24292f\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/><circle cx=\"15\" cy=\"6\" r=\"2.5\" fill=\"#fff\" stroke=\"#24292f\"/></svg>{}{}</li>",
+            escape(p.name),
+            escape(label),
+            same_as(p, c.series)
+        );
     }
     if !c.breaks.is_empty() {
         let _ = writeln!(

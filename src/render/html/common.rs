@@ -1,5 +1,5 @@
 //! What every part of the page shares: [`escape`] (every journal string goes through it), the
-//! series colours and dashes, the `n/a`, money-tick and signed formats, a verdict's colour.
+//! series colours, dashes, markers and legend swatches, the `n/a`, money-tick and signed formats, a verdict's colour.
 
 use crate::render::format::thousands;
 use ctxj_core::report::Decision;
@@ -25,20 +25,55 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// Series colours, by strategy index (cycled, with a dash pattern after the first round).
+/// Series colours, by strategy index (cycled; each index also has its own dash pattern and
+/// marker, so two series never look alike and one drawn over an identical one still shows).
 pub(super) const COLORS: [&str; 8] =
     ["#0969da", "#cf222e", "#1a7f37", "#bf8700", "#8250df", "#0a7f8c", "#bc4c00", "#6e7781"];
+
+/// Dash patterns by index (the first solid); 7 patterns against 8 colours, so colour, dash and
+/// marker repeat together only after 56 series.
+const DASHES: [&str; 7] = ["", "9 4", "3 3", "12 3 3 3", "6 2", "2 5", "14 4 2 4 2 4"];
 
 pub(super) fn color(i: usize) -> &'static str {
     COLORS[i % COLORS.len()]
 }
 
-pub(super) fn dash(i: usize) -> &'static str {
-    if i >= COLORS.len() {
-        " stroke-dasharray=\"8 3\""
-    } else {
-        ""
+/// The ` stroke-dasharray` attribute of series `i` (empty for the solid first one).
+pub(super) fn dash(i: usize) -> String {
+    match DASHES[i % DASHES.len()] {
+        "" => String::new(),
+        d => format!(" stroke-dasharray=\"{d}\""),
     }
+}
+
+/// The marker of series `i` centred on (`x`, `y`): circle, square, triangle, diamond, inverted
+/// triangle, plus, cross; `title` (already escaped) is its tooltip, when it has one.
+pub(super) fn marker(i: usize, x: f64, y: f64, title: Option<&str>) -> String {
+    let c = color(i);
+    let tip = title.map_or_else(String::new, |t| format!("<title>{t}</title>"));
+    let shape = |d: String| format!("<path class=\"mk\" d=\"{d}\" fill=\"{c}\" stroke=\"{c}\">{tip}</path>");
+    match i % 7 {
+        0 => format!("<circle class=\"mk\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"{c}\">{tip}</circle>"),
+        1 => shape(format!("M{:.1} {:.1}h6v6h-6z", x - 3.0, y - 3.0)),
+        2 => shape(format!("M{x:.1} {:.1}l3.5 6h-7z", y - 3.5)),
+        3 => shape(format!("M{x:.1} {:.1}l3.5 3.5l-3.5 3.5l-3.5 -3.5z", y - 3.5)),
+        4 => shape(format!("M{x:.1} {:.1}l3.5 -6h-7z", y + 3.5)),
+        5 => shape(format!("M{:.1} {y:.1}h8M{x:.1} {:.1}v8", x - 4.0, y - 4.0))
+            .replace("<path", "<path stroke-width=\"2\""),
+        _ => shape(format!("M{:.1} {:.1}l7 7M{:.1} {:.1}l-7 7", x - 3.5, y - 3.5, x + 3.5, y - 3.5))
+            .replace("<path", "<path stroke-width=\"2\""),
+    }
+}
+
+/// A legend swatch of series `i`: a short stretch of its line, dash and marker.
+pub(super) fn swatch(i: usize) -> String {
+    format!(
+        "<svg class=\"sw\" width=\"30\" height=\"12\" viewBox=\"0 0 30 12\" aria-hidden=\"true\">\
+<line x1=\"1\" y1=\"6\" x2=\"29\" y2=\"6\" stroke=\"{}\" stroke-width=\"2\"{}/>{}</svg>",
+        color(i),
+        dash(i),
+        marker(i, 15.0, 6.0, None)
+    )
 }
 
 pub(super) fn money_tick(v: f64) -> String {

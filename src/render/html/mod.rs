@@ -28,6 +28,7 @@ use assets::{SCRIPT, STYLE};
 pub use browser::TurnChunks;
 use browser::{browser, turn_view};
 use chart::charts;
+pub(crate) use chart::nice_step;
 pub use common::escape;
 use tables::{comparison, decisions, header};
 

@@ -7,7 +7,7 @@ use crate::render::format::{money, percent, thousands};
 
 use ctxj_core::report::{Availability, ComparisonRow, ReportData};
 
-use super::common::{color, escape, opt, signed, verdict_class, COLORS};
+use super::common::{escape, opt, signed, swatch, verdict_class};
 
 pub(super) fn header(h: &mut String, d: &ReportData) {
     let x = &d.header;
@@ -48,6 +48,7 @@ pub(super) fn header(h: &mut String, d: &ReportData) {
             )
         },
     );
+    row("cost", cost(d));
     row("strategies", d.strategies.iter().map(|s| escape(&s.name)).collect::<Vec<_>>().join(", "));
     row("token estimate", escape(&d.estimator));
     row(
@@ -82,6 +83,33 @@ size, cost and cache behaviour for these turns only.</p>\n",
     h.push_str("</header>\n");
 }
 
+/// The header's cost: the session as billed (`cache::billed`, the figure `ctxj cache` shows as
+/// `as billed` and writes as `recorded.cost`) beside each strategy's simulated cost, with how
+/// recorded breaks are found (`render::cache_words`).
+fn cost(d: &ReportData) -> String {
+    let b = &d.billed;
+    let simulated: Vec<String> =
+        d.strategies.iter().map(|s| format!("{} {}", escape(&s.name), opt(s.row.cost, money))).collect();
+    let simulated = format!("simulated: {}", simulated.join(" · "));
+    if b.turns == 0 {
+        return format!("as billed: n/a (the journal records no provider usage) · {simulated}");
+    }
+    let total = match b.cost {
+        Some(c) => format!("<strong id=\"billed-total\" data-usd=\"{c}\">{}</strong>", money(c)),
+        None => "<strong id=\"billed-total\">n/a</strong> (no call's model has a price)".to_string(),
+    };
+    let breaks = match b.breaks.len() {
+        0 => "no recorded cache break".to_string(),
+        n => format!("{} recorded cache break(s)", thousands(n as u64)),
+    };
+    format!(
+        "as billed {total} · {simulated}<br><span class=\"muted\">{}; {breaks} (a cache read short of what \
+the previous call left by more than {})</span>",
+        escape(crate::render::cache_billed::line(b).trim_end()),
+        escape(&crate::render::cache_words::tolerance())
+    )
+}
+
 pub(super) fn comparison(h: &mut String, d: &ReportData) {
     h.push_str(
         "<section id=\"comparison-section\">\n<h2>Strategy comparison</h2>\n<table id=\"comparison\">\n<thead><tr>\
@@ -94,12 +122,11 @@ pub(super) fn comparison(h: &mut String, d: &ReportData) {
         let t = |v: Option<u64>| opt(v, thousands);
         let _ = writeln!(
             h,
-            "<tr data-strategy=\"{}\"><td><span class=\"sw{}\" style=\"border-color:{}\"></span> {}</td>\
+            "<tr data-strategy=\"{}\"><td>{} {}</td>\
 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
             escape(&r.strategy),
-            if i >= COLORS.len() { " dash" } else { "" },
-            color(i),
+            swatch(i),
             escape(&r.strategy),
             r.turns,
             thousands(r.peak_prompt),

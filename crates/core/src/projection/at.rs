@@ -39,6 +39,10 @@ pub enum AtError {
 }
 
 impl At {
+    /// The words a position starts with, as [`At::parse_pairs`] reads them (`rev N`, `turn K`):
+    /// what shell completions offer for `--at`.
+    pub const KEYWORDS: [&'static str; 2] = ["rev", "turn"];
+
     /// `did you mean "turn 10" or "rev 10"?` for a bare number where `rev`/`turn` belongs.
     pub fn hint(value: &str) -> Option<String> {
         let n: u64 = value.parse().ok()?;
@@ -111,4 +115,18 @@ pub fn projection_at(journal: &Journal, at: Option<At>) -> Result<Projection, At
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What completions offer for `--at` is what the parser reads.
+    #[test]
+    fn every_keyword_parses() {
+        for k in At::KEYWORDS {
+            assert!(At::parse_pairs(&[k.to_string(), "1".to_string()]).is_ok(), "{k}");
+        }
+        assert!(At::parse_pairs(&["call".to_string(), "1".to_string()]).is_err());
+    }
 }

@@ -159,13 +159,13 @@ pub fn build_streaming(
     }
     let recorded_breaks = billed
         .breaks
-        .into_iter()
+        .iter()
         .map(|b| RecordedBreakView {
             turn: b.turn,
             cause: b.cause.name().to_string(),
             rewritten_tokens: b.rewritten_tokens,
             cost: b.cost,
-            evidence: b.evidence,
+            evidence: b.evidence.clone(),
         })
         .collect();
     let base_cost = data.iter().find(|s| s.name == "baseline").and_then(|s| s.row.cost);
@@ -183,11 +183,14 @@ pub fn build_streaming(
                 Body::Assistant(a) => a.usage.clone().unwrap_or_default(),
                 _ => Default::default(),
             };
+            // `per_turn` is in turn order: found by a binary search, not a scan per turn.
+            let at = billed.per_turn.partition_point(|b| b.turn < k + 1);
             TurnUsage {
                 turn: k + 1,
                 prompt_tokens: u.prompt_tokens,
                 cached_tokens: u.cached_tokens,
                 completion_tokens: u.completion_tokens,
+                billed_cost: billed.per_turn.get(at).filter(|b| b.turn == k + 1).and_then(|b| b.cost),
             }
         })
         .collect();
@@ -205,6 +208,7 @@ pub fn build_streaming(
         decisions,
         findings,
         recorded_breaks,
+        billed,
         browser_turns: shown,
         audit: Availability::Available(()),
         notes,

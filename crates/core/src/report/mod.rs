@@ -58,6 +58,9 @@ pub struct ReportData {
     /// The cache breaks the provider's recorded usage shows (`cache::billed`, as `ctxj cache`
     /// lists them), in turn order; empty when the journal records no cache reads.
     pub recorded_breaks: Vec<RecordedBreakView>,
+    /// The session as the provider billed it: the one `cache::billed` value `ctxj cache` writes
+    /// as its `recorded` object (its `per_turn` costs are also on [`TurnUsage::billed_cost`]).
+    pub billed: crate::cache::Billed,
     /// The turns the turn browser shows (`--turns A..B`, `--last N`; default: every turn).
     pub browser_turns: std::ops::RangeInclusive<usize>,
     /// Whether the decisions carry the audit's verdicts.
@@ -127,12 +130,15 @@ pub struct TurnFigures {
 
 /// The provider's `usage` of one turn, as the journal records it (it describes the request that
 /// was actually sent, whatever strategies the report replays).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct TurnUsage {
     pub turn: usize,
     pub prompt_tokens: Option<u64>,
     pub cached_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
+    /// What the provider billed for this turn's call (`cache::billed`'s per-turn cost, the one
+    /// `turns` and `cache --per-turn` show as "as billed"), when its model has a price.
+    pub billed_cost: Option<f64>,
 }
 
 impl TurnUsage {

@@ -36,7 +36,7 @@ use crate::journal::Journal;
 use crate::projection::{Block, Mark, Projection, Replayer};
 use crate::tokens::Estimator;
 
-pub use name::{parse, StrategyError, FAMILIES};
+pub use name::{completion_words, parse, StrategyError, FAMILIES};
 pub use raw::Raw;
 pub use recorded::{
     calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, unrecorded_prefix, RecordedTurn,

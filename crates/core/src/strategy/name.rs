@@ -34,6 +34,23 @@ pub fn families_help() -> String {
     s
 }
 
+/// What shell completions offer for a strategy name: each family's fixed start, up to its first
+/// parameter (`truncate-`, `compact-at-`; a family without parameter whole: `recorded`), and its
+/// example (`truncate-500`), from [`FAMILIES`], in its order, without repeats.
+pub fn completion_words() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for (family, example) in FAMILIES {
+        for form in family.split(" | ") {
+            let end = form.find(|c: char| c.is_ascii_uppercase() || c == '[').unwrap_or(form.len());
+            out.push(&form[..end]);
+        }
+        out.push(example);
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|w| !w.is_empty() && seen.insert(*w));
+    out
+}
+
 fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -106,6 +123,24 @@ pub fn parse(name: &str) -> Result<Strategy, StrategyError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The completion words are prefixes of real names: each complete word parses, each prefix
+    /// (ending in `-`) parses with a number after it or starts some family's example.
+    #[test]
+    fn completion_words_are_names_or_their_starts() {
+        let words = completion_words();
+        for w in ["recorded", "baseline", "truncate-", "age-truncate-", "sliding-", "compact-at-", "tiered-fast"] {
+            assert!(words.contains(&w), "{w} missing from {words:?}");
+        }
+        for w in &words {
+            match w.ends_with('-') {
+                true => {
+                    assert!(parse(&format!("{w}5")).is_ok() || FAMILIES.iter().any(|(_, e)| e.starts_with(w)), "{w}")
+                }
+                false => assert!(parse(w).is_ok(), "{w} does not parse"),
+            }
+        }
+    }
 
     /// Bug: `sliding-0` was accepted and, sending only the system block, looked the cheapest
     /// strategy of all; `compact-at-0` compacted an empty conversation.
