@@ -86,3 +86,10 @@ pub fn event_line(name: &str, e: &Event, p: &Paint) -> String {
         }
     }
 }
+
+/// An alert as an OSC 9 terminal notification (iTerm2, WezTerm, kitty, Windows Terminal; tmux
+/// passes it with `allow-passthrough`): its text without colour or control characters.
+pub fn osc9(name: &str, e: &Event) -> String {
+    let text: String = event_line(name, e, &Paint::new(false)).chars().filter(|c| !c.is_control()).collect();
+    format!("\x1b]9;ctxj: {text}\x07")
+}

@@ -21,6 +21,7 @@ pub mod session;
 pub mod snapshot;
 pub mod store;
 pub mod tail;
+pub mod wake;
 
 use std::path::PathBuf;
 

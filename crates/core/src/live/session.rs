@@ -110,6 +110,19 @@ impl LiveSession {
     pub fn files(&self) -> Vec<PathBuf> {
         self.tails.iter().map(|t| t.path.clone()).collect()
     }
+    /// The folders whose changes concern the session: the transcript's own (its appends, and a
+    /// new session beside it), and for Claude Code the session's folder and its `subagents`
+    /// folder when they exist (a subagent file appearing or growing).
+    pub fn folders(&self) -> Vec<PathBuf> {
+        let parent = self.main.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+        let mut out: Vec<PathBuf> = parent.map(Path::to_path_buf).into_iter().collect();
+        if self.agent == Format::ClaudeCode {
+            let own = self.main.with_extension("");
+            let sub = own.join("subagents");
+            out.extend([own, sub].into_iter().filter(|d| d.is_dir()));
+        }
+        out
+    }
     /// Compactions with a recorded size, in order.
     pub fn observed(&self) -> &[Observed] {
         &self.observed
