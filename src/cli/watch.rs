@@ -80,7 +80,8 @@ pub struct Args {
     /// Seconds between two `--exec` runs (alerts in between are not run).
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     pub cooldown: u64,
-    /// Where each session's snapshot is written (default: the user's cache folder, `live/watch`).
+    /// Where each session's snapshot is written (default: the user's cache folder, `live/watch`;
+    /// none under --no-cache).
     #[arg(long, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
 }
@@ -103,16 +104,19 @@ struct Followed {
     from: Option<PathBuf>,
     /// Not looked at since it was found (its first look is no sign of a missed event).
     fresh: bool,
+    /// When its figures were last computed (without new bytes only the clock moves them).
+    stepped: Option<Instant>,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let paint = Paint::new(ctx.color);
     let overrides = Overrides::from_user();
-    let state_dir = args.state_dir.clone().or_else(|| store::dir().map(|d| d.join("watch")));
+    let live_dir = store::dir(ctx.cache.as_deref());
+    let state_dir = args.state_dir.clone().or_else(|| live_dir.as_ref().map(|d| d.join("watch")));
     if let Some(d) = &state_dir {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", escape_line(&d.display().to_string())))?;
     }
-    let observed = store::dir().map(|d| store::observed(&d)).unwrap_or_default();
+    let observed = live_dir.as_ref().map(|d| store::observed(d)).unwrap_or_default();
     let mut exec = args.exec.clone().map(|cmd| Hook::new(cmd, Duration::from_secs(args.cooldown)));
     let targets = Targets { target: args.target.clone(), live_minutes: args.live_minutes, all: args.all };
     let started = Instant::now();
@@ -146,7 +150,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
                     let snap = Snapshot::of(&live, &inputs(&overrides, &observed));
                     watcher = Watcher::after(&live, &snap);
                 }
-                followed.push(Followed { name: short_name(&path), live, watcher, from, fresh: true });
+                followed.push(Followed { name: short_name(&path), live, watcher, from, fresh: true, stepped: None });
             }
             first = false;
             folders.extend(followed.iter().flat_map(|f| f.live.folders()));
@@ -156,8 +160,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         for f in &mut followed {
             let Ok(n) = f.live.poll() else { continue };
             grew |= n > 0 && !std::mem::take(&mut f.fresh);
-            let snap = Snapshot::of(&f.live, &inputs(&overrides, &observed));
-            let events = f.watcher.step(&f.live, &snap);
+            if n == 0 && f.stepped.is_some_and(|t| t.elapsed() < DISCOVER_EVERY) {
+                continue; // nothing new, and the time-based alerts are checked once a second
+            }
+            f.stepped = Some(Instant::now());
+            let inp = inputs(&overrides, &observed);
+            let snap = Snapshot::of(&f.live, &inp);
+            let events = f.watcher.step(&f.live, &snap, inp.now_ms);
             let agent = f.live.agent().name();
             let session = f.live.main().display().to_string();
             for e in &events {
@@ -172,13 +181,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
                     }
                 }
             }
-            if !events.is_empty() {
-                if let Some(d) = &state_dir {
-                    let doc = StatusDoc::new(snap, None, None);
-                    let file = d.join(follow::state_file_name(f.live.main()));
-                    let _ =
-                        ctxj_core::journal::session::write_guarded(&file, &serde_json::to_vec(&doc)?, &[f.live.main()]);
-                }
+            if let Some(d) = state_dir.as_ref().filter(|_| !events.is_empty()) {
+                let (doc, file) = (StatusDoc::new(snap, None, None), d.join(follow::state_file_name(f.live.main())));
+                let _ = ctxj_core::journal::session::write_guarded(&file, &serde_json::to_vec(&doc)?, &[f.live.main()]);
             }
         }
         out.flush()?;
@@ -205,12 +210,8 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
 }
 
 fn inputs(o: &Overrides, observed: &[ctxj_core::live::compact::Observed]) -> Inputs {
-    Inputs {
-        now_ms: ctxj_core::live::now_ms(None).unwrap_or_default(),
-        overrides: *o,
-        observed: observed.to_vec(),
-        context: None,
-    }
+    let now_ms = ctxj_core::live::now_ms(None).unwrap_or_default();
+    Inputs { now_ms, overrides: *o, observed: observed.to_vec(), ..Inputs::default() }
 }
 
 fn write_event(

@@ -63,14 +63,17 @@ pub fn event_line(name: &str, e: &Event, p: &Paint) -> String {
                 money(*cost)
             ))
         }
-        Event::Compaction { pre_tokens, auto, .. } => {
+        Event::Compaction { pre_tokens, auto, post_tokens, summary_cost, rebuild_cost, .. } => {
             let how = match auto {
                 Some(true) => "auto ",
                 Some(false) => "manual ",
                 None => "",
             };
             let pre = pre_tokens.map(|t| format!(" at {}", tokens_short(t))).unwrap_or_default();
-            p.yellow(&format!("! {name} {how}compaction{pre}"))
+            let post = post_tokens.map(|t| format!(" → {}", tokens_short(t))).unwrap_or_default();
+            let summary = summary_cost.map(|c| format!(", summary {}", usd(c))).unwrap_or_default();
+            let rebuild = rebuild_cost.map(|c| format!(", cache rebuild {}", usd(c))).unwrap_or_default();
+            p.yellow(&format!("! {name} {how}compaction{pre}{post}{summary}{rebuild}"))
         }
         Event::Band { band, context, threshold } => {
             let what = if *band == Band::Compact { "at the compaction point" } else { "in the warning band" };

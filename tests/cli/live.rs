@@ -31,6 +31,7 @@ fn statusline(t: &Path, cache: &Path, extra: &[&str], stdin: Option<String>) -> 
         stdin.unwrap_or_else(|| format!(r#"{{"transcript_path":{},"unknown":{{"x":1}}}}"#, serde_json::json!(t)));
     ctxj()
         .env("CTXJ_CACHE_DIR", cache)
+        .env_remove("CTXJ_NO_CACHE")
         .args(["statusline", "--now", "2026-05-01T10:06:30Z"])
         .args(extra)
         .write_stdin(input)
@@ -94,6 +95,7 @@ fn statusline_refuses_what_is_not_json_and_renders_a_watch_state() {
     std::fs::write(&state, &out.get_output().stdout).unwrap();
     let a = ctxj()
         .env("CTXJ_CACHE_DIR", &cache)
+        .env_remove("CTXJ_NO_CACHE")
         .args(["statusline", "--now", "2026-05-01T11:00:00Z", "--state"])
         .arg(&state)
         .assert()
@@ -129,6 +131,7 @@ fn statusline_cost_equals_usage_on_every_shared_claude_code_session() {
                 }
                 let a = ctxj()
                     .env("CTXJ_CACHE_DIR", cache.path())
+                    .env_remove("CTXJ_NO_CACHE")
                     .args(["statusline", "--format", "json", "--transcript"])
                     .arg(&t)
                     .assert()
@@ -142,6 +145,44 @@ fn statusline_cost_equals_usage_on_every_shared_claude_code_session() {
     assert!(checked >= 10, "{checked} sessions checked");
 }
 
+/// `--no-cache` / `CTXJ_NO_CACHE` kept the token memo and summaries off but `statusline` still
+/// wrote its live state: now it computes from the transcript each time and writes nothing.
+#[test]
+fn regression_statusline_kept_live_state_under_no_cache() {
+    let (_d, t, cache) = session(3);
+    let json = |a: assert_cmd::assert::Assert| -> serde_json::Value {
+        serde_json::from_slice(&a.get_output().stdout).unwrap()
+    };
+    let input = format!(r#"{{"transcript_path":{}}}"#, serde_json::json!(t));
+    let run = |env: Option<&str>, extra: &[&str]| {
+        let mut c = ctxj();
+        match env {
+            Some(v) => c.env("CTXJ_NO_CACHE", v),
+            None => c.env_remove("CTXJ_NO_CACHE"),
+        };
+        c.env("CTXJ_CACHE_DIR", &cache)
+            .args(["statusline", "--format", "json", "--now", "2026-05-01T10:06:30Z"])
+            .args(extra)
+            .write_stdin(input.clone())
+            .assert()
+            .success()
+    };
+    let off = json(run(Some("1"), &[]));
+    assert!(!cache.exists(), "nothing written under CTXJ_NO_CACHE");
+    let flag = json(run(None, &["--no-cache"]));
+    assert!(!cache.exists(), "nothing written under --no-cache");
+    // Each run reads the whole transcript again: an append is seen without any state.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&t).unwrap();
+    f.write_all(cc_call(3, 3, 50_000, 10_000).as_bytes()).unwrap();
+    let grown = json(run(Some("1"), &[]));
+    assert!(!cache.exists());
+    assert_eq!((off["calls"].as_u64(), grown["calls"].as_u64()), (Some(3), Some(4)));
+    assert_eq!(off, flag);
+    // The same figures as a run that keeps its state.
+    assert_eq!(json(run(None, &[])), grown);
+    assert!(cache.join("live").is_dir(), "the state is kept without the flag");
+}
+
 /// `ctxj watch` prints a call's event after it is appended, and a cache break with its cause;
 /// the time from append to event is bounded (generously: CI machines are loaded). `how`: the
 /// flags choosing the file-system events path or the stat poll.
@@ -150,6 +191,7 @@ fn watch_follows_appends(how: &[&str]) {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_ctxj"));
     hermetic(&mut cmd)
         .env("CTXJ_CACHE_DIR", &cache)
+        .env_remove("CTXJ_NO_CACHE")
         .args(["watch", "--format", "ndjson", "--from-start", "--timeout", "30"])
         .args(how)
         .arg(&t)

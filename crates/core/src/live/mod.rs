@@ -17,6 +17,7 @@ pub mod find;
 pub mod follow;
 pub mod hook;
 pub mod input;
+pub mod reported;
 pub mod session;
 pub mod snapshot;
 pub mod store;

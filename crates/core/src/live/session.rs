@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::compact::{self, Observed};
+use super::reported::{self, Reported};
 use super::tail::{Appended, Tail};
 use super::Fold;
 use crate::import::Format;
@@ -32,6 +33,8 @@ pub struct LiveSession {
     tails: Vec<Tail>,
     fold: Box<dyn Fold>,
     observed: Vec<Observed>,
+    /// Cache-miss causes the session's own file reported (`message.diagnostics`).
+    reported: Vec<Reported>,
     resets: usize,
 }
 
@@ -43,6 +46,8 @@ struct Saved {
     tails: Vec<Tail>,
     fold: serde_json::Value,
     observed: Vec<Observed>,
+    #[serde(default)]
+    reported: Vec<Reported>,
 }
 
 fn agent_named(name: &str) -> Option<Format> {
@@ -65,6 +70,7 @@ impl LiveSession {
             tails: vec![Tail::new(main.to_path_buf())],
             fold,
             observed: Vec::new(),
+            reported: Vec::new(),
             resets: 0,
         })
     }
@@ -83,6 +89,7 @@ impl LiveSession {
             tails: s.tails,
             fold: super::fold_for(agent, Some(s.fold))?,
             observed: s.observed,
+            reported: s.reported,
             resets: 0,
         })
     }
@@ -96,6 +103,7 @@ impl LiveSession {
             tails: self.tails.clone(),
             fold: self.fold.save(),
             observed: self.observed.clone(),
+            reported: self.reported.clone(),
         };
         serde_json::to_vec(&s).unwrap_or_default()
     }
@@ -126,6 +134,10 @@ impl LiveSession {
     /// Compactions with a recorded size, in order.
     pub fn observed(&self) -> &[Observed] {
         &self.observed
+    }
+    /// Cache-miss causes the session's own file reported, in order ([`super::reported`]).
+    pub fn reported(&self) -> &[Reported] {
+        &self.reported
     }
     /// Times a file shrank or was replaced and the session was folded again from zero.
     pub fn resets(&self) -> usize {
@@ -173,6 +185,7 @@ impl LiveSession {
                     self.fold.feed(i, &lines);
                     if main && self.agent == Format::ClaudeCode {
                         self.note_compactions(&lines);
+                        self.reported.extend(reported::scan(&lines));
                     }
                     continue; // look again: more than CAP may have been appended
                 }
@@ -203,6 +216,7 @@ impl LiveSession {
             self.fold.add_file(at);
         }
         self.observed.clear();
+        self.reported.clear();
     }
 
     fn note_compactions(&mut self, lines: &[u8]) {
