@@ -235,3 +235,77 @@ fn watch_on_file_events_reports_appended_calls_and_breaks_as_they_happen() {
 fn watch_polling_reports_appended_calls_and_breaks_as_they_happen() {
     watch_follows_appends(&["--poll", "--poll-ms", "20"]);
 }
+
+/// A Claude Code line: `kind` is `user`/`assistant`/`system`, `extra` more JSON fields.
+fn cc_line(kind: &str, ts: &str, extra: &str) -> String {
+    format!(r#"{{"type":"{kind}","sessionId":"s1","timestamp":"2026-05-01T10:{ts}Z"{extra}}}"#) + "\n"
+}
+
+fn cc_usage(id: &str, input: u64, write: u64, read: u64, out: u64) -> String {
+    format!(
+        r#","requestId":"r{id}","message":{{"id":"m{id}","model":"claude-sonnet-4-5","usage":{{"input_tokens":{input},"cache_creation_input_tokens":{write},"cache_read_input_tokens":{read},"output_tokens":{out}}}}}"#
+    )
+}
+
+/// The compaction event carries the size after (the first call after it), the summarizer call's
+/// cost (Claude Code's `subagents/agent-acompact-*.jsonl`) and the cache rebuild (that call's
+/// writes), priced as `usage` prices them; a compaction no call followed is reported without
+/// them once a minute has passed.
+#[test]
+fn watch_reports_a_compaction_with_its_size_after_summary_and_rebuild_cost() {
+    let d = tempfile::tempdir().unwrap();
+    let proj = d.path().join("projects").join("-p");
+    std::fs::create_dir_all(proj.join("s1").join("subagents")).unwrap();
+    let t = proj.join("s1.jsonl");
+    let boundary = |ts: &str, pre: u64| {
+        let meta = format!(r#","subtype":"compact_boundary","compactMetadata":{{"trigger":"auto","preTokens":{pre}}}"#);
+        cc_line("system", ts, &meta)
+    };
+    let main = [
+        cc_line("assistant", "00:00", &cc_usage("1", 3, 150_000, 0, 100)),
+        cc_line("assistant", "01:00", &cc_usage("2", 3, 10_000, 150_000, 100)),
+        boundary("04:00", 160_003),
+        cc_line("assistant", "05:00", &cc_usage("3", 3, 30_000, 20_000, 100)),
+        boundary("20:00", 52_000),
+    ];
+    std::fs::write(&t, main.concat()).unwrap();
+    let summarizer = cc_line("assistant", "03:00", &(cc_usage("s", 3, 0, 160_000, 2_000) + r#","isSidechain":true"#));
+    std::fs::write(proj.join("s1").join("subagents").join("agent-acompact-1f.jsonl"), summarizer).unwrap();
+    let out = ctxj().args(["watch", "--once", "--from-start", "--format", "ndjson"]).arg(&t).assert().success();
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.get_output().stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v["event"] == "compaction")
+        .collect();
+    assert_eq!(events.len(), 2, "{events:?}");
+    let (c, last) = (&events[0], &events[1]);
+    assert_eq!((c["pre_tokens"].as_u64(), c["post_tokens"].as_u64()), (Some(160_003), Some(50_003)));
+    // Sonnet 4.5: $3 input, $3.75 5-minute write, $0.30 read, $15 output per million.
+    let close = |v: &serde_json::Value, x: f64| v.as_f64().is_some_and(|v| (v - x).abs() < 1e-9);
+    assert!(close(&c["summary_cost"], (3.0 * 3.0 + 160_000.0 * 0.3 + 2_000.0 * 15.0) / 1e6), "{c}");
+    assert!(close(&c["rebuild_cost"], 30_000.0 * 3.75 / 1e6), "{c}");
+    assert_eq!(last["pre_tokens"], 52_000);
+    assert!(last["post_tokens"].is_null() && last["summary_cost"].is_null() && last["rebuild_cost"].is_null());
+}
+
+/// The status line's last break names the cause the transcript's `message.diagnostics` or
+/// Claude Code's `prompt_cache.last_miss_cause` reported, and ctxj's own stays in the JSON.
+#[test]
+fn statusline_last_break_names_the_reported_cause() {
+    let (_d, t, cache) = session(2);
+    let diag = r#"},"diagnostics":{"cache_miss_reason":{"type":"system_changed","cache_missed_input_tokens":30000}}}}"#;
+    let miss = cc_line("assistant", "02:00", &cc_usage("9", 3, 40_000, 0, 100)).replacen("}}}", diag, 1);
+    std::fs::OpenOptions::new().append(true).open(&t).unwrap().write_all(miss.as_bytes()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&statusline(&t, &cache, &["--format", "json"], None).success().get_output().stdout)
+            .unwrap();
+    assert_eq!((v["last_break"]["call"].as_u64(), v["last_break"]["cause"].as_str()), (Some(3), None), "{v}");
+    assert_eq!(v["last_break"]["reported_cause"], "system_changed");
+    let input = format!(
+        r#"{{"transcript_path":{},"prompt_cache":{{"warm":true,"last_miss_cause":{{"causes":["tools_changed"]}}}}}}"#,
+        serde_json::json!(t)
+    );
+    let line = statusline(&t, &cache, &["--lines", "1"], Some(input)).success();
+    let text = String::from_utf8_lossy(&line.get_output().stdout).into_owned();
+    assert!(text.contains("last break #3 tools_changed"), "{text}");
+}
