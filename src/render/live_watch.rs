@@ -55,8 +55,12 @@ pub fn event_line(name: &str, e: &Event, p: &Paint) -> String {
                 money(*cost),
             )
         }
-        Event::CacheBreak { call, cause, lost_tokens, cost, .. } => {
-            let why = cause.map_or("unexplained in the usage lines (see `ctxj cache`)", |c| c.name());
+        Event::CacheBreak { call, cause, lost_tokens, cost, reported_cause, .. } => {
+            let ours = cause.map_or("unexplained in the usage lines (see `ctxj cache`)", |c| c.name());
+            let why = match reported_cause {
+                Some(r) => format!("{ours} (reported: {})", escape_line(r)),
+                None => ours.to_string(),
+            };
             p.red(&format!(
                 "! {name} cache break at call {call}: {why}, {} tokens re-written {}",
                 thousands(*lost_tokens),

@@ -289,7 +289,8 @@ fn watch_reports_a_compaction_with_its_size_after_summary_and_rebuild_cost() {
 }
 
 /// The status line's last break names the cause the transcript's `message.diagnostics` or
-/// Claude Code's `prompt_cache.last_miss_cause` reported, and ctxj's own stays in the JSON.
+/// Claude Code's `prompt_cache.last_miss_cause` reported, and ctxj's own stays in the JSON;
+/// `watch`'s `cache_break` carries the transcript's.
 #[test]
 fn statusline_last_break_names_the_reported_cause() {
     let (_d, t, cache) = session(2);
@@ -301,6 +302,14 @@ fn statusline_last_break_names_the_reported_cause() {
             .unwrap();
     assert_eq!((v["last_break"]["call"].as_u64(), v["last_break"]["cause"].as_str()), (Some(3), None), "{v}");
     assert_eq!(v["last_break"]["reported_cause"], "system_changed");
+    let out = ctxj().args(["watch", "--once", "--from-start", "--format", "ndjson"]).arg(&t).assert().success();
+    let brk: Vec<serde_json::Value> = String::from_utf8_lossy(&out.get_output().stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v["event"] == "cache_break")
+        .collect();
+    assert_eq!(brk.len(), 1, "{brk:?}");
+    assert_eq!((brk[0]["call"].as_u64(), brk[0]["reported_cause"].as_str()), (Some(3), Some("system_changed")));
     let input = format!(
         r#"{{"transcript_path":{},"prompt_cache":{{"warm":true,"last_miss_cause":{{"causes":["tools_changed"]}}}}}}"#,
         serde_json::json!(t)

@@ -70,6 +70,10 @@ pub enum Event {
         /// lost × (write − read price), $.
         cost: Option<f64>,
         gap_seconds: Option<f64>,
+        /// The cause the provider reported on the call's lines
+        /// (`message.diagnostics.cache_miss_reason`); left out when none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reported_cause: Option<String>,
     },
     /// Reported once the first call after it is read (or a minute after it when none came).
     Compaction {
@@ -152,6 +156,7 @@ pub fn judge_call(
         lost_tokens: lost,
         cost: price.map(|p| lost as f64 * (rate(&p) - p.cached_rate()).max(0.0) / 1e6),
         gap_seconds: gap,
+        reported_cause: None,
     };
     Some((CacheUse::Miss, Some(brk)))
 }
@@ -209,7 +214,12 @@ impl Watcher {
             let e = own[i];
             let judged = judge_call(&own, i, &read.compactions, ttl, first);
             let cache = judged.as_ref().map_or(CacheUse::Cold, |j| j.0);
-            if let Some((_, Some(b))) = judged {
+            if let Some((_, Some(mut b))) = judged {
+                if let Event::CacheBreak { reported_cause, .. } = &mut b {
+                    let (before, after) = (i.checked_sub(1).map(|j| own[j].ts.as_str()), own.get(i + 1));
+                    let r = super::reported::for_call(s.reported(), before, after.map(|e| e.ts.as_str()));
+                    *reported_cause = r.map(str::to_string);
+                }
                 out.push(b);
             }
             out.insert(
