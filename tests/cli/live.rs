@@ -318,3 +318,34 @@ fn statusline_last_break_names_the_reported_cause() {
     let text = String::from_utf8_lossy(&line.get_output().stdout).into_owned();
     assert!(text.contains("last break #3 tools_changed"), "{text}");
 }
+
+/// A new session file beside the followed one (Claude Code's `/clear`) is followed as soon as it
+/// appears: on the events path its creation wakes the watcher, and its calls are reported.
+#[test]
+fn watch_follows_a_new_session_in_the_folder_on_file_events() {
+    let (_d, t, cache) = session(2);
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_ctxj"));
+    hermetic(&mut cmd)
+        .env("CTXJ_CACHE_DIR", &cache)
+        .args(["watch", "--format", "ndjson", "--from-start", "--timeout", "30"])
+        .arg(t.parent().unwrap())
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next_call = move || loop {
+        let v: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        if v["event"] == "call" {
+            return v;
+        }
+    };
+    assert_eq!(next_call()["call"], 1);
+    assert_eq!(next_call()["call"], 2);
+    let cleared = t.with_file_name("s2.jsonl");
+    let started = Instant::now();
+    std::fs::write(&cleared, cc_call(7, 50, 0, 20_000)).unwrap();
+    let v = next_call();
+    assert!(v["session"].as_str().is_some_and(|s| s.ends_with("s2.jsonl")), "{v}");
+    assert!(started.elapsed() < Duration::from_secs(5), "found after {:?}", started.elapsed());
+    let _ = child.kill();
+    let _ = child.wait();
+}
