@@ -128,7 +128,8 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
         anyhow::bail!("no session written to in the last {} minutes there", args.live_minutes);
     }
     let mut waker = Waker::new(!args.poll && !args.once, Duration::from_millis(args.poll_ms.max(10)));
-    let mut told = waker.mode();
+    // Events were asked for: a fallback, even at the start, is said once.
+    let mut told = if args.poll || args.once { waker.mode() } else { Mode::Events };
     let mut wake = Wake { event: true, created: true };
     loop {
         if wake.created || last_discover.is_none_or(|t| t.elapsed() >= DISCOVER_EVERY) {
