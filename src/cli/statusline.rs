@@ -64,11 +64,17 @@ pub fn now_ms(flag: Option<&str>) -> Result<i64> {
         .with_context(|| format!("--now {}: not an RFC 3339 time", escape_line(flag.unwrap_or_default())))
 }
 
-/// The snapshot of the session at `transcript`, its state resumed and saved in the cache folder.
-/// `agent`: the transcript's agent when known (Claude Code's stdin), else detected.
-pub fn follow(transcript: &std::path::Path, agent: Option<Format>, inp: Inputs) -> Result<Snapshot> {
+/// The snapshot of the session at `transcript`, its state resumed and saved in the cache folder
+/// `cache` (`None`, under `--no-cache`: read from zero, nothing written). `agent`: the
+/// transcript's agent when known (Claude Code's stdin), else detected.
+pub fn follow(
+    transcript: &std::path::Path,
+    agent: Option<Format>,
+    inp: Inputs,
+    cache: Option<&std::path::Path>,
+) -> Result<Snapshot> {
     let shown = escape_line(&transcript.display().to_string());
-    let dir = store::dir();
+    let dir = store::dir(cache);
     let mut session = match &dir {
         Some(d) => store::load(d, transcript, agent),
         None => ctxj_core::live::LiveSession::open(transcript, agent),
@@ -106,10 +112,17 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
             Some(t) => (Some(t.clone()), None),
             None => (input.transcript_path.as_ref().map(PathBuf::from), Some(Format::ClaudeCode)),
         };
-        let inp =
-            Inputs { now_ms: now, overrides: Overrides::from_user(), observed: Vec::new(), context: input.context() };
+        let inp = Inputs {
+            now_ms: now,
+            overrides: Overrides::from_user(),
+            observed: Vec::new(),
+            context: input.context(),
+            reported_cause: input.last_miss_cause.clone(),
+        };
         match transcript {
-            Some(t) => StatusDoc::new(follow(&t, agent, inp)?, input.model_name.clone(), input.cost_usd),
+            Some(t) => {
+                StatusDoc::new(follow(&t, agent, inp, ctx.cache.as_deref())?, input.model_name.clone(), input.cost_usd)
+            }
             None => {
                 // Nothing to follow yet: what the harness said is all there is.
                 let name = input.model_name.clone().or(input.model_id.clone());

@@ -1,6 +1,7 @@
 //! `ctxj watch`: follow running sessions and print one line per call and an alert per event
 //! (cache break, compaction, warning band, cache about to expire, gone cold), or NDJSON.
 
+use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -8,13 +9,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result};
 
 use ctxj::render::live::StatusDoc;
-use ctxj::render::live_watch::{event_line, is_alert, WatchDoc};
+use ctxj::render::live_watch::{event_line, is_alert, osc9, WatchDoc};
 use ctxj::render::style::Paint;
 use ctxj_core::live::compact::Overrides;
 use ctxj_core::live::events::Event;
 use ctxj_core::live::follow::{self, short_name, Targets};
 use ctxj_core::live::hook::Hook;
 use ctxj_core::live::watcher::Watcher;
+use ctxj_core::live::wake::{Mode, Wake, Waker};
 use ctxj_core::live::{store, Inputs, LiveSession, Snapshot};
 use ctxj_core::text::escape_line;
 
@@ -27,7 +29,9 @@ use super::{Ctx, EXIT_OK};
 /// `--all` follows every session written to in the last `--live-minutes`. A folder argument is
 /// searched the same way; a file is followed as given. A new session file in a followed folder
 /// (Claude Code's `/clear`) is followed when it appears; subagent files count toward their
-/// session. Lines are read by byte offset as they are appended (a stat poll every `--poll-ms`).
+/// session. Lines are read by byte offset as they are appended: woken by file-system events
+/// (inotify, FSEvents; bursts coalesced over 50 ms, and a look every 2 s regardless), or a stat
+/// poll every `--poll-ms` with `--poll` or when events are unavailable.
 ///
 /// Alerts: cache break (cause when the usage lines tell it, lost tokens, $), compaction, the
 /// warning band (20,000 tokens below the compaction point) or the point crossed, the cache about
@@ -62,7 +66,10 @@ pub struct Args {
     /// Stop after this many seconds.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
-    /// Milliseconds between looks at the files.
+    /// Look at the files every `--poll-ms` instead of waking on file-system events.
+    #[arg(long)]
+    pub poll: bool,
+    /// Milliseconds between looks when polling (`--poll`, or no file-system events).
     #[arg(long, default_value_t = 250, value_name = "MS")]
     pub poll_ms: u64,
     /// Send alerts to the terminal as notifications (OSC 9).
@@ -74,7 +81,8 @@ pub struct Args {
     /// Seconds between two `--exec` runs (alerts in between are not run).
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     pub cooldown: u64,
-    /// Where each session's snapshot is written (default: the user's cache folder, `live/watch`).
+    /// Where each session's snapshot is written (default: the user's cache folder, `live/watch`;
+    /// none under --no-cache).
     #[arg(long, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
 }
@@ -85,7 +93,8 @@ pub enum WatchFormat {
     Ndjson,
 }
 
-/// How often folders are searched again for new sessions.
+/// How often folders are searched again for new sessions (on the events path also whenever an
+/// event says an entry was created, and at least at each safety look).
 const DISCOVER_EVERY: Duration = Duration::from_secs(1);
 
 struct Followed {
@@ -94,16 +103,21 @@ struct Followed {
     name: String,
     /// The folder it was found in (`None`: given as a file).
     from: Option<PathBuf>,
+    /// Not looked at since it was found (its first look is no sign of a missed event).
+    fresh: bool,
+    /// When its figures were last computed (without new bytes only the clock moves them).
+    stepped: Option<Instant>,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let paint = Paint::new(ctx.color);
     let overrides = Overrides::from_user();
-    let state_dir = args.state_dir.clone().or_else(|| store::dir().map(|d| d.join("watch")));
+    let live_dir = store::dir(ctx.cache.as_deref());
+    let state_dir = args.state_dir.clone().or_else(|| live_dir.as_ref().map(|d| d.join("watch")));
     if let Some(d) = &state_dir {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", escape_line(&d.display().to_string())))?;
     }
-    let observed = store::dir().map(|d| store::observed(&d)).unwrap_or_default();
+    let observed = live_dir.as_ref().map(|d| store::observed(d)).unwrap_or_default();
     let mut exec = args.exec.clone().map(|cmd| Hook::new(cmd, Duration::from_secs(args.cooldown)));
     let targets = Targets { target: args.target.clone(), live_minutes: args.live_minutes, all: args.all };
     let started = Instant::now();
@@ -114,10 +128,15 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     if args.target.is_some() && targets.now()?.is_empty() {
         anyhow::bail!("no session written to in the last {} minutes there", args.live_minutes);
     }
+    let mut waker = Waker::new(!args.poll && !args.once, Duration::from_millis(args.poll_ms.max(10)));
+    // Events were asked for: a fallback, even at the start, is said once.
+    let mut told = if args.poll || args.once { waker.mode() } else { Mode::Events };
+    let mut wake = Wake { event: true, created: true };
     loop {
-        if last_discover.is_none_or(|t| t.elapsed() >= DISCOVER_EVERY) {
+        if wake.created || last_discover.is_none_or(|t| t.elapsed() >= DISCOVER_EVERY) {
             last_discover = Some(Instant::now());
             let now_targets = targets.now()?;
+            let mut folders: BTreeSet<PathBuf> = now_targets.iter().filter_map(|(_, from)| from.clone()).collect();
             for (path, from) in now_targets {
                 if followed.iter().any(|f| f.live.main() == path) {
                     continue;
@@ -133,14 +152,23 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
                     let snap = Snapshot::of(&live, &inputs(&overrides, &observed));
                     watcher = Watcher::after(&live, &snap);
                 }
-                followed.push(Followed { name: short_name(&path), live, watcher, from });
+                followed.push(Followed { name: short_name(&path), live, watcher, from, fresh: true, stepped: None });
             }
             first = false;
+            folders.extend(followed.iter().flat_map(|f| f.live.folders()));
+            waker.watch(folders);
         }
+        let mut grew = false;
         for f in &mut followed {
-            let Ok(_) = f.live.poll() else { continue };
-            let snap = Snapshot::of(&f.live, &inputs(&overrides, &observed));
-            let events = f.watcher.step(&f.live, &snap);
+            let Ok(n) = f.live.poll() else { continue };
+            grew |= n > 0 && !std::mem::take(&mut f.fresh);
+            if n == 0 && f.stepped.is_some_and(|t| t.elapsed() < DISCOVER_EVERY) {
+                continue; // nothing new, and the time-based alerts are checked once a second
+            }
+            f.stepped = Some(Instant::now());
+            let inp = inputs(&overrides, &observed);
+            let snap = Snapshot::of(&f.live, &inp);
+            let events = f.watcher.step(&f.live, &snap, inp.now_ms);
             let agent = f.live.agent().name();
             let session = f.live.main().display().to_string();
             for e in &events {
@@ -148,30 +176,33 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
                 if is_alert(e) {
                     let json = serde_json::to_string(&WatchDoc::new(agent, &session, e.clone()))?;
                     if args.notify {
-                        notify(&mut out, &f.name, e)?;
+                        write!(out, "{}", osc9(&f.name, e))?;
                     }
                     if let Some(x) = &mut exec {
                         x.fire(&json);
                     }
                 }
             }
-            if !events.is_empty() {
-                if let Some(d) = &state_dir {
-                    let doc = StatusDoc::new(snap, None, None);
-                    let file = d.join(follow::state_file_name(f.live.main()));
-                    let _ =
-                        ctxj_core::journal::session::write_guarded(&file, &serde_json::to_vec(&doc)?, &[f.live.main()]);
-                }
+            if let Some(d) = state_dir.as_ref().filter(|_| !events.is_empty()) {
+                let (doc, file) = (StatusDoc::new(snap, None, None), d.join(follow::state_file_name(f.live.main())));
+                let _ = ctxj_core::journal::session::write_guarded(&file, &serde_json::to_vec(&doc)?, &[f.live.main()]);
             }
         }
         out.flush()?;
+        waker.looked(wake, grew);
+        if let (Mode::Poll(why), Mode::Events) = (waker.mode(), &told) {
+            eprintln!("ctxj watch: polling every {} ms: {}", args.poll_ms.max(10), escape_line(&why));
+        }
+        told = waker.mode();
         if let Some(x) = &mut exec {
             x.reap();
         }
-        if args.once || args.timeout.is_some_and(|t| started.elapsed().as_secs_f64() >= t) {
+        let limit = |t: f64| Duration::try_from_secs_f64(t.max(0.0)).unwrap_or(Duration::MAX);
+        let left = args.timeout.map_or(Duration::MAX, |t| limit(t).saturating_sub(started.elapsed()));
+        if args.once || left.is_zero() {
             break;
         }
-        std::thread::sleep(Duration::from_millis(args.poll_ms.max(10)));
+        wake = waker.wait(left);
     }
     if let Some(mut x) = exec {
         // Give the last command its deadline, no more.
@@ -181,12 +212,8 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
 }
 
 fn inputs(o: &Overrides, observed: &[ctxj_core::live::compact::Observed]) -> Inputs {
-    Inputs {
-        now_ms: ctxj_core::live::now_ms(None).unwrap_or_default(),
-        overrides: *o,
-        observed: observed.to_vec(),
-        context: None,
-    }
+    let now_ms = ctxj_core::live::now_ms(None).unwrap_or_default();
+    Inputs { now_ms, overrides: *o, observed: observed.to_vec(), ..Inputs::default() }
 }
 
 fn write_event(
@@ -205,15 +232,6 @@ fn write_event(
         }
         WatchFormat::Text => writeln!(out, "{}", event_line(name, e, paint))?,
     }
-    Ok(())
-}
-
-/// An OSC 9 notification (iTerm2, WezTerm, kitty, Windows Terminal; tmux passes it with
-/// `allow-passthrough`): the alert's text, escaped, without colour.
-fn notify(out: &mut impl std::io::Write, name: &str, e: &Event) -> Result<()> {
-    let text = event_line(name, e, &Paint::new(false));
-    let text: String = text.chars().filter(|c| !c.is_control()).collect();
-    write!(out, "\x1b]9;ctxj: {text}\x07")?;
     Ok(())
 }
 

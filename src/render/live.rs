@@ -118,7 +118,11 @@ fn parts(d: &StatusDoc, p: &Paint) -> (Vec<String>, Vec<String>) {
         });
     }
     if let Some(b) = &s.last_break {
-        let why = b.cause.map_or("?", |c| c.name());
+        // The harness's or provider's own cause when reported, else ctxj's from the usage lines.
+        let why = match &b.reported_cause {
+            Some(r) => escape_line(r),
+            None => b.cause.map_or("?", |c| c.name()).to_string(),
+        };
         let cost = b.cost.map(|c| format!(" {}", usd(c))).unwrap_or_default();
         money.push(p.yellow(&format!("last break #{} {why}{cost}", b.call)));
     }

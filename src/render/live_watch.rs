@@ -55,22 +55,29 @@ pub fn event_line(name: &str, e: &Event, p: &Paint) -> String {
                 money(*cost),
             )
         }
-        Event::CacheBreak { call, cause, lost_tokens, cost, .. } => {
-            let why = cause.map_or("unexplained in the usage lines (see `ctxj cache`)", |c| c.name());
+        Event::CacheBreak { call, cause, lost_tokens, cost, reported_cause, .. } => {
+            let ours = cause.map_or("unexplained in the usage lines (see `ctxj cache`)", |c| c.name());
+            let why = match reported_cause {
+                Some(r) => format!("{ours} (reported: {})", escape_line(r)),
+                None => ours.to_string(),
+            };
             p.red(&format!(
                 "! {name} cache break at call {call}: {why}, {} tokens re-written {}",
                 thousands(*lost_tokens),
                 money(*cost)
             ))
         }
-        Event::Compaction { pre_tokens, auto, .. } => {
+        Event::Compaction { pre_tokens, auto, post_tokens, summary_cost, rebuild_cost, .. } => {
             let how = match auto {
                 Some(true) => "auto ",
                 Some(false) => "manual ",
                 None => "",
             };
             let pre = pre_tokens.map(|t| format!(" at {}", tokens_short(t))).unwrap_or_default();
-            p.yellow(&format!("! {name} {how}compaction{pre}"))
+            let post = post_tokens.map(|t| format!(" → {}", tokens_short(t))).unwrap_or_default();
+            let summary = summary_cost.map(|c| format!(", summary {}", usd(c))).unwrap_or_default();
+            let rebuild = rebuild_cost.map(|c| format!(", cache rebuild {}", usd(c))).unwrap_or_default();
+            p.yellow(&format!("! {name} {how}compaction{pre}{post}{summary}{rebuild}"))
         }
         Event::Band { band, context, threshold } => {
             let what = if *band == Band::Compact { "at the compaction point" } else { "in the warning band" };
@@ -85,4 +92,11 @@ pub fn event_line(name: &str, e: &Event, p: &Paint) -> String {
             p.red(&format!("! {name} cache gone cold{cost}"))
         }
     }
+}
+
+/// An alert as an OSC 9 terminal notification (iTerm2, WezTerm, kitty, Windows Terminal; tmux
+/// passes it with `allow-passthrough`): its text without colour or control characters.
+pub fn osc9(name: &str, e: &Event) -> String {
+    let text: String = event_line(name, e, &Paint::new(false)).chars().filter(|c| !c.is_control()).collect();
+    format!("\x1b]9;ctxj: {text}\x07")
 }

@@ -138,15 +138,16 @@ pub struct HarnessArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct CacheArgs {
     /// Keep nothing between runs: neither read nor write the token memo ($CTXJ_CACHE_DIR/tokens;
-    /// default: the user's cache folder, e.g. ~/.cache/ctxj/tokens) nor the summarizer's answers
-    /// (summaries/).
+    /// default: the user's cache folder, e.g. ~/.cache/ctxj/tokens), the summarizer's answers
+    /// (summaries/) or the live state of `statusline` and `watch` (live/).
     #[arg(long, global = true, env = "CTXJ_NO_CACHE", hide_env_values = true, value_parser = clap::builder::FalseyValueParser::new())]
     pub no_cache: bool,
 }
 
 impl CacheArgs {
     /// The cache folder of the run (`$CTXJ_CACHE_DIR`, else the user's): `None` under
-    /// `--no-cache` / `CTXJ_NO_CACHE` — then no cache is read or written (token memo, summaries).
+    /// `--no-cache` / `CTXJ_NO_CACHE` — then no cache is read or written (token memo, summaries,
+    /// live state).
     pub fn base(&self) -> Option<std::path::PathBuf> {
         if self.no_cache {
             None

@@ -63,11 +63,24 @@ pub enum Event {
         /// lost × (write − read price), $.
         cost: Option<f64>,
         gap_seconds: Option<f64>,
+        /// The cause the provider reported on the call's lines
+        /// (`message.diagnostics.cache_miss_reason`); left out when none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reported_cause: Option<String>,
     },
+    /// Reported once the first call after it is read (or a minute after it when none came).
     Compaction {
         ts: String,
         pre_tokens: Option<u64>,
         auto: Option<bool>,
+        /// The context after: the prompt of the session's first call after the compaction.
+        post_tokens: Option<u64>,
+        /// The summarizer call's cost, $, when the transcript records the call (Claude Code
+        /// 2.1.x: `subagents/agent-acompact-*.jsonl`), priced as `usage` prices it.
+        summary_cost: Option<f64>,
+        /// Re-writing the new prefix into the cache: the first call after's cache writes (its
+        /// uncached input when the agent records no writes) at the model's price, $.
+        rebuild_cost: Option<f64>,
     },
     Band {
         band: Band,
@@ -136,6 +149,7 @@ pub fn judge_call(
         lost_tokens: lost,
         cost: price.map(|p| lost as f64 * (rate(&p) - p.cached_rate()).max(0.0) / 1e6),
         gap_seconds: gap,
+        reported_cause: None,
     };
     Some((CacheUse::Miss, Some(brk)))
 }

@@ -22,6 +22,9 @@ pub struct StatusInput {
     /// `context_window.current_usage`: input + cache writes + cache reads (`None` before the
     /// first call and after `/compact` until the next).
     pub current_usage: Option<u64>,
+    /// `prompt_cache.last_miss_cause.causes` joined with `+` (Claude Code 2.1.260+, unconfirmed;
+    /// a plain string there is taken as the cause).
+    pub last_miss_cause: Option<String>,
 }
 
 /// The version from which `context_window` gives the current context.
@@ -30,6 +33,15 @@ pub const CURRENT_CONTEXT_SINCE: (u64, u64, u64) = (2, 1, 132);
 fn version_triplet(v: &str) -> Option<(u64, u64, u64)> {
     let mut it = v.trim().split(['.', '-', ' ']).map(|p| p.parse::<u64>().ok());
     Some((it.next()??, it.next()??, it.next().flatten().unwrap_or(0)))
+}
+
+/// `last_miss_cause`: `{causes: [..]}` joined with `+`, or a string.
+fn miss_cause(v: &Value) -> Option<String> {
+    let joined = match v {
+        Value::String(s) => s.clone(),
+        _ => v.get("causes")?.as_array()?.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("+"),
+    };
+    super::reported::clean(&joined)
 }
 
 impl StatusInput {
@@ -56,6 +68,7 @@ impl StatusInput {
             cost_usd: at(&["cost", "total_cost_usd"]).and_then(Value::as_f64),
             window_size: at(&["context_window", "context_window_size"]).and_then(Value::as_u64),
             current_usage: usage,
+            last_miss_cause: at(&["prompt_cache", "last_miss_cause"]).and_then(miss_cause),
         })
     }
 
@@ -83,5 +96,11 @@ mod tests {
         assert_eq!(old.context(), None, "cumulative before 2.1.132");
         let null = StatusInput::parse(br#"{"context_window":{"current_usage":null}}"#).unwrap();
         assert_eq!(null.context(), None);
+        let pc = br#"{"prompt_cache":{"warm":false,"last_miss_cause":{"causes":["tools_changed","model_changed"],"tools_added":1}}}"#;
+        assert_eq!(StatusInput::parse(pc).unwrap().last_miss_cause.as_deref(), Some("tools_changed+model_changed"));
+        let odd = br#"{"prompt_cache":{"last_miss_cause":{"causes":[]}}}"#;
+        assert_eq!(StatusInput::parse(odd).unwrap().last_miss_cause, None);
+        let odd = br#"{"prompt_cache":{"last_miss_cause":5}}"#;
+        assert_eq!(StatusInput::parse(odd).unwrap().last_miss_cause, None);
     }
 }

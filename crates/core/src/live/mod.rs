@@ -17,10 +17,12 @@ pub mod find;
 pub mod follow;
 pub mod hook;
 pub mod input;
+pub mod reported;
 pub mod session;
 pub mod snapshot;
 pub mod store;
 pub mod tail;
+pub mod wake;
 pub mod watcher;
 
 use std::path::PathBuf;

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::compact::{self, Observed};
+use super::reported::{self, Reported};
 use super::tail::{Appended, Tail};
 use super::Fold;
 use crate::import::Format;
@@ -32,6 +33,8 @@ pub struct LiveSession {
     tails: Vec<Tail>,
     fold: Box<dyn Fold>,
     observed: Vec<Observed>,
+    /// Cache-miss causes the session's own file reported (`message.diagnostics`).
+    reported: Vec<Reported>,
     resets: usize,
 }
 
@@ -43,6 +46,8 @@ struct Saved {
     tails: Vec<Tail>,
     fold: serde_json::Value,
     observed: Vec<Observed>,
+    #[serde(default)]
+    reported: Vec<Reported>,
 }
 
 fn agent_named(name: &str) -> Option<Format> {
@@ -65,6 +70,7 @@ impl LiveSession {
             tails: vec![Tail::new(main.to_path_buf())],
             fold,
             observed: Vec::new(),
+            reported: Vec::new(),
             resets: 0,
         })
     }
@@ -83,6 +89,7 @@ impl LiveSession {
             tails: s.tails,
             fold: super::fold_for(agent, Some(s.fold))?,
             observed: s.observed,
+            reported: s.reported,
             resets: 0,
         })
     }
@@ -96,6 +103,7 @@ impl LiveSession {
             tails: self.tails.clone(),
             fold: self.fold.save(),
             observed: self.observed.clone(),
+            reported: self.reported.clone(),
         };
         serde_json::to_vec(&s).unwrap_or_default()
     }
@@ -110,9 +118,26 @@ impl LiveSession {
     pub fn files(&self) -> Vec<PathBuf> {
         self.tails.iter().map(|t| t.path.clone()).collect()
     }
+    /// The folders whose changes concern the session: the transcript's own (its appends, and a
+    /// new session beside it), and for Claude Code the session's folder and its `subagents`
+    /// folder when they exist (a subagent file appearing or growing).
+    pub fn folders(&self) -> Vec<PathBuf> {
+        let parent = self.main.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+        let mut out: Vec<PathBuf> = parent.map(Path::to_path_buf).into_iter().collect();
+        if self.agent == Format::ClaudeCode {
+            let own = self.main.with_extension("");
+            let sub = own.join("subagents");
+            out.extend([own, sub].into_iter().filter(|d| d.is_dir()));
+        }
+        out
+    }
     /// Compactions with a recorded size, in order.
     pub fn observed(&self) -> &[Observed] {
         &self.observed
+    }
+    /// Cache-miss causes the session's own file reported, in order ([`super::reported`]).
+    pub fn reported(&self) -> &[Reported] {
+        &self.reported
     }
     /// Times a file shrank or was replaced and the session was folded again from zero.
     pub fn resets(&self) -> usize {
@@ -160,6 +185,7 @@ impl LiveSession {
                     self.fold.feed(i, &lines);
                     if main && self.agent == Format::ClaudeCode {
                         self.note_compactions(&lines);
+                        self.reported.extend(reported::scan(&lines));
                     }
                     continue; // look again: more than CAP may have been appended
                 }
@@ -190,6 +216,7 @@ impl LiveSession {
             self.fold.add_file(at);
         }
         self.observed.clear();
+        self.reported.clear();
     }
 
     fn note_compactions(&mut self, lines: &[u8]) {

@@ -75,6 +75,10 @@ pub struct LastBreak {
     pub lost_tokens: u64,
     /// lost × (write − read price), $.
     pub cost: Option<f64>,
+    /// The cause Claude Code or the provider reported: the status-line input's
+    /// `prompt_cache.last_miss_cause`, else the call's `message.diagnostics.cache_miss_reason`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_cause: Option<String>,
 }
 
 fn price_of(model: Option<&str>) -> Option<Price> {
@@ -113,6 +117,9 @@ pub struct Inputs {
     /// The current context as the harness reports it (Claude Code's status-line input), which
     /// wins over the transcript's last call.
     pub context: Option<u64>,
+    /// The cause the harness reported for the session's last cache miss (Claude Code's
+    /// status-line `prompt_cache.last_miss_cause`), which wins over the transcript's.
+    pub reported_cause: Option<String>,
 }
 
 impl Snapshot {
@@ -197,7 +204,14 @@ impl Snapshot {
             last_compaction: s.observed().last().cloned(),
             last_break: match super::events::last_break(&own, &read.compactions, ttl) {
                 Some(super::events::Event::CacheBreak { call, cause, lost_tokens, cost, .. }) => {
-                    Some(LastBreak { call, cause, lost_tokens, cost })
+                    let (before, after) = (own.get(call.wrapping_sub(2)), own.get(call));
+                    let in_file = super::reported::for_call(
+                        s.reported(),
+                        before.map(|e| e.ts.as_str()),
+                        after.map(|e| e.ts.as_str()),
+                    );
+                    let reported_cause = inp.reported_cause.clone().or_else(|| in_file.map(str::to_string));
+                    Some(LastBreak { call, cause, lost_tokens, cost, reported_cause })
                 }
                 _ => None,
             },

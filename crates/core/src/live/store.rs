@@ -18,10 +18,11 @@ const KEEP_OBSERVED: usize = 500;
 /// The largest state or record file read (a larger one is ignored unread).
 pub const READ_CAP: u64 = 64 << 20;
 
-/// The live state folder (created `0700` when missing; `None` inside a session, or when no cache
-/// folder is known).
-pub fn dir() -> Option<PathBuf> {
-    let d = CacheDir::new(&cache_dir::default_base()?, "live").ok()?;
+/// The live state folder under the run's cache folder `base` (created `0700` when missing; `None`
+/// inside a session, or when the run keeps no cache: `--no-cache` hands no `base`, and then
+/// nothing is read or written).
+pub fn dir(base: Option<&Path>) -> Option<PathBuf> {
+    let d = CacheDir::new(base?, "live").ok()?;
     d.ensure().ok()?;
     Some(d.path().to_path_buf())
 }

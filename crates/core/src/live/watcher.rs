@@ -7,6 +7,12 @@ use super::events::{first_write, judge_call, Band, CacheUse, Event, EXPIRING_SEC
 use super::session::LiveSession;
 use super::snapshot::Snapshot;
 use crate::cache::billed::{TTL_1H, TTL_5M};
+use crate::cache::model::parse_ts;
+use crate::usage::entry::{builtin_cost, Compaction, Tokens, UsageEntry};
+
+/// A compaction no call has followed yet is reported without its after-figures this long after
+/// it (a manual `/compact` waits for the user's next prompt), ms.
+pub const COMPACTION_WAIT_MS: i64 = 60_000;
 
 /// What has been reported of one session.
 #[derive(Debug, Clone, Default)]
@@ -37,8 +43,8 @@ impl Watcher {
         w
     }
 
-    /// The events since the last step.
-    pub fn step(&mut self, s: &LiveSession, snap: &Snapshot) -> Vec<Event> {
+    /// The events since the last step, at `now_ms` (Unix ms).
+    pub fn step(&mut self, s: &LiveSession, snap: &Snapshot, now_ms: i64) -> Vec<Event> {
         let mut out = Vec::new();
         let read = s.read();
         let main = s.main_file();
@@ -50,7 +56,12 @@ impl Watcher {
             let e = own[i];
             let judged = judge_call(&own, i, &read.compactions, ttl, first);
             let cache = judged.as_ref().map_or(CacheUse::Cold, |j| j.0);
-            if let Some((_, Some(b))) = judged {
+            if let Some((_, Some(mut b))) = judged {
+                if let Event::CacheBreak { reported_cause, .. } = &mut b {
+                    let (before, after) = (i.checked_sub(1).map(|j| own[j].ts.as_str()), own.get(i + 1));
+                    let r = super::reported::for_call(s.reported(), before, after.map(|e| e.ts.as_str()));
+                    *reported_cause = r.map(str::to_string);
+                }
                 out.push(b);
             }
             out.insert(
@@ -75,15 +86,17 @@ impl Watcher {
             self.cold = None;
         }
         self.calls = own.len();
-        for c in read.compactions.iter().skip(self.compactions) {
-            let seen = s.observed().iter().find(|o| o.ts == c.ts);
-            out.push(Event::Compaction {
-                ts: c.ts.clone(),
-                pre_tokens: seen.map(|o| o.pre_tokens),
-                auto: seen.map(|o| o.auto),
-            });
+        // A compaction waits for the first call after it (the size after, the rebuild).
+        for (k, c) in read.compactions.iter().enumerate().skip(self.compactions) {
+            let after = own.iter().find(|e| e.ts > c.ts && e.tokens.prompt() > 0).copied();
+            let waited = parse_ts(&c.ts).is_none_or(|t| now_ms - t >= COMPACTION_WAIT_MS);
+            if after.is_none() && !waited {
+                break;
+            }
+            let since = k.checked_sub(1).map(|j| read.compactions[j].ts.as_str());
+            out.push(compaction_event(s, &read.entries, c, since, after, one_hour));
+            self.compactions = k + 1;
         }
-        self.compactions = read.compactions.len();
         let now = band(snap);
         if now > self.band && now > Some(Band::Normal) {
             if let (Some(b), Some(c), Some(p)) = (now, snap.context, snap.compact_at) {
@@ -102,6 +115,47 @@ impl Watcher {
             }
         }
         out
+    }
+}
+
+/// The `compaction` event of `c`: its recorded size and trigger, the size after (the prompt of
+/// `after`, the first call after it), the summarizer call's cost (the calls of an
+/// `agent-acompact-*` file between the previous compaction, `since`, and this one) and the cache
+/// rebuild (`after`'s cache writes, at one-hour writes when `one_hour`; its uncached input when
+/// it wrote nothing), all priced by the `usage` read's cost rule.
+fn compaction_event(
+    s: &LiveSession,
+    entries: &[UsageEntry],
+    c: &Compaction,
+    since: Option<&str>,
+    after: Option<&UsageEntry>,
+    one_hour: bool,
+) -> Event {
+    let seen = s.observed().iter().find(|o| o.ts == c.ts);
+    let files = s.files();
+    let summarizer = |e: &&UsageEntry| {
+        let name = files.get(e.file).and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned());
+        name.is_some_and(|n| n.starts_with("agent-acompact-"))
+            && e.ts <= c.ts
+            && since.is_none_or(|p| e.ts.as_str() > p)
+    };
+    let calls: Vec<&UsageEntry> = entries.iter().filter(summarizer).collect();
+    let summary_cost = if calls.is_empty() { None } else { calls.iter().map(|e| e.cost).sum::<Option<f64>>() };
+    let rebuild_cost = after.and_then(|e| {
+        let t = if e.tokens.cache_creation > 0 {
+            Tokens { cache_creation: e.tokens.cache_creation, ..Tokens::default() }
+        } else {
+            Tokens { input: e.tokens.input, ..Tokens::default() }
+        };
+        builtin_cost(e.model.as_deref(), &t, if one_hour { t.cache_creation } else { 0 })
+    });
+    Event::Compaction {
+        ts: c.ts.clone(),
+        pre_tokens: seen.map(|o| o.pre_tokens),
+        auto: seen.map(|o| o.auto),
+        post_tokens: after.map(|e| e.tokens.prompt()),
+        summary_cost,
+        rebuild_cost,
     }
 }
 
