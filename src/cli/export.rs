@@ -10,6 +10,7 @@ use ctxj::render::export::{exporter, ExportFormat};
 use ctxj_core::text::escape_line;
 
 use super::args::LogArgs;
+use super::otlp_send::{SendArgs, Sender};
 use super::resolve::{EncodingArgs, StrategyArgs};
 use super::{Ctx, EXIT_OK};
 
@@ -25,12 +26,15 @@ use super::{Ctx, EXIT_OK};
 ///
 /// --format ndjson (default) and csv write rows with "schema": "ctxj.export/1" (JSON Schema:
 /// docs/schema/ctxj.export-1.json); otlp-json writes the OpenTelemetry file-exporter format, one
-/// trace per session per line, with gen_ai.* attributes (docs/fleet.md).
+/// trace per session per line, with gen_ai.* and OpenInference attributes (docs/fleet.md).
+/// --endpoint sends the same traces to an OTLP/HTTP receiver (an OpenTelemetry Collector,
+/// Arize Phoenix, Langfuse) as protobuf, and writes nothing on stdout.
 ///
 /// Examples:
 ///   ctxj export sample-journals/transcripts
 ///   ctxj export sample-journals/transcripts --agent codex --format csv
 ///   ctxj export sample-journals/transcripts -s sliding-8 --format otlp-json
+///   ctxj export ~/.claude/projects --endpoint http://localhost:6006
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 #[command(mut_arg("strategies", |a| a.help("A strategy to simulate besides the recorded requests (repeatable)")))]
@@ -42,8 +46,10 @@ pub struct Args {
     #[command(flatten)]
     pub encoding: EncodingArgs,
     /// ndjson (one row a line), csv, or otlp-json (one OTLP trace per session a line).
-    #[arg(long, value_enum, default_value_t = FormatArg::Ndjson)]
+    #[arg(long, value_enum, default_value_t = FormatArg::Ndjson, conflicts_with = "endpoint")]
     pub format: FormatArg,
+    #[command(flatten)]
+    pub send: SendArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -57,23 +63,39 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let replays = args.strategy.as_given(ctx.cache.as_deref());
     replays.no_duplicates()?;
     let tokenizer = args.encoding.tokenizer(ctx)?;
+    let target = args.send.endpoint.is_some().then(|| args.send.target(&|k| std::env::var(k).ok())).transpose()?;
     let sessions = ctxj_core::export::plan(&args.logs.files()?);
-    let mut writer = exporter(match args.format {
-        FormatArg::Ndjson => ExportFormat::Ndjson,
-        FormatArg::Csv => ExportFormat::Csv,
-        FormatArg::OtlpJson => ExportFormat::OtlpJson,
-    });
-    let mut out = super::stdout();
     let mut notes = 0usize;
-    ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, &mut |s| {
+    let mut note = |s: &ctxj_core::export::SessionRows| {
         if let Some(n) = &s.note {
             notes += 1;
             eprintln!("{}: not reconstructed ({}); its rows carry no estimate", escape_line(&s.source), escape_line(n));
         }
-        writer.session(&mut out, &s)
-    })?;
-    replays.check()?;
-    out.flush()?;
+    };
+    if let Some(target) = target {
+        let mut sender = Sender::new(target);
+        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, &mut |s| {
+            note(&s);
+            sender.session(&s)
+        })?;
+        sender.finish()?;
+        replays.check()?;
+        eprintln!("sent {} span(s) in {} request(s)", sender.sent, sender.requests);
+    } else {
+        let mut writer = exporter(match args.format {
+            FormatArg::Ndjson => ExportFormat::Ndjson,
+            FormatArg::Csv => ExportFormat::Csv,
+            FormatArg::OtlpJson => ExportFormat::OtlpJson,
+        });
+        let mut out = super::stdout();
+        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, &mut |s| {
+            note(&s);
+            writer.session(&mut out, &s)
+        })?;
+        writer.finish(&mut out)?;
+        replays.check()?;
+        out.flush()?;
+    }
     if notes > 0 {
         eprintln!("{notes} session(s) exported from their billed calls only");
     }

@@ -15,6 +15,7 @@ pub mod experiment;
 pub mod export;
 pub mod import;
 pub mod log;
+pub mod otlp_send;
 pub mod output;
 pub mod progress;
 pub mod report;
