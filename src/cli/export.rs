@@ -27,14 +27,14 @@ use super::{Ctx, EXIT_OK};
 /// --format ndjson (default) and csv write rows with "schema": "ctxj.export/1" (JSON Schema:
 /// docs/schema/ctxj.export-1.json); otlp-json writes the OpenTelemetry file-exporter format, one
 /// trace per session per line, with gen_ai.* and OpenInference attributes (docs/fleet.md).
-/// --endpoint sends the same traces to an OTLP/HTTP receiver (an OpenTelemetry Collector,
-/// Arize Phoenix, Langfuse) as protobuf, and writes nothing on stdout.
+/// --endpoint URL sends the same traces to an OTLP/HTTP receiver as protobuf and writes nothing
+/// on stdout: an OpenTelemetry Collector (http://HOST:4318), Arize Phoenix
+/// (http://HOST:6006), Langfuse (https://HOST/api/public/otel with an Authorization header).
 ///
 /// Examples:
 ///   ctxj export sample-journals/transcripts
 ///   ctxj export sample-journals/transcripts --agent codex --format csv
 ///   ctxj export sample-journals/transcripts -s sliding-8 --format otlp-json
-///   ctxj export ~/.claude/projects --endpoint http://localhost:6006
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 #[command(mut_arg("strategies", |a| a.help("A strategy to simulate besides the recorded requests (repeatable)")))]
