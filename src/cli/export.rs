@@ -10,7 +10,8 @@ use ctxj::render::export::{exporter, ExportFormat};
 use ctxj_core::text::escape_line;
 
 use super::args::LogArgs;
-use super::otlp_send::{SendArgs, Sender};
+use super::otlp_send::Sender;
+use super::otlp_target::SendArgs;
 use super::resolve::{EncodingArgs, StrategyArgs};
 use super::{Ctx, EXIT_OK};
 

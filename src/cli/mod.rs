@@ -16,6 +16,7 @@ pub mod export;
 pub mod import;
 pub mod log;
 pub mod otlp_send;
+pub mod otlp_target;
 pub mod output;
 pub mod progress;
 pub mod report;
