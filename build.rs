@@ -9,7 +9,9 @@
 //! * `ctxj_has_python`: `python3` on `PATH` (the conformance reference implementation);
 //! * `ctxj_has_chromium`: `chromium`/`chromium-browser` on `PATH` or `$CTXJ_BROWSER`;
 //! * `ctxj_has_fleet`: the fleet venv (`.venv-fleet/bin/python` with `pyspark` installed, made by
-//!   `.ci/run` from `fleet/requirements.txt`) and `java` on `PATH` (tests/cli/fleet.rs).
+//!   `.ci/run` from `fleet/requirements.txt`) and `java` on `PATH` (tests/cli/fleet.rs);
+//! * `ctxj_has_otlp_decoder`: the fleet venv's python with opentelemetry-proto installed (the
+//!   OTLP receiver of tests/cli/otlp_receiver.rs).
 //!
 //! Tests carry `#[cfg_attr(not(ctxj_has_samples), ignore = "…")]` and call a helper of
 //! `tests/cli/common.rs` that panics with a clear message when the input is missing anyway.
@@ -53,6 +55,12 @@ fn main() {
         .any(|d| d.path().join("site-packages").join("pyspark").is_dir());
     let python = watch(venv.join("bin").join("python"));
     emit("ctxj_has_fleet", ci || (is_executable(&python) && pyspark && on_path(&["java"]).is_some()));
+    let otlp_proto = std::fs::read_dir(venv.join("lib"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|d| d.path().join("site-packages").join("opentelemetry").join("proto").is_dir());
+    emit("ctxj_has_otlp_decoder", ci || (is_executable(&python) && otlp_proto));
 }
 
 /// Re-probes when a path that was found changes or goes away. A path that is absent is not

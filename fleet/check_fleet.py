@@ -63,6 +63,8 @@ def otlp(path: str) -> dict:
                     if not root["name"].startswith("invoke_agent") or len(root["traceId"]) != 32:
                         sys.exit(f"{path}:{no}: the first span is not an invoke_agent root with a hex trace id")
                     for s in ss["spans"][1:]:
+                        if not s["name"].startswith("chat"):
+                            continue  # a subagent's `execute_tool Task` span
                         a = {x["key"]: x["value"] for x in s["attributes"]}
                         missing = [k for k in CHAT_ATTRS if k not in a]
                         if missing or s.get("parentSpanId") != root["spanId"] or len(s["spanId"]) != 16:

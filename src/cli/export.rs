@@ -10,6 +10,8 @@ use ctxj::render::export::{exporter, ExportFormat};
 use ctxj_core::text::escape_line;
 
 use super::args::LogArgs;
+use super::otlp_send::Sender;
+use super::otlp_target::SendArgs;
 use super::resolve::{EncodingArgs, StrategyArgs};
 use super::{Ctx, EXIT_OK};
 
@@ -25,7 +27,10 @@ use super::{Ctx, EXIT_OK};
 ///
 /// --format ndjson (default) and csv write rows with "schema": "ctxj.export/1" (JSON Schema:
 /// docs/schema/ctxj.export-1.json); otlp-json writes the OpenTelemetry file-exporter format, one
-/// trace per session per line, with gen_ai.* attributes (docs/fleet.md).
+/// trace per session per line, with gen_ai.* and OpenInference attributes (docs/fleet.md).
+/// --endpoint URL sends the same traces to an OTLP/HTTP receiver as protobuf and writes nothing
+/// on stdout: an OpenTelemetry Collector (http://HOST:4318), Arize Phoenix
+/// (http://HOST:6006), Langfuse (https://HOST/api/public/otel with an Authorization header).
 ///
 /// Examples:
 ///   ctxj export sample-journals/transcripts
@@ -42,13 +47,15 @@ pub struct Args {
     #[command(flatten)]
     pub encoding: EncodingArgs,
     /// ndjson (one row a line), csv, or otlp-json (one OTLP trace per session a line).
-    #[arg(long, value_enum, default_value_t = FormatArg::Ndjson)]
+    #[arg(long, value_enum, default_value_t = FormatArg::Ndjson, conflicts_with = "endpoint")]
     pub format: FormatArg,
     /// Only print the default folders that exist and would be read with no path (Claude Code,
     /// Codex, pi; `--agent` narrows), one `{"agent", "path"}` JSON object a line, and stop: what
     /// `fleet/ctxj_spark.py` reads when given no --input.
     #[arg(long, conflicts_with_all = ["paths", "format"])]
     pub folders: bool,
+    #[command(flatten)]
+    pub send: SendArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -65,23 +72,39 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let replays = args.strategy.as_given(ctx.cache.as_deref());
     replays.no_duplicates()?;
     let tokenizer = args.encoding.tokenizer(ctx)?;
+    let target = args.send.endpoint.is_some().then(|| args.send.target(&|k| std::env::var(k).ok())).transpose()?;
     let sessions = ctxj_core::export::plan(&args.logs.files()?);
-    let mut writer = exporter(match args.format {
-        FormatArg::Ndjson => ExportFormat::Ndjson,
-        FormatArg::Csv => ExportFormat::Csv,
-        FormatArg::OtlpJson => ExportFormat::OtlpJson,
-    });
-    let mut out = super::stdout();
     let mut notes = 0usize;
-    ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, &mut |s| {
+    let mut note = |s: &ctxj_core::export::SessionRows| {
         if let Some(n) = &s.note {
             notes += 1;
             eprintln!("{}: not reconstructed ({}); its rows carry no estimate", escape_line(&s.source), escape_line(n));
         }
-        writer.session(&mut out, &s)
-    })?;
-    replays.check()?;
-    out.flush()?;
+    };
+    if let Some(target) = target {
+        let mut sender = Sender::new(target);
+        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, &mut |s| {
+            note(&s);
+            sender.session(&s)
+        })?;
+        sender.finish()?;
+        replays.check()?;
+        eprintln!("sent {} span(s) in {} request(s)", sender.sent, sender.requests);
+    } else {
+        let mut writer = exporter(match args.format {
+            FormatArg::Ndjson => ExportFormat::Ndjson,
+            FormatArg::Csv => ExportFormat::Csv,
+            FormatArg::OtlpJson => ExportFormat::OtlpJson,
+        });
+        let mut out = super::stdout();
+        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, &mut |s| {
+            note(&s);
+            writer.session(&mut out, &s)
+        })?;
+        writer.finish(&mut out)?;
+        replays.check()?;
+        out.flush()?;
+    }
     if notes > 0 {
         eprintln!("{notes} session(s) exported from their billed calls only");
     }

@@ -16,6 +16,8 @@ pub mod export;
 pub mod import;
 pub mod log;
 mod offer;
+pub mod otlp_send;
+pub mod otlp_target;
 pub mod output;
 pub mod progress;
 pub mod report;

@@ -17,6 +17,11 @@ pub enum ExportFormat {
 /// Writes sessions one at a time, in the order they come.
 pub trait Exporter {
     fn session(&mut self, out: &mut dyn Write, s: &SessionRows) -> Result<(), RowsError>;
+
+    /// Writes what was held back until every session had come.
+    fn finish(&mut self, _out: &mut dyn Write) -> Result<(), RowsError> {
+        Ok(())
+    }
 }
 
 /// The writer of `format`.
@@ -24,7 +29,7 @@ pub fn exporter(format: ExportFormat) -> Box<dyn Exporter> {
     match format {
         ExportFormat::Ndjson => Box::new(Ndjson),
         ExportFormat::Csv => Box::new(Csv { header: false }),
-        ExportFormat::OtlpJson => Box::new(super::otlp::Otlp),
+        ExportFormat::OtlpJson => Box::new(super::otlp::Otlp::default()),
     }
 }
 

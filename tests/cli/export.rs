@@ -126,22 +126,36 @@ fn otlp_is_one_trace_per_session_with_genai_attributes_and_stable_ids() {
     assert_eq!(lines.len(), 5, "one trace per session file");
     let mut traces = std::collections::BTreeSet::new();
     let mut chats = 0;
+    let mut tasks = 0;
     for l in &lines {
         let spans = l["resourceSpans"][0]["scopeSpans"][0]["spans"].as_array().unwrap();
         let root = &spans[0];
         assert!(root["name"].as_str().unwrap().starts_with("invoke_agent "));
         let tid = root["traceId"].as_str().unwrap();
         assert!(tid.len() == 32 && tid.bytes().all(|b| b.is_ascii_hexdigit()), "{tid}");
-        assert!(traces.insert(tid.to_string()), "trace ids differ between sessions");
         let ra = attrs(root);
         assert!(ra.contains_key("ctxj.strategy.recorded.requests"), "{ra:?}");
+        // A subagent is part of its parent session's trace, under a span of it.
+        if ra.contains_key("ctxj.parent_session") {
+            assert!(root["parentSpanId"].is_string(), "{root}");
+        } else {
+            assert!(root.get("parentSpanId").is_none());
+            assert!(traces.insert(tid.to_string()), "trace ids differ between sessions");
+        }
         for s in &spans[1..] {
-            chats += 1;
             assert_eq!(s["traceId"], root["traceId"]);
-            assert_eq!(s["parentSpanId"], root["spanId"]);
             assert_eq!(s["spanId"].as_str().unwrap().len(), 16);
+            if s["name"] == "execute_tool Task" {
+                tasks += 1;
+                continue;
+            }
+            chats += 1;
+            assert_eq!(s["parentSpanId"], root["spanId"]);
             assert!(s["name"].as_str().unwrap().starts_with("chat "));
-            assert!(s["startTimeUnixNano"].as_str().unwrap().parse::<u64>().unwrap() > 1_700_000_000_000_000_000);
+            let (start, end) = (&s["startTimeUnixNano"], &s["endTimeUnixNano"]);
+            let (start, end) =
+                (start.as_str().unwrap().parse::<u64>().unwrap(), end.as_str().unwrap().parse::<u64>().unwrap());
+            assert!(start > 1_700_000_000_000_000_000 && start <= end);
             let a = attrs(s);
             let n = |k: &str| a[k]["intValue"].as_str().unwrap().parse::<u64>().unwrap();
             for k in ["gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.request.model", "gen_ai.conversation.id"]
@@ -153,9 +167,14 @@ fn otlp_is_one_trace_per_session_with_genai_attributes_and_stable_ids() {
                 n("gen_ai.usage.input_tokens")
                     >= n("gen_ai.usage.cache_read.input_tokens") + n("gen_ai.usage.cache_creation.input_tokens")
             );
+            assert_eq!(n("llm.token_count.prompt"), n("gen_ai.usage.input_tokens"));
+            assert_eq!(a["openinference.span.kind"]["stringValue"], "LLM");
             assert!(a["ctxj.cost_usd"]["doubleValue"].is_f64());
+            assert_eq!(a["llm.cost.total"], a["ctxj.cost_usd"]);
+            assert_eq!(a["gen_ai.usage.cost"], a["ctxj.cost_usd"]);
         }
     }
+    assert_eq!(tasks, 1, "the bundled Claude Code session starts one subagent");
     assert_eq!(chats, 60, "a chat span per recorded request, none for simulated ones");
 }
 

@@ -30,6 +30,7 @@ mod layering;
 mod live;
 mod memo;
 mod model_names;
+mod otlp_receiver;
 #[cfg(feature = "synth")]
 mod perf;
 mod prefix;

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 pub use row::{ExportRow, SCHEMA};
-pub use session::{SessionRows, StrategyTotal};
+pub use session::{SessionRows, Spawn, StrategyTotal, SPAWN_TOOLS};
 
 use crate::import::scan::parent_of;
 use crate::import::Format;

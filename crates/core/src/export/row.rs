@@ -59,6 +59,19 @@ pub struct ExportRow {
     pub break_cause: Option<String>,
     /// A compaction happened since the previous request.
     pub compaction: bool,
+    /// When the request was sent, as far as the transcript tells: the time of the record before
+    /// the response (the user's prompt or the last tool result). Recorded rows only; not a
+    /// column of `ctxj.export/1` (the OTLP spans' start time).
+    #[serde(skip)]
+    pub start_timestamp: Option<String>,
+    /// Of `cache_write_tokens`, those written with the one-hour lifetime (Claude Code records
+    /// the split); not a column of `ctxj.export/1` (the OTLP spans' cache-write split).
+    #[serde(skip)]
+    pub cache_write_1h_tokens: u64,
+    /// `cost_usd` per kind of token, when the call was priced at ctxj's built-in price (not for
+    /// a cost the transcript recorded); not a column of `ctxj.export/1`.
+    #[serde(skip)]
+    pub cost_parts: Option<crate::usage::entry::CostParts>,
 }
 
 /// The `gen_ai.provider.name` of a model slug.

@@ -8,7 +8,7 @@ use crate::import::import_file;
 use crate::journal::{Body, Journal};
 use crate::strategy::{self, Strategy};
 use crate::tokens::{TiktokenEstimator, Tokenizer};
-use crate::usage::entry::UsageEntry;
+use crate::usage::entry::{builtin_cost_parts, CostParts, UsageEntry};
 
 /// A session's rows and what its strategies add up to.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -25,6 +25,31 @@ pub struct SessionRows {
     /// Why the transcript could not be reconstructed (its rows then carry no estimate and no
     /// simulated strategy).
     pub note: Option<String>,
+    /// The subagent runs this session's recorded calls started (its `Task`/`Agent` calls).
+    pub spawns: Vec<Spawn>,
+    /// For a Claude Code subagent file (`agent-<id>.jsonl`): its agent id, which the result of
+    /// the spawning call in the parent session names.
+    pub agent_id: Option<String>,
+}
+
+/// The tools with which Claude Code starts a subagent: `Task`, renamed `Agent` in 2.1.x
+/// (shared/formats/claude-code.md, "Subagents").
+pub const SPAWN_TOOLS: [&str; 2] = ["Task", "Agent"];
+
+/// A subagent run started by a recorded call: the tool call, its result and the agent it names.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Spawn {
+    /// The recorded row (its `turn`) whose response made the call.
+    pub turn: u64,
+    /// The tool call's id and tool.
+    pub call: String,
+    pub tool: String,
+    /// The subagent's id, from the result's `agentId: <id>` line (Claude Code writes it for
+    /// resuming); `None` when the result names none.
+    pub agent: Option<String>,
+    /// The times of the call's response and of its result (RFC 3339 as written).
+    pub start: Option<String>,
+    pub end: Option<String>,
 }
 
 /// One strategy's totals over a session.
@@ -41,6 +66,11 @@ pub struct StrategyTotal {
 #[derive(Debug, Clone, Default)]
 struct Turn {
     ts: String,
+    /// The time of the record before the response (when the request left, as far as the
+    /// transcript tells).
+    start: String,
+    /// Its spawning calls (index into the session's spawn list).
+    spawns: Vec<usize>,
     model: Option<String>,
     /// The provider's prompt tokens, as the journal recorded them.
     recorded: Option<u64>,
@@ -76,6 +106,9 @@ fn blank(input: &SessionInput, strategy: &str, turn: u64, ts: Option<String>, mo
         simulated_hit: None,
         break_cause: None,
         compaction: false,
+        start_timestamp: None,
+        cache_write_1h_tokens: 0,
+        cost_parts: None,
     }
 }
 
@@ -90,10 +123,13 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy], tokenizer: &Tokenizer
         rows: Vec::with_capacity(input.entries.len()),
         strategies: Vec::new(),
         note: None,
+        spawns: Vec::new(),
+        agent_id: input.parent.as_ref().and_then(|_| input.session.strip_prefix("agent-")).map(str::to_string),
     };
     let rebuilt = reconstruct(input, tokenizer);
+    let mut spawns = Vec::new();
     let turns = match &rebuilt {
-        Ok((j, est)) => recorded_turns(j, est),
+        Ok((j, est)) => recorded_turns(j, est, &mut spawns),
         Err(why) => {
             out.note = Some(why.clone());
             Vec::new()
@@ -119,6 +155,15 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy], tokenizer: &Tokenizer
         r.break_cause = t.brk.map(|b| b.name().to_string());
         r.break_cost_usd = t.brk_cost;
         r.compaction = t.compaction;
+        r.start_timestamp = Some(t.start).filter(|s| !s.is_empty());
+        r.cache_write_1h_tokens = e.cache_creation_1h;
+        r.cost_parts = cost_parts(e);
+        for &k in &t.spawns {
+            if let Some(sp) = spawns.get_mut(k) {
+                sp.turn = r.turn;
+                out.spawns.push(sp.clone());
+            }
+        }
         out.rows.push(r);
     }
     out.strategies.push(total("recorded", &out.rows));
@@ -176,23 +221,49 @@ fn reconstruct(input: &SessionInput, tokenizer: &Tokenizer) -> Result<(Journal, 
     Ok((imported.journal, est))
 }
 
-/// Per turn of the recorded replay: its time, model, estimate, simulated hit, recorded break and
-/// whether a compaction record precedes it.
-fn recorded_turns(journal: &Journal, est: &TiktokenEstimator) -> Vec<Turn> {
+/// Per turn of the recorded replay: its times, model, estimate, simulated hit, recorded break,
+/// whether a compaction record precedes it, and the subagent runs it started (into `spawns`).
+fn recorded_turns(journal: &Journal, est: &TiktokenEstimator, spawns: &mut Vec<Spawn>) -> Vec<Turn> {
     let session_model = journal.session().and_then(|s| s.model.clone());
     let mut turns = Vec::with_capacity(journal.turns.len());
     let mut compaction = false;
+    let mut previous = String::new();
     for rec in &journal.records {
         match &rec.body {
             Body::Compact(_) => compaction = true,
-            Body::Assistant(a) => turns.push(Turn {
-                ts: rec.ts.to_string(),
-                model: a.model.clone().or_else(|| session_model.clone()),
-                recorded: a.usage.as_ref().and_then(|u| u.prompt_tokens),
-                compaction: std::mem::take(&mut compaction),
-                ..Turn::default()
-            }),
+            Body::Assistant(a) => {
+                let mut t = Turn {
+                    ts: rec.ts.to_string(),
+                    start: previous.clone(),
+                    model: a.model.clone().or_else(|| session_model.clone()),
+                    recorded: a.usage.as_ref().and_then(|u| u.prompt_tokens),
+                    compaction: std::mem::take(&mut compaction),
+                    ..Turn::default()
+                };
+                for c in a.calls.iter().filter(|c| SPAWN_TOOLS.contains(&c.tool.as_str())) {
+                    t.spawns.push(spawns.len());
+                    let start = Some(rec.ts.to_string()).filter(|s| !s.is_empty());
+                    spawns.push(Spawn {
+                        turn: 0,
+                        call: c.id.clone(),
+                        tool: c.tool.clone(),
+                        agent: None,
+                        start,
+                        end: None,
+                    });
+                }
+                turns.push(t);
+            }
+            Body::Result(r) => {
+                if let Some(sp) = spawns.iter_mut().rev().find(|sp| sp.call == r.call && sp.end.is_none()) {
+                    sp.end = Some(rec.ts.to_string()).filter(|s| !s.is_empty());
+                    sp.agent = agent_named(&r.text);
+                }
+            }
             _ => {}
+        }
+        if !rec.ts.is_empty() {
+            previous = rec.ts.to_string();
         }
     }
     let pricing = Pricing::for_session(journal, None, None, PriceTable::builtin());
@@ -212,6 +283,23 @@ fn recorded_turns(journal: &Journal, est: &TiktokenEstimator) -> Vec<Turn> {
         }
     }
     turns
+}
+
+/// The parts of a call's cost, when its cost is the built-in price's (a recorded cost has none).
+fn cost_parts(e: &UsageEntry) -> Option<CostParts> {
+    let cost = e.cost?;
+    let parts = builtin_cost_parts(e.model.as_deref(), &e.tokens, e.cache_creation_1h)?;
+    let sum = parts.prompt() + parts.output;
+    ((sum - cost).abs() <= 1e-9 * cost.max(1.0)).then_some(parts)
+}
+
+/// The agent id a spawning call's result names: Claude Code ends it with `agentId: <id> (for
+/// resuming …)` (shared/formats/claude-code.md, "Subagents").
+fn agent_named(result: &str) -> Option<String> {
+    let (_, rest) = result.rsplit_once("agentId: ")?;
+    let id: String =
+        rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(64).collect();
+    (!id.is_empty()).then_some(id)
 }
 
 /// The turn (index) of each billed call: the next turn, in order, whose recorded prompt tokens
@@ -255,6 +343,7 @@ mod tests {
             ts: String::new(),
             model: None,
             tokens: Tokens { input: prompt, ..Tokens::default() },
+            cache_creation_1h: 0,
             cost: None,
             uncounted_by_ccusage: false,
             extra: 0,
@@ -264,6 +353,14 @@ mod tests {
 
     fn turn(recorded: u64) -> Turn {
         Turn { recorded: Some(recorded), ..Turn::default() }
+    }
+
+    #[test]
+    fn a_spawning_result_names_its_agent() {
+        let text = "done.\nagentId: a2898e3 (for resuming to continue this agent's work if needed)\n<usage>…";
+        assert_eq!(agent_named(text).as_deref(), Some("a2898e3"));
+        assert_eq!(agent_named("no agent here"), None);
+        assert_eq!(agent_named("agentId: "), None);
     }
 
     #[test]

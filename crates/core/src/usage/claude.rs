@@ -358,6 +358,7 @@ pub fn assemble(files: &[PathBuf], read: &[&FileFold], first_file: usize) -> Rea
                 session: sessions[e.file].clone(),
                 file: first_file + e.file,
                 cost: builtin_cost(e.model.as_deref(), &tokens, e.usage.cache_creation_1h),
+                cache_creation_1h: e.usage.cache_creation_1h.min(tokens.cache_creation),
                 ts: e.ts,
                 model: e.model,
                 tokens,

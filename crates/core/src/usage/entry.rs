@@ -83,6 +83,10 @@ pub struct UsageEntry {
     pub ts: String,
     pub model: Option<String>,
     pub tokens: Tokens,
+    /// Of `tokens.cache_creation`, the tokens written with the one-hour lifetime (Claude Code's
+    /// `cache_creation.ephemeral_1h_input_tokens`; 0 for agents that record no split), priced at
+    /// the one-hour write rate in `cost`.
+    pub cache_creation_1h: u64,
     /// USD; `None` when the model has no price (the call is then left out of the cost).
     pub cost: Option<f64>,
     /// Tokens that ccusage 20.0.24 does not see (Claude Code lines with a space after the colon).
@@ -108,7 +112,18 @@ impl UsageEntry {
         recorded: Option<f64>,
     ) -> UsageEntry {
         let cost = recorded.filter(|c| plausible_cost(*c)).or_else(|| builtin_cost(model.as_deref(), &tokens, 0));
-        UsageEntry { session, file, ts, model, tokens, cost, uncounted_by_ccusage: false, extra: 0, double_counted: 0 }
+        UsageEntry {
+            session,
+            file,
+            ts,
+            model,
+            tokens,
+            cache_creation_1h: 0,
+            cost,
+            uncounted_by_ccusage: false,
+            extra: 0,
+            double_counted: 0,
+        }
     }
 }
 
@@ -128,7 +143,18 @@ impl UsageEntry {
     ) -> UsageEntry {
         let priced = Tokens { output: tokens.output.saturating_add(extra), ..tokens };
         let cost = recorded.filter(|c| plausible_cost(*c)).or_else(|| builtin_cost(model.as_deref(), &priced, 0));
-        UsageEntry { session, file, ts, model, tokens, cost, uncounted_by_ccusage: false, extra, double_counted }
+        UsageEntry {
+            session,
+            file,
+            ts,
+            model,
+            tokens,
+            cache_creation_1h: 0,
+            cost,
+            uncounted_by_ccusage: false,
+            extra,
+            double_counted,
+        }
     }
 }
 
@@ -161,12 +187,46 @@ pub struct Read {
 
 /// Cost of `t` at the built-in price of `model` (5-minute writes except `cache_1h` of them).
 pub fn builtin_cost(model: Option<&str>, t: &Tokens, cache_1h: u64) -> Option<f64> {
-    let model = model?;
-    // pi writes `provider/model` in some places.
-    let p = crate::cache::prices::builtin_price(model)
-        .or_else(|| crate::cache::prices::builtin_price(model.rsplit('/').next()?))?;
+    let p = builtin_price_of(model?)?;
     let cw5 = t.cache_creation.saturating_sub(cache_1h);
     Some(p.billed(t.input, cw5, cache_1h, t.cache_read, t.output))
+}
+
+/// The built-in price of `model`; pi writes `provider/model` in some places.
+fn builtin_price_of(model: &str) -> Option<crate::cache::prices::Price> {
+    crate::cache::prices::builtin_price(model)
+        .or_else(|| crate::cache::prices::builtin_price(model.rsplit('/').next()?))
+}
+
+/// A call's cost per kind of token, in USD, at the same built-in price as [`builtin_cost`]
+/// (OTLP's `llm.cost.prompt_details.*`; the parts add up to the cost up to rounding).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+pub struct CostParts {
+    pub input: f64,
+    pub cache_read: f64,
+    pub cache_write_5m: f64,
+    pub cache_write_1h: f64,
+    pub output: f64,
+}
+
+impl CostParts {
+    /// The prompt's share: input, cache reads and writes.
+    pub fn prompt(&self) -> f64 {
+        self.input + self.cache_read + self.cache_write_5m + self.cache_write_1h
+    }
+}
+
+/// [`builtin_cost`] per kind of token.
+pub fn builtin_cost_parts(model: Option<&str>, t: &Tokens, cache_1h: u64) -> Option<CostParts> {
+    let p = builtin_price_of(model?)?;
+    let cw5 = t.cache_creation.saturating_sub(cache_1h);
+    Some(CostParts {
+        input: p.billed(t.input, 0, 0, 0, 0),
+        cache_read: p.billed(0, 0, 0, t.cache_read, 0),
+        cache_write_5m: p.billed(0, cw5, 0, 0, 0),
+        cache_write_1h: p.billed(0, 0, cache_1h, 0, 0),
+        output: p.billed(0, 0, 0, 0, t.output),
+    })
 }
 
 /// The whole number at `k` of a JSON object (0 when absent or not one).
