@@ -198,7 +198,7 @@ pub fn summarize_folder_with_progress(
 /// usage; `None` for any other file (or a store of one session, read as a file).
 fn store_rows(path: &Path, format: crate::import::Format) -> Option<Vec<SessionSummary>> {
     use crate::import::{opencode, Format};
-    if format != Format::OpenCode || !path.extension().is_some_and(|e| e == "db") {
+    if format != Format::OpenCode || path.extension().is_none_or(|e| e != "db") {
         return None;
     }
     let all = opencode::sessions(path).ok().filter(|all| all.len() > 1)?;
