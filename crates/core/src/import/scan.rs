@@ -51,11 +51,16 @@ pub fn find_sessions(dir: &Path, from: FromFormat) -> Vec<Found> {
 /// Whether a file's name is that of a session file of some agent ctxj imports (detection then
 /// reads its content): `*.jsonl` (every JSONL log), `*.json` (Gemini CLI's legacy chats, Cline's
 /// `<id>.messages.json` and legacy `api_conversation_history.json`, OpenCode's legacy
-/// `storage/session/<project>/<id>.json`) and `*.db` (OpenCode's and Kilo's stores). Files an
+/// `storage/session/<project>/<id>.json`), `*.db` (OpenCode's and Kilo's stores) and OpenClaw's
+/// kept `<id>.jsonl.deleted.<ts>` / `<id>.jsonl.reset.<ts>` sessions. Files an
 /// importer reads beside the session file are not sessions of their own: Cline's
 /// `<id>.compaction.json` and `ui_messages.json`.
 pub fn may_be_session(p: &Path) -> bool {
     let name = p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    // OpenClaw keeps a deleted or reset session as `<id>.jsonl.deleted.<ts>` / `.jsonl.reset.<ts>`
+    if name.contains(".jsonl.deleted.") || name.contains(".jsonl.reset.") {
+        return true;
+    }
     match p.extension().and_then(|x| x.to_str()) {
         Some("jsonl" | "db") => true,
         Some("json") => !name.ends_with(".compaction.json") && name != "ui_messages.json",
@@ -138,5 +143,6 @@ mod tests {
         assert!(may_be_session(Path::new("a/kilo.db")) && may_be_session(Path::new("a/b.messages.json")));
         assert!(!may_be_session(Path::new("a/b.compaction.json")) && !may_be_session(Path::new("a/ui_messages.json")));
         assert!(!may_be_session(Path::new("a/opencode.db-wal")));
+        assert!(may_be_session(Path::new("a/s.jsonl.deleted.2026-02-07T13-45-07.930Z")));
     }
 }

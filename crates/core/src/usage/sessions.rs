@@ -221,14 +221,10 @@ fn store_rows(path: &Path, format: crate::import::Format) -> Option<Vec<SessionS
     Some(rows)
 }
 
-/// The agent name of an imported file: the format's, but a Kilo store is Kilo's.
+/// The agent name of an imported file: the format's, but a Kilo store is Kilo's
+/// ([`super::Agent::of_file`]).
 fn import_agent(path: &Path, format: crate::import::Format) -> &'static str {
-    let kilo = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("kilo"));
-    if format == crate::import::Format::OpenCode && kilo {
-        super::Agent::Kilo.name()
-    } else {
-        format.name()
-    }
+    super::Agent::of_file(format, path).map_or(format.name(), super::Agent::name)
 }
 
 /// `rows` by cost, most expensive first (`Order::Desc`) or cheapest first, each session's side

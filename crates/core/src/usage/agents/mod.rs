@@ -95,6 +95,16 @@ impl Agent {
         Agent::ALL.into_iter().find(|a| a.name() == f.name())
     }
 
+    /// The agent of a file detected as `f`: [`Agent::of_format`], but an OpenCode-format store
+    /// named `kilo*` is Kilo CLI's (the name the importer's `harness` follows too).
+    pub fn of_file(f: Format, path: &Path) -> Option<Agent> {
+        let kilo = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("kilo"));
+        match f {
+            Format::OpenCode if kilo => Some(Agent::Kilo),
+            _ => Agent::of_format(f),
+        }
+    }
+
     /// The transcript format ctxj imports this agent's logs as, when it has one.
     pub fn format(self) -> Option<Format> {
         [Format::ClaudeCode, Format::Codex, Format::Pi].into_iter().find(|f| f.name() == self.name())
@@ -465,6 +475,8 @@ mod tests {
             assert_eq!(Agent::of_format(f).and_then(Agent::format), Some(f));
         }
         assert_eq!(Agent::of_format(Format::Ctxj), None);
+        assert_eq!(Agent::of_file(Format::OpenCode, Path::new("d/kilo.db")), Some(Agent::Kilo));
+        assert_eq!(Agent::of_file(Format::OpenCode, Path::new("d/opencode.db")), Some(Agent::Opencode));
     }
 
     #[test]
