@@ -351,6 +351,17 @@ mod tests {
         assert_eq!(pct(u64::MAX, 100), u64::MAX);
     }
 
+    /// Issue 29: every harness an importer writes has a profile of its own, but Codex's (none
+    /// yet: the ctxj rules).
+    #[test]
+    fn every_importer_harness_names_its_profile() {
+        for h in crate::tokens::IMPORTED {
+            let p = Harness::of_name(h);
+            assert_eq!(p.is_none(), h == "codex", "{h}");
+            assert!(p.is_none_or(|p| p == Harness::ClaudeCode || p.profile().agent.is_some()), "{h}");
+        }
+    }
+
     /// Issue 30: detection was exact-name only, so the bundled Veles sample
     /// (`"veles 1.8 (compression: …)"`) was audited under the ctxj rules.
     #[test]
