@@ -17,10 +17,13 @@ use super::{Ctx, EXIT_OK};
 /// List the sessions found: ctxj journals and the logs of every agent `ctxj usage` reads.
 ///
 /// With no path, reads every agent log folder that exists (the folders of `ctxj usage`) and
-/// names them on stderr. Sessions of agents whose logs hold usage counters but not the requests
-/// (OpenCode, Gemini CLI, Qwen, Kimi, Copilot, …: see docs/importing.md) are listed with the role
-/// `usage only` and a note: their cost and tokens are `ctxj usage`'s, but read commands cannot
-/// replay them. With a path and `--agent X` for such an agent, the path is X's data folder. One row per session: start (local time), duration, agent, models,
+/// names them on stderr. A session of an agent whose requests ctxj imports (Claude Code, Codex,
+/// pi, OpenCode, Kilo, Gemini CLI, Qwen Code, Kimi Code, Cline, OpenClaw) is listed with the path
+/// a read command opens; the others (Copilot, Hermes, Goose, …, and logs no importer reads such as
+/// Kimi CLI's legacy wire.jsonl: see docs/importing.md) with the role `usage only` and a note:
+/// their cost and tokens are `ctxj usage`'s, but read commands cannot replay them. With a path
+/// and `--agent X` for an agent other than Claude Code, Codex and pi, the path is X's data
+/// folder. One row per session: start (local time), duration, agent, models,
 /// turns, provider-reported prompt tokens, cost at the built-in prices, cache hit, compactions,
 /// and side sessions (Claude Code sidechains and subagent files are rows of their own, listed
 /// under their parent), most expensive first (--order asc: cheapest first). Any path shown, the

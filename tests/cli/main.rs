@@ -3,6 +3,7 @@
 //! kept, `TZ=UTC`, a temporary `HOME`, no colour). A test whose input is missing (python3,
 //! chromium, `../shared/samples`) is ignored with a reason, and fails under `CI=true` (build.rs).
 
+mod agent_profiles;
 mod audit;
 mod billed;
 mod bundled;

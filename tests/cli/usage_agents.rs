@@ -337,26 +337,34 @@ fn qwen_double_counted_cache_is_reported_beside_ccusage_totals() {
     assert_eq!(row["double_counted_cache"].as_u64(), Some(50));
 }
 
-/// `sessions` lists the usage-only agents' sessions, saying their logs cannot be replayed;
-/// `export` refuses them with the same reason.
+/// `sessions` lists the sessions an agent's usage reader finds; those of an agent ctxj imports
+/// (Gemini CLI) by the path a read command opens, those of a usage-only agent (Hermes) saying
+/// their logs cannot be replayed. Gemini's rows were labelled "usage only" although they import.
 #[test]
 #[cfg_attr(
     not(ctxj_has_corpus),
     ignore = "needs ../shared/corpus (fails under CI=true; once it is there, `touch build.rs`)"
 )]
-fn sessions_lists_usage_only_agents_and_says_so() {
+fn regression_sessions_labelled_importable_agents_usage_only() {
     let dir = shared_corpus().join("gemini/tmp");
     let (out, _) = run(&["sessions", "--agent", "gemini", "--format", "ndjson", dir.to_str().unwrap()], &[]);
     let rows: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(rows.len(), 4, "{out}");
     for r in &rows {
         assert_eq!(r["agent"], "gemini");
-        assert_eq!(r["role"], "usage only");
-        assert!(r["note"].as_str().unwrap().contains("no replay"), "{r}");
+        assert_eq!(r["role"], "main", "{r}");
+        assert!(r.get("note").is_none(), "{r}");
+        // the spec opens the session
+        ctxj().args(["show", r["spec"].as_str().unwrap()]).assert().success();
     }
     let (out, _) =
         run(&["sessions", "--format", "ndjson"], &[("HERMES_HOME", shared_corpus().join("hermes").to_str().unwrap())]);
-    assert_eq!(out.lines().count(), 7, "{out}");
+    let rows: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 7, "{out}");
+    assert!(
+        rows.iter().all(|r| r["role"] == "usage only" && r["note"].as_str().unwrap().contains("no replay")),
+        "{out}"
+    );
     ctxj()
         .args(["export", "--agent", "gemini", dir.to_str().unwrap()])
         .assert()

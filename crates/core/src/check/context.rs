@@ -143,7 +143,8 @@ pub fn context_view(
                 hints.push(Hint::Compact { percent: x, urgent: x >= 80.0, at });
             }
         }
-        Harness::Veles => hints.retain(|h| matches!(h, Hint::Dominates { .. })),
+        // the imported agents' lever is their own compaction, which the hints of journal-v1 are not
+        _ => hints.retain(|h| matches!(h, Hint::Dominates { .. })),
     }
     ContextView {
         harness: harness.name(),

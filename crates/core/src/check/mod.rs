@@ -7,6 +7,7 @@
 
 use std::fmt;
 
+pub mod agents;
 pub mod audit;
 pub mod clear_call;
 pub mod context;

@@ -3,12 +3,15 @@
 //! A journal written by a ctxj-speaking harness is judged by journal-v1 and its budget settings
 //! (`ctxj`); an imported Claude Code transcript by what Claude Code documents and is observed to do
 //! (`claude-code`); seed `003_*`'s tiers (`command-code`) and seed `002_*`'s compression
-//! (`veles`) by theirs. The profile comes from the session's `harness` field
+//! (`veles`) by theirs; the journals the other importers write (OpenCode and Kilo, Gemini CLI,
+//! Qwen Code, Cline, Kimi Code, pi and OpenClaw) by the compaction rule each agent's own source
+//! documents ([`super::agents`]). The profile comes from the session's `harness` field
 //! ([`Harness::detect`]); `audit --harness` overrides it. docs/rules.md describes each.
 
 use std::fmt;
 use std::str::FromStr;
 
+use super::agents::AgentRule;
 use crate::journal::{Body, Journal};
 use crate::tokens::budget::InForce;
 
@@ -25,10 +28,33 @@ pub enum Harness {
     /// Seed `002_*`: compression at 50 % of the window, cut only at a user message, secrets
     /// `[REDACTED]`, anti-thrash.
     Veles,
+    /// OpenCode and Kilo CLI: compaction at the window less 20,000 ([`super::agents::opencode_point`]).
+    OpenCode,
+    /// Gemini CLI: compression at 50–70 % of the window by version ([`super::agents::gemini_point`]).
+    GeminiCli,
+    /// Qwen Code: compression at `min(85 %, window − 33,000)` ([`super::agents::qwen_point`]).
+    QwenCode,
+    /// Cline: truncation at `maxAllowedSize` ([`super::agents::cline_point`]).
+    Cline,
+    /// Kimi Code CLI: compaction at `min(85 %, window − 50,000)` ([`super::agents::kimi_point`]).
+    KimiCode,
+    /// pi and OpenClaw: compaction past the window less `reserveTokens` ([`super::agents::pi_point`]).
+    Pi,
 }
 
 /// Every harness, in the order docs/rules.md lists them.
-pub const HARNESSES: [Harness; 4] = [Harness::Ctxj, Harness::ClaudeCode, Harness::CommandCode, Harness::Veles];
+pub const HARNESSES: [Harness; 10] = [
+    Harness::Ctxj,
+    Harness::ClaudeCode,
+    Harness::CommandCode,
+    Harness::Veles,
+    Harness::OpenCode,
+    Harness::GeminiCli,
+    Harness::QwenCode,
+    Harness::Cline,
+    Harness::KimiCode,
+    Harness::Pi,
+];
 
 /// Where a compaction may cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +95,12 @@ pub struct Profile {
     /// After an ineffective pass compression stops for good and `/new` is offered (seed 002);
     /// otherwise it pauses until the request grows 10 % (seed 003, `strategies.md` §2).
     pub stop_after_ineffective: bool,
+    /// An imported agent's own automatic compaction rule ([`super::agents`]): its point
+    /// (`compact-missing`) and its floor (`compact-trigger`).
+    pub agent: Option<AgentRule>,
+    /// The harness decides to compact on the usage its previous response reported (Claude Code
+    /// and the imported agents), not on the request about to be sent.
+    pub decides_on_last: bool,
 }
 
 impl Harness {
@@ -78,6 +110,12 @@ impl Harness {
             Harness::ClaudeCode => "claude-code",
             Harness::CommandCode => "command-code",
             Harness::Veles => "veles",
+            Harness::OpenCode => "opencode",
+            Harness::GeminiCli => "gemini-cli",
+            Harness::QwenCode => "qwen-code",
+            Harness::Cline => "cline",
+            Harness::KimiCode => "kimi-code",
+            Harness::Pi => "pi",
         }
     }
 
@@ -120,6 +158,15 @@ impl Harness {
             tiers: &[50, 80],
             auto_buffer: CLAUDE_CODE_BUFFER,
             stop_after_ineffective: false,
+            agent: None,
+            decides_on_last: false,
+        };
+        let agent = |rule: AgentRule| Profile {
+            agent: Some(rule),
+            decides_on_last: true,
+            cut: Cut::Any,
+            thrash: false,
+            ..base
         };
         match self {
             Harness::Ctxj => {
@@ -130,6 +177,7 @@ impl Harness {
                 default_window: Some(200_000),
                 cut: Cut::Any,
                 thrash: false,
+                decides_on_last: true,
                 ..base
             },
             Harness::CommandCode => Profile {
@@ -147,6 +195,12 @@ impl Harness {
                 stop_after_ineffective: true,
                 ..base
             },
+            Harness::OpenCode => agent(AgentRule::OpenCode),
+            Harness::GeminiCli => agent(AgentRule::Gemini),
+            Harness::QwenCode => agent(AgentRule::Qwen),
+            Harness::Cline => agent(AgentRule::Cline),
+            Harness::KimiCode => agent(AgentRule::Kimi),
+            Harness::Pi => agent(AgentRule::Pi),
         }
     }
 }
@@ -187,6 +241,10 @@ impl Profile {
 
     /// The size past which an auto compaction is not early (`compact-trigger`).
     pub fn compact_threshold(&self, s: &InForce, window: Option<u64>) -> u64 {
+        if let Some(rule) = self.agent {
+            // no window, no rule: nothing is early
+            return window.map_or(0, |w| rule.floor(w));
+        }
         let point = self.compaction_point(window).unwrap_or(u64::MAX);
         match (self.compact_pct, window) {
             // never early at or past its own auto point
@@ -207,6 +265,7 @@ impl Profile {
             Harness::Ctxj => None,
             // a window no larger than the buffer is no Claude Code window (it has no point)
             Harness::ClaudeCode => w.checked_sub(self.auto_buffer).filter(|p| *p > 0),
+            _ if self.agent.is_some() => self.agent.map(|r| r.point(w)).filter(|p| *p > 0),
             _ => self.compact_pct.map(|p| pct(w, p)),
         }
     }
@@ -233,7 +292,9 @@ impl fmt::Display for Harness {
 
 /// An unknown harness name.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown harness {0:?}: expected ctxj, claude-code, command-code or veles")]
+#[error(
+    "unknown harness {0:?}: expected ctxj, claude-code, command-code, veles, opencode (kilo), gemini-cli, qwen-code, cline, kimi-code or pi (openclaw)"
+)]
 pub struct UnknownHarness(pub String);
 
 impl FromStr for Harness {
@@ -245,6 +306,12 @@ impl FromStr for Harness {
             "claude-code" | "claude_code" | "claudecode" => Ok(Harness::ClaudeCode),
             "command-code" | "commandcode" => Ok(Harness::CommandCode),
             "veles" | "велес" => Ok(Harness::Veles),
+            "opencode" | "kilo" => Ok(Harness::OpenCode),
+            "gemini-cli" | "gemini" => Ok(Harness::GeminiCli),
+            "qwen-code" | "qwen" => Ok(Harness::QwenCode),
+            "cline" => Ok(Harness::Cline),
+            "kimi-code" | "kimi" => Ok(Harness::KimiCode),
+            "pi" | "openclaw" => Ok(Harness::Pi),
             _ => Err(UnknownHarness(s.to_string())),
         }
     }
@@ -263,7 +330,9 @@ mod tests {
         for h in HARNESSES {
             assert_eq!(h.name().parse::<Harness>().unwrap(), h);
         }
-        assert!("pi".parse::<Harness>().is_err());
+        assert!("codex".parse::<Harness>().is_err());
+        assert_eq!("kilo".parse::<Harness>().unwrap(), Harness::OpenCode);
+        assert_eq!("openclaw".parse::<Harness>().unwrap(), Harness::Pi);
     }
 
     #[test]
@@ -280,6 +349,17 @@ mod tests {
         assert_eq!(cc.compaction_point(Some(1_000_000)), Some(967_000));
         assert_eq!(Harness::Ctxj.profile().compaction_point(Some(200_000)), None);
         assert_eq!(pct(u64::MAX, 100), u64::MAX);
+    }
+
+    /// Issue 29: every harness an importer writes has a profile of its own, but Codex's (none
+    /// yet: the ctxj rules).
+    #[test]
+    fn every_importer_harness_names_its_profile() {
+        for h in crate::tokens::IMPORTED {
+            let p = Harness::of_name(h);
+            assert_eq!(p.is_none(), h == "codex", "{h}");
+            assert!(p.is_none_or(|p| p == Harness::ClaudeCode || p.profile().agent.is_some()), "{h}");
+        }
     }
 
     /// Issue 30: detection was exact-name only, so the bundled Veles sample

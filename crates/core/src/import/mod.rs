@@ -10,7 +10,7 @@
 //!   ties);
 //! * [`claude_code`], [`codex`], [`pi`] (also OpenClaw), [`gemini`], [`qwen`], [`kimi`], [`cline`]
 //!   and [`opencode`] (an SQLite store, one session of it per import, or a legacy `storage/` session file) are the readers (`parts` holds the Gemini API `Content` walk Gemini CLI and Qwen Code share);
-//!   [`harness`] lists the compaction rules their sources document; [`detect::describe`] says
+//!   (the compaction rules their sources document are `check::agents`'s, for `audit`); [`detect::describe`] says
 //!   what a file no reader claims is;
 //! * [`load`] is what the CLI's `Ctx::load` calls: a ctxj session, a transcript file, or a folder
 //!   holding exactly one session;
@@ -28,7 +28,6 @@ pub mod codex;
 mod content;
 pub mod detect;
 pub mod gemini;
-pub mod harness;
 mod image;
 pub mod kimi;
 mod lines;

@@ -133,6 +133,9 @@ pub fn summarize_folder_with_progress(
             let _tick = Tick(&done, found.len(), progress);
             let role = f.role;
             let parent = f.parent.as_ref().map(|p| p.display().to_string());
+            if let Some(rows) = store_rows(&f.path, f.format) {
+                return rows;
+            }
             let mut out = Vec::new();
             match import_file(&f.path, f.format, None) {
                 Ok(im) => {
@@ -145,7 +148,7 @@ pub fn summarize_folder_with_progress(
                     let children: Vec<Child> =
                         im.report.children.iter().filter(|c| c.role == "sidechain").cloned().collect();
                     s.spec = f.path.display().to_string();
-                    s.agent = f.format.name();
+                    s.agent = import_agent(&f.path, f.format);
                     s.role = role.into();
                     s.parent = parent;
                     let mut sides = Vec::new();
@@ -190,6 +193,40 @@ pub fn summarize_folder_with_progress(
     rows
 }
 
+/// One row per session of an OpenCode or Kilo store holding more than one (`<store>#<id>`, what
+/// a read command opens; subagent sessions under their parent), each costed from its own recorded
+/// usage; `None` for any other file (or a store of one session, read as a file).
+fn store_rows(path: &Path, format: crate::import::Format) -> Option<Vec<SessionSummary>> {
+    use crate::import::{opencode, Format};
+    if format != Format::OpenCode || path.extension().is_none_or(|e| e != "db") {
+        return None;
+    }
+    let all = opencode::sessions(path).ok().filter(|all| all.len() > 1)?;
+    let spec = |id: &str| format!("{}#{id}", path.display());
+    let rows = all
+        .iter()
+        .map(|x| {
+            let mut s = match import_file(path, format, Some(&x.id)) {
+                Ok(im) => summarize_journal(&im.journal),
+                Err(e) => SessionSummary { id: x.id.clone(), error: Some(e.to_string()), ..Default::default() },
+            };
+            s.spec = spec(&x.id);
+            s.agent = import_agent(path, format);
+            s.role = if x.parent.is_some() { "subagent" } else { "main" }.into();
+            s.parent = x.parent.as_deref().map(spec);
+            s.side_sessions = all.iter().filter(|c| c.parent.as_deref() == Some(x.id.as_str())).count();
+            s
+        })
+        .collect();
+    Some(rows)
+}
+
+/// The agent name of an imported file: the format's, but a Kilo store is Kilo's
+/// ([`super::Agent::of_file`]).
+fn import_agent(path: &Path, format: crate::import::Format) -> &'static str {
+    super::Agent::of_file(format, path).map_or(format.name(), super::Agent::name)
+}
+
 /// `rows` by cost, most expensive first (`Order::Desc`) or cheapest first, each session's side
 /// sessions kept right after it in their order; sessions without a price last, then by start.
 pub fn order_by_cost(rows: &mut Vec<SessionSummary>, order: super::report::Order) {
@@ -229,10 +266,42 @@ impl Drop for Tick<'_> {
 /// What `ctxj sessions` says of a usage-only agent's session.
 pub const USAGE_ONLY: &str = "usage only";
 
-/// One summary per session of usage-only agents' log files (`files`, by agent), from the
-/// entries `ctxj usage` counts: their role is [`USAGE_ONLY`], `spec` is `agent:project/session`
-/// (no read command opens it) and `note` says the log holds no per-request content ctxj can
-/// replay, and which file it was read from. Sessions sorted by agent, then start.
+/// How a session found by an agent's usage reader is listed: opened by a read command (its agent
+/// imports requests, [`super::agents::Spec::content`], and ctxj detects the file), or usage only.
+fn listing(agent: super::Agent, file: &Path, session: &str) -> (String, String, Option<String>) {
+    let label = agent.spec().label;
+    let shown = file.display().to_string();
+    let format = if agent.spec().content { crate::import::detect_file(file) } else { None };
+    match format {
+        Some(f) if f != crate::import::Format::Ctxj => {
+            // A store holds many sessions: name this one (what `show <store>#<id>` opens).
+            let sqlite = f == crate::import::Format::OpenCode && file.extension().is_some_and(|e| e == "db");
+            let spec = if sqlite { format!("{shown}#{session}") } else { shown };
+            (spec, "main".into(), None)
+        }
+        _ if agent.spec().content => (
+            String::new(),
+            USAGE_ONLY.into(),
+            Some(format!(
+                "{label} log read for usage only: ctxj does not import this file (no replay); read from {shown}"
+            )),
+        ),
+        _ => (
+            String::new(),
+            USAGE_ONLY.into(),
+            Some(format!(
+                "{label} logs hold usage counters, not the requests: no replay (show, cache, audit); read from {shown}"
+            )),
+        ),
+    }
+}
+
+/// One summary per session of the agents' log files (`files`, by agent) read by their usage
+/// readers, from the entries `ctxj usage` counts. The registry's capability decides the label
+/// ([`listing`]): a session of an agent whose requests ctxj imports, in a file ctxj detects, is a
+/// `main` row whose `spec` opens it; any other is [`USAGE_ONLY`], its `spec` is
+/// `agent:project/session` (no read command opens it) and `note` says why and which file it was
+/// read from. Sessions sorted by agent, then start.
 pub fn summarize_usage_only(
     files: &std::collections::BTreeMap<super::Agent, Vec<std::path::PathBuf>>,
 ) -> Vec<SessionSummary> {
@@ -240,18 +309,17 @@ pub fn summarize_usage_only(
     let (read, list) = super::read_agents(files);
     let mut by: BTreeMap<super::entry::SessionKey, SessionSummary> = BTreeMap::new();
     for e in &read.entries {
-        let s = by.entry((*e.session).clone()).or_insert_with(|| SessionSummary {
-            // No read command opens it: the agent and the session name it.
-            spec: format!("{}:{}", e.session.agent.name(), e.session.key()),
-            agent: e.session.agent.name(),
-            role: USAGE_ONLY.into(),
-            id: e.session.session.clone(),
-            note: Some(format!(
-                "{} logs hold usage counters, not the requests: no replay (show, cache, audit); read from {}",
-                e.session.agent.spec().label,
-                list.get(e.file).map(|p| p.display().to_string()).unwrap_or_default()
-            )),
-            ..Default::default()
+        let s = by.entry((*e.session).clone()).or_insert_with(|| {
+            let file = list.get(e.file).cloned().unwrap_or_default();
+            let (spec, role, note) = listing(e.session.agent, &file, &e.session.session);
+            SessionSummary {
+                spec: if spec.is_empty() { format!("{}:{}", e.session.agent.name(), e.session.key()) } else { spec },
+                agent: e.session.agent.name(),
+                role,
+                id: e.session.session.clone(),
+                note,
+                ..Default::default()
+            }
         });
         s.turns += 1;
         s.prompt_tokens = s.prompt_tokens.saturating_add(e.tokens.prompt());

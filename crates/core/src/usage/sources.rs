@@ -52,8 +52,10 @@ pub fn discover(paths: &[PathBuf], agent: Option<Agent>) -> BTreeMap<Agent, Vec<
             }
             None => {
                 for (f, files) in transcripts(paths, agent.and_then(Agent::format)) {
-                    if let Some(a) = Agent::of_format(f) {
-                        out.entry(a).or_default().extend(files);
+                    for file in files {
+                        if let Some(a) = Agent::of_file(f, &file) {
+                            out.entry(a).or_default().push(file);
+                        }
                     }
                 }
             }

@@ -368,6 +368,7 @@ impl Judge<'_> {
             let threshold = prof.compact_threshold(&self.settings, self.window);
             if before <= threshold as f64 {
                 let rule = match prof.compact_pct {
+                    _ if prof.agent.is_some() => format!("{}'s own auto-compaction rule", prof.harness),
                     Some(p) => format!("{p}% of the window ({})", prof.harness),
                     None => "budget, or 50% of the window".into(),
                 };

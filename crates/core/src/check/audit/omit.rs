@@ -118,7 +118,8 @@ impl Auditor<'_> {
     }
 
     /// At a request: the profile's automatic compaction point passed ([`Profile::compaction_point`]:
-    /// Claude Code's window less its buffer, seed 003's tier 3, seed 002's threshold) and no
+    /// Claude Code's window less its buffer, seed 003's tier 3, seed 002's threshold, an imported
+    /// agent's own rule, [`crate::check::agents`]) and no
     /// compaction before it, while the harness was neither paused after an ineffective pass nor
     /// stopped (seed 002). Reported once per stretch above the point.
     ///
@@ -137,17 +138,18 @@ impl Auditor<'_> {
             a.usage.as_ref().and_then(|u| Some(u.prompt_tokens?.saturating_add(u.completion_tokens.unwrap_or(0))));
         let last = std::mem::replace(&mut self.pending.last_usage, usage);
         let Some(point) = self.profile.compaction_point(window) else { return };
-        // Claude Code decides on the usage its last response reported (plus a rough estimate of
-        // what was added since, left out here so the rule never fires on estimation noise)
-        let size = match self.profile.harness {
-            crate::check::Harness::ClaudeCode => match (last, a.usage.is_some()) {
+        // Claude Code and the imported agents decide on the usage their last response reported
+        // (plus, for some, a rough estimate of what was added since, left out here so the rule
+        // never fires on estimation noise)
+        let size = match self.profile.decides_on_last {
+            true => match (last, a.usage.is_some()) {
                 (Some(n), _) => n,
                 // no usage recorded at all: this request's calibrated estimate
                 (None, false) => provider,
                 // the first reported turn: nothing reported before it to decide on
                 (None, true) => return,
             },
-            _ => provider,
+            false => provider,
         };
         if compacted || size <= point {
             self.pending.compact_missing = false;

@@ -95,6 +95,16 @@ impl Agent {
         Agent::ALL.into_iter().find(|a| a.name() == f.name())
     }
 
+    /// The agent of a file detected as `f`: [`Agent::of_format`], but an OpenCode-format store
+    /// named `kilo*` is Kilo CLI's (the name the importer's `harness` follows too).
+    pub fn of_file(f: Format, path: &Path) -> Option<Agent> {
+        let kilo = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("kilo"));
+        match f {
+            Format::OpenCode if kilo => Some(Agent::Kilo),
+            _ => Agent::of_format(f),
+        }
+    }
+
     /// The transcript format ctxj imports this agent's logs as, when it has one.
     pub fn format(self) -> Option<Format> {
         [Format::ClaudeCode, Format::Codex, Format::Pi].into_iter().find(|f| f.name() == self.name())
@@ -154,8 +164,10 @@ pub struct Spec {
     pub label: &'static str,
     /// The environment variables that replace the default folders.
     pub env: &'static [&'static str],
-    /// Whether ctxj can import the log's requests for replay (`show`, `cache`, …); the others
-    /// are usage-only here (their `sessions` rows say so).
+    /// Whether ctxj imports this agent's requests for replay (`show`, `cache`, `audit`, …): the
+    /// one place `sessions` takes its label from (a session of any other agent, or in a file no
+    /// importer detects, is listed `usage only`). [`Agent::format`] is narrower: the agents whose
+    /// usage is read through the import scan (Claude Code, Codex, pi).
     pub content: bool,
     /// Whether the reader was checked against ccusage's own output on real or ccusage fixture
     /// files (`../shared/corpus/ccusage/`); `false` means built from the documented schema only,
@@ -219,7 +231,7 @@ pub static SPECS: &[Spec] = &[
         name: "opencode",
         label: "OpenCode",
         env: &["OPENCODE_DATA_DIR"],
-        content: false,
+        content: true,
         checked_against_ccusage: true,
         read_supported: true,
         roots: |e| e.list_or_home("OPENCODE_DATA_DIR", &[".local/share/opencode"]),
@@ -318,7 +330,7 @@ pub static SPECS: &[Spec] = &[
         name: "kilo",
         label: "Kilo CLI",
         env: &["KILO_DATA_DIR"],
-        content: false,
+        content: true,
         checked_against_ccusage: true,
         read_supported: true,
         roots: |e| e.list_or_home("KILO_DATA_DIR", &[".local/share/kilo"]),
@@ -346,7 +358,7 @@ pub static SPECS: &[Spec] = &[
         name: "gemini",
         label: "Gemini CLI",
         env: &["GEMINI_DATA_DIR"],
-        content: false,
+        content: true,
         checked_against_ccusage: true,
         read_supported: true,
         roots: |e| e.list_or_home("GEMINI_DATA_DIR", &[".gemini/tmp"]),
@@ -370,7 +382,7 @@ pub static SPECS: &[Spec] = &[
         name: "kimi",
         label: "Kimi CLI / Kimi Code",
         env: &["KIMI_DATA_DIR"],
-        content: false,
+        content: true,
         checked_against_ccusage: true,
         read_supported: true,
         roots: |e| e.list_or_home("KIMI_DATA_DIR", &[".kimi", ".kimi-code"]),
@@ -382,7 +394,7 @@ pub static SPECS: &[Spec] = &[
         name: "qwen",
         label: "Qwen Code",
         env: &["QWEN_DATA_DIR"],
-        content: false,
+        content: true,
         checked_against_ccusage: true,
         read_supported: true,
         roots: |e| e.list_or_home("QWEN_DATA_DIR", &[".qwen"]),
@@ -394,7 +406,7 @@ pub static SPECS: &[Spec] = &[
         name: "openclaw",
         label: "OpenClaw",
         env: &["OPENCLAW_DIR"],
-        content: false,
+        content: true,
         checked_against_ccusage: true,
         read_supported: true,
         roots: |e| e.list_or_home("OPENCLAW_DIR", &[".openclaw", ".clawdbot", ".moltbot", ".moldbot"]),
@@ -430,7 +442,7 @@ pub static SPECS: &[Spec] = &[
         name: "cline",
         label: "Cline",
         env: &["CLINE_SESSION_DATA_DIR", "CLINE_DATA_DIR", "CLINE_DIR"],
-        content: false,
+        content: true,
         checked_against_ccusage: false,
         read_supported: true,
         roots: |e| {
@@ -463,6 +475,8 @@ mod tests {
             assert_eq!(Agent::of_format(f).and_then(Agent::format), Some(f));
         }
         assert_eq!(Agent::of_format(Format::Ctxj), None);
+        assert_eq!(Agent::of_file(Format::OpenCode, Path::new("d/kilo.db")), Some(Agent::Kilo));
+        assert_eq!(Agent::of_file(Format::OpenCode, Path::new("d/opencode.db")), Some(Agent::Opencode));
     }
 
     #[test]
