@@ -103,8 +103,20 @@ impl<'a> Caches<'a> {
             // simulated cache loses the rest too, and keeps what the provider read (nothing when
             // it read nothing: the tolerance in the cap is for estimates, not a read).
             Some(cap) => {
-                let held = if env.provider_read(turn).unwrap_or(0) > 0 { held } else { 0 };
-                self.sim.step_after_loss(req, cap, held)
+                let read = env.provider_read(turn).unwrap_or(0);
+                let held = if read > 0 { held } else { 0 };
+                let mut o = self.sim.step_after_loss(req, cap, held);
+                // The simulator keeps whole blocks; a read that ends inside the unrecorded prefix
+                // (whose split into virtual blocks is ours, not the provider's: its breakpoints lie
+                // somewhere in the system prompt and tools) is kept too. After an idle gap the
+                // provider still reads the part other requests with the same system prompt and
+                // tools kept alive; dropping it would write again what the provider read.
+                let within = read.min(req.prefix_tokens(self.pre));
+                if within > o.cached {
+                    o.write = o.write.saturating_sub(within - o.cached);
+                    o.cached = within;
+                }
+                o
             }
             None => self.sim.step(req),
         }
