@@ -125,6 +125,11 @@ impl<'a> Caches<'a> {
     /// The cost of `o` (turn `turn`, request `req`, `output` tokens) in $; `None` without a price.
     /// A call the provider billed nothing for (`free`: pi's aborted requests) costs nothing.
     pub fn cost(&self, turn: usize, req: &Request, o: &Outcome, output: u64, free: bool) -> Option<f64> {
+        if let Some(env) = self.env.filter(|e| e.unpriced(turn)) {
+            // A model without a price does not borrow the session's: the cost the log recorded
+            // (the same in every replay, as in "as billed"), else none.
+            return if free { Some(0.0) } else { env.recorded_cost(turn) };
+        }
         let p = self.price(turn)?;
         let p = if self.one_hour { Price { write: Some(p.write_1h_rate()), ..p } } else { p };
         // Of the write, the unrecorded prefix's part at the one-hour rate.

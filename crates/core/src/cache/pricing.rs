@@ -128,6 +128,8 @@ impl Pricing {
         let mut env = Environment {
             models: vec![None; n],
             prices: vec![None; n],
+            unpriced: vec![false; n],
+            recorded_costs: vec![None; n],
             read_cap: vec![None; n],
             provider_read: vec![None; n],
             replayed: Vec::new(),
@@ -137,6 +139,8 @@ impl Pricing {
             for t in &billed.per_turn {
                 let (i, m) = (t.turn - 1, t.model.clone());
                 env.prices[i] = m.as_deref().and_then(|m| self.table.lookup(m)).map(|(_, p)| p);
+                env.unpriced[i] = m.is_some() && env.prices[i].is_none();
+                env.recorded_costs[i] = t.cost.filter(|_| t.cost_recorded);
                 env.models[i] = m;
             }
         }
