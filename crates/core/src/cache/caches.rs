@@ -131,6 +131,10 @@ impl<'a> Caches<'a> {
             return if free { Some(0.0) } else { env.recorded_cost(turn) };
         }
         let p = self.price(turn)?;
+        let p = match self.env {
+            Some(e) if e.writes_unbilled => Price { write: Some(p.input), ..p },
+            _ => p,
+        };
         let p = if self.one_hour { Price { write: Some(p.write_1h_rate()), ..p } } else { p };
         // Of the write, the unrecorded prefix's part at the one-hour rate.
         let h = match self.prefix_hour {

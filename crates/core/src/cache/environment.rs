@@ -34,6 +34,10 @@ pub struct Environment {
     /// Per turn: the cost the log recorded (pi, OpenClaw `usage.cost.total`), where "as billed"
     /// uses it.
     pub recorded_costs: Vec<Option<f64>>,
+    /// The provider reported cache reads and, on every call, a cache write of 0 (an
+    /// OpenAI-compatible route such as OpenRouter in front of a model that caches by writes):
+    /// the record bills no write premium, so neither do replays — what they write costs input.
+    pub writes_unbilled: bool,
     /// Per turn: the provider's cache read (plus the break tolerance), where an environment break
     /// is replayed.
     pub read_cap: Vec<Option<u64>>,

@@ -130,6 +130,8 @@ impl Pricing {
             prices: vec![None; n],
             unpriced: vec![false; n],
             recorded_costs: vec![None; n],
+            writes_unbilled: billed.per_turn.iter().any(|t| t.cache_read.unwrap_or(0) > 0)
+                && billed.per_turn.iter().filter(|t| t.prompt.is_some()).all(|t| t.cache_write == Some(0)),
             read_cap: vec![None; n],
             provider_read: vec![None; n],
             replayed: Vec::new(),
