@@ -21,6 +21,8 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::import::codex::ForkCopy;
+
 use super::entry::{count as n, present, read_lines, str_at, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::journal::typed::object_or_null;
 
@@ -118,39 +120,6 @@ fn from_value(v: &Value) -> Fields {
             .filter(|i| i.is_object())
             .map(|i| (i.get("total_token_usage").cloned(), i.get("last_token_usage").cloned())),
         forked: payload.get("forked_from_id").is_some_and(Value::is_string),
-    }
-}
-
-/// The copy of the parent's rollout a forked thread starts with (see the module doc): the
-/// `token_count`s written in the same second as the copied `session_meta` (the second one of a
-/// rollout whose first names `forked_from_id`), up to the first written later.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ForkCopy {
-    metas: u8,
-    forked: bool,
-    /// The second (`YYYY-MM-DDTHH:MM:SS`) of the copy while it lasts.
-    copying: Option<String>,
-}
-
-impl ForkCopy {
-    /// A `session_meta` line at `ts`; `forked`: it names `forked_from_id`.
-    pub fn session_meta(&mut self, ts: &str, forked: bool) {
-        self.metas = self.metas.saturating_add(1);
-        match self.metas {
-            1 => self.forked = forked,
-            2 if self.forked => self.copying = ts.get(..19).map(str::to_string),
-            _ => {}
-        }
-    }
-
-    /// Whether the `token_count` at `ts` belongs to the copy (the copy ends at the first that
-    /// does not).
-    pub fn copied(&mut self, ts: &str) -> bool {
-        let same = self.copying.as_deref().is_some_and(|c| ts.get(..19) == Some(c));
-        if !same {
-            self.copying = None;
-        }
-        same
     }
 }
 

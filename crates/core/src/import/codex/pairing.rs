@@ -23,7 +23,7 @@
 //! compaction's summarising call, an aborted call): the importer keeps it as an empty assistant
 //! record so that nothing billed is lost.
 //!
-//! A forked thread's copy of its parent's rollout ([`crate::usage::codex::ForkCopy`]) keeps its
+//! A forked thread's copy of its parent's rollout ([`super::ForkCopy`]) keeps its
 //! items (the fork's context) but not its `token_count`s: they bill the parent's calls.
 
 use std::collections::HashMap;
@@ -137,7 +137,7 @@ pub(super) fn pair(lines: &[Line], mut model: Option<String>, report: &mut Impor
     let mut seg: Vec<Ev> = Vec::new();
     let mut open = false;
     let mut last_total = None;
-    let mut fork = crate::usage::codex::ForkCopy::default();
+    let mut fork = super::ForkCopy::default();
     for line in lines {
         match role(line) {
             Role::Model => {
