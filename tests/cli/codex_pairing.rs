@@ -128,3 +128,16 @@ fn the_corpus_codex_rollouts_bill_what_ccusage_bills_to_the_cent() {
     }
     imports_and_validates(&files);
 }
+
+/// Regression (unseen sweep 2, Codex 0.119 subagent threads): the parent's `token_count`s a
+/// forked thread's rollout starts with were billed to the thread (2.5× what ccusage bills).
+#[test]
+fn regression_forked_thread_billed_the_parents_copied_token_counts() {
+    let f = files_under(&versions(), "jsonl").into_iter().find(|p| p.to_string_lossy().contains("f04c01")).unwrap();
+    let rec = &json(&["cache", "--json"], &f)["recorded"];
+    assert_eq!(rec["input"], 800 + 900, "only the thread's own calls: {rec}");
+    let report =
+        json(&["import", "--json", "--out", tempfile::tempdir().unwrap().path().join("s").to_str().unwrap()], &f);
+    let skipped = &report["report"]["skipped"];
+    assert_eq!(skipped["token_count copied from the parent thread (forked history)"], 3, "{skipped}");
+}

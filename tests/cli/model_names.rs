@@ -101,3 +101,79 @@ fn regression_sessions_rows_of_a_file_with_inline_sidechains_add_up_to_its_bill(
     let billed = u["totals"]["cost_usd"].as_f64().expect("usage total");
     assert!((rows_sum - billed).abs() < 1e-6, "rows {rows_sum} vs usage {billed}");
 }
+
+/// Regression (unseen sweep 2, an OpenClaw session switching from Claude 3.7 Sonnet through
+/// OpenRouter to `kimi-coding/k2p5`): the replay priced the turns of the model without a price
+/// at the session's first model (Claude), 2.8× what the log recorded; they now cost what the log
+/// recorded, as "as billed" does.
+#[test]
+fn regression_replay_priced_a_model_without_a_price_at_the_sessions_model() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("0c1a0000-0000-4000-8000-000000000001.jsonl");
+    let call = |id: &str, parent: &str, ts: &str, provider: &str, model: &str, input: u64, cost: f64| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-03-18T06:{ts}.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"done {id}"}}],"api":"openai-completions","provider":"{provider}","model":"{model}","usage":{{"input":{input},"output":40,"cacheRead":0,"cacheWrite":0,"totalTokens":{},"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":{cost}}}}},"stopReason":"stop","timestamp":1773814000000}}}}"#,
+            input + 40
+        )
+    };
+    let user = |id: &str, parent: &str, ts: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-03-18T06:{ts}.000Z","message":{{"role":"user","content":[{{"type":"text","text":"{}"}}],"timestamp":1773814000000}}}}"#,
+            "summarise the open issues and propose a fix. ".repeat(40)
+        )
+    };
+    let lines = [
+        r#"{"type":"session","version":3,"id":"0c1a0000-0000-4000-8000-000000000001","timestamp":"2026-03-18T06:00:00.000Z","cwd":"/work"}"#.to_string(),
+        r#"{"type":"model_change","id":"m1","parentId":null,"timestamp":"2026-03-18T06:00:00.100Z","provider":"openrouter","modelId":"anthropic/claude-3.7-sonnet"}"#.into(),
+        user("u1", "m1", "00:01"),
+        call("a1", "u1", "00:05", "openrouter", "anthropic/claude-3.7-sonnet", 6_000, 0.0186),
+        r#"{"type":"model_change","id":"m2","parentId":"a1","timestamp":"2026-03-18T06:01:00.000Z","provider":"kimi-coding","modelId":"k2p5"}"#.into(),
+        user("u2", "m2", "01:01"),
+        call("a2", "u2", "01:05", "kimi-coding", "k2p5", 6_500, 0.0042),
+    ];
+    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+    let out = ctxj().args(["cache", "--json", "--per-turn", "--strategy", "recorded"]).arg(&f).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sim = &c["strategies"][0]["turns"];
+    assert_eq!(sim[1]["cost"].as_f64(), Some(0.0042), "the log's cost, not Claude's price: {}", sim[1]);
+    assert!(sim[0]["cost"].as_f64().unwrap() > 0.01, "{}", sim[0]);
+}
+
+/// Regression (unseen sweep 2, OpenClaw sessions of Claude 3.7 Sonnet through OpenRouter): the
+/// route reports cache reads and a cache write of 0 on every call, so the record (and ccusage)
+/// bills no write premium; the replay charged its Anthropic-model writes at 1.25× input and came
+/// out +9.5 … +17.6 % over billed.
+#[test]
+fn regression_replay_charged_a_write_premium_the_provider_never_billed() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("0c1a0000-0000-4000-8000-000000000002.jsonl");
+    let mut lines = vec![
+        r#"{"type":"session","version":3,"id":"0c1a0000-0000-4000-8000-000000000002","timestamp":"2026-03-18T06:00:00.000Z","cwd":"/work"}"#.to_string(),
+        r#"{"type":"model_change","id":"m1","parentId":null,"timestamp":"2026-03-18T06:00:00.100Z","provider":"openrouter","modelId":"anthropic/claude-3.7-sonnet"}"#.into(),
+    ];
+    let (mut parent, mut prev) = ("m1".to_string(), 0u64);
+    for i in 0..6u64 {
+        let text = format!("step {i}: {}", "summarise the open issues and propose a fix. ".repeat(60));
+        lines.push(format!(
+            r#"{{"type":"message","id":"u{i}","parentId":"{parent}","timestamp":"2026-03-18T06:0{i}:01.000Z","message":{{"role":"user","content":[{{"type":"text","text":"{text}"}}],"timestamp":1773814000000}}}}"#
+        ));
+        // ~620 tokens a turn on top of a 9,000-token system prompt and tools; each call reads
+        // what the previous one sent.
+        let prompt = 9_000 + 620 * (i + 1);
+        lines.push(format!(
+            r#"{{"type":"message","id":"a{i}","parentId":"u{i}","timestamp":"2026-03-18T06:0{i}:05.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"done {i}"}}],"api":"openai-completions","provider":"openrouter","model":"anthropic/claude-3.7-sonnet","usage":{{"input":{},"output":40,"cacheRead":{prev},"cacheWrite":0,"totalTokens":{},"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.01}}}},"stopReason":"stop","timestamp":1773814000000}}}}"#,
+            prompt - prev,
+            prompt + 40
+        ));
+        parent = format!("a{i}");
+        prev = prompt;
+    }
+    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+    let out = ctxj().args(["cache", "--json", "--strategy", "recorded"]).arg(&f).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (sim, billed) =
+        (c["strategies"][0]["summary"]["cost"].as_f64().unwrap(), c["recorded"]["cost"].as_f64().unwrap());
+    assert!((sim - billed).abs() / billed < 0.05, "simulated {sim} vs billed {billed}");
+}

@@ -235,3 +235,41 @@ fn calibration_meets_the_targets_on_every_corpus_transcript() {
     assert!(text.contains("* extrapolated (") && text.contains("turns 11,"), "{text}");
     assert!(measured.len() >= 12, "{measured:?}");
 }
+
+/// Regression (unseen sweep 2, Codex Desktop 0.118–0.142 rollouts): a `session_meta` with
+/// `dynamic_tools` (the app's few extra tools) made the session look as if it recorded its tool
+/// schemas, so it got the ratio calibration and no prefix — while Codex's built-in tools, sent
+/// with every request, are never recorded. After a compaction the ratio fit missed by −42 % and
+/// the simulated `recorded` cost by −18 … −42 %.
+#[test]
+fn regression_codex_dynamic_tools_made_the_unrecorded_prefix_look_recorded() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("rollout-2026-04-01T00-00-00-019d0000-0000-7000-8000-00000000d710.jsonl");
+    let mut lines = vec![
+        r#"{"timestamp":"2026-04-01T00:00:00.000Z","type":"session_meta","payload":{"id":"019d0000-0000-7000-8000-00000000d710","cwd":"/repo","originator":"Codex Desktop","cli_version":"0.118.0","source":"vscode","model_provider":"openai","base_instructions":{"text":"You are Codex."},"dynamic_tools":[{"name":"automation_update","description":"Render an automation card.","inputSchema":{"type":"object","properties":{}}}]}}"#.to_string(),
+        r#"{"timestamp":"2026-04-01T00:00:00.100Z","type":"turn_context","payload":{"model":"gpt-5.4"}}"#.into(),
+    ];
+    // Each call: a user message of ~500 counted tokens; the provider counts them plus 12,000
+    // tokens of built-in tool schemas and instructions the rollout does not hold.
+    let mut total = 0;
+    for i in 0..8u64 {
+        let text = format!("step {i}: {}", "read the parser module and list what it drops. ".repeat(50));
+        lines.push(format!(
+            r#"{{"timestamp":"2026-04-01T00:0{i}:01.000Z","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}}}"#
+        ));
+        lines.push(format!(
+            r#"{{"timestamp":"2026-04-01T00:0{i}:02.000Z","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"noted {i}"}}]}}}}"#
+        ));
+        let input = 12_000 + 510 * (i + 1);
+        total += input;
+        lines.push(format!(
+            r#"{{"timestamp":"2026-04-01T00:0{i}:03.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{total}}},"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":5}}}}}}}}"#
+        ));
+    }
+    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+    let rows = json(&["tokens", "--per-turn", "--json"], &f);
+    let last = rows["turns"].as_array().unwrap().last().unwrap().clone();
+    assert!(last["prefix"].as_u64().unwrap() > 8_000, "the built-in tools are an unrecorded prefix: {last}");
+    let (median, _, worst, _) = stats(&f);
+    assert!(median <= 1.0 && worst <= 25.0, "{median} {worst}");
+}

@@ -200,3 +200,48 @@ fn sessions_cost_equals_usage_for_every_bundled_transcript() {
         assert_eq!(got.map(|x| (x * 1e6).round()), want.map(|x| (x * 1e6).round()), "{spec}");
     }
 }
+
+/// A Claude Code transcript (documented format) whose first call reads 15,000 tokens its session
+/// never wrote (a system prompt and tools other sessions keep warm), then, after 25 idle minutes,
+/// reads 13,000: less than the one whole virtual block the unrecorded prefix starts with, by more
+/// than the break tolerance.
+fn warm_prefix_after_idle() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("5a1e0000-0000-4000-8000-000000000001.jsonl");
+    let mut lines = Vec::new();
+    let mut parent = "null".to_string();
+    // (seconds, cache read, cache write): a warm first call, three appends, 25 min idle.
+    let calls = [(2, 15_000, 3_000), (10, 18_003, 120), (20, 18_123, 130), (30, 18_253, 125), (1_530, 13_000, 5_390)];
+    for (i, (s, read, write)) in calls.iter().enumerate() {
+        let ts = |s: i64| format!("2026-01-20T09:{:02}:{:02}Z", s / 60, s % 60);
+        let text = format!("step {i}: {}", "check the parser and report what fails. ".repeat(10));
+        lines.push(format!(
+            r#"{{"type":"user","uuid":"u{i}","parentUuid":{parent},"sessionId":"S","timestamp":"{}","message":{{"role":"user","content":"{text}"}}}}"#,
+            ts(s - 1)
+        ));
+        lines.push(format!(
+            r#"{{"type":"assistant","uuid":"a{i}","parentUuid":"u{i}","sessionId":"S","requestId":"req_{i}","timestamp":"{}","message":{{"id":"msg_{i}","model":"claude-opus-4-5-20251101","content":[{{"type":"text","text":"done {i}"}}],"usage":{{"input_tokens":3,"cache_creation_input_tokens":{write},"cache_read_input_tokens":{read},"output_tokens":4}}}}}}"#,
+            ts(*s)
+        ));
+        parent = format!("\"a{i}\"");
+    }
+    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+    (d, f)
+}
+
+/// Regression (unseen sweep 2, a Claude Code 2.1.12 session): after an idle gap the provider read
+/// 14,015 of the system prompt and tools, kept warm by other requests, and the replay read 0 and
+/// wrote the whole prompt again (+28 % over billed), because the read ended inside the first
+/// virtual block of the unrecorded prefix and the simulator keeps only whole blocks.
+#[test]
+fn regression_replay_drops_a_provider_read_that_ends_inside_the_unrecorded_prefix() {
+    let (_d, f) = warm_prefix_after_idle();
+    let c = json_of(&["cache", "--json", "--per-turn", "--strategy", "recorded"], &f);
+    assert_eq!(c["environment"]["replayed_turns"], serde_json::json!([5]), "{}", c["recorded"]);
+    let t = &c["strategies"][0]["turns"][4];
+    let read = t["cache_read"].as_u64().unwrap();
+    assert_eq!(read, 13_000, "the replay keeps what the provider read: {t}");
+    let (sim, billed) =
+        (c["strategies"][0]["summary"]["cost"].as_f64().unwrap(), c["recorded"]["cost"].as_f64().unwrap());
+    assert!(gap_pct(sim, billed).abs() < 5.0, "simulated {sim} vs billed {billed}");
+}

@@ -103,8 +103,20 @@ impl<'a> Caches<'a> {
             // simulated cache loses the rest too, and keeps what the provider read (nothing when
             // it read nothing: the tolerance in the cap is for estimates, not a read).
             Some(cap) => {
-                let held = if env.provider_read(turn).unwrap_or(0) > 0 { held } else { 0 };
-                self.sim.step_after_loss(req, cap, held)
+                let read = env.provider_read(turn).unwrap_or(0);
+                let held = if read > 0 { held } else { 0 };
+                let mut o = self.sim.step_after_loss(req, cap, held);
+                // The simulator keeps whole blocks; a read that ends inside the unrecorded prefix
+                // (whose split into virtual blocks is ours, not the provider's: its breakpoints lie
+                // somewhere in the system prompt and tools) is kept too. After an idle gap the
+                // provider still reads the part other requests with the same system prompt and
+                // tools kept alive; dropping it would write again what the provider read.
+                let within = read.min(req.prefix_tokens(self.pre));
+                if within > o.cached {
+                    o.write = o.write.saturating_sub(within - o.cached);
+                    o.cached = within;
+                }
+                o
             }
             None => self.sim.step(req),
         }
@@ -113,7 +125,16 @@ impl<'a> Caches<'a> {
     /// The cost of `o` (turn `turn`, request `req`, `output` tokens) in $; `None` without a price.
     /// A call the provider billed nothing for (`free`: pi's aborted requests) costs nothing.
     pub fn cost(&self, turn: usize, req: &Request, o: &Outcome, output: u64, free: bool) -> Option<f64> {
+        if let Some(env) = self.env.filter(|e| e.unpriced(turn)) {
+            // A model without a price does not borrow the session's: the cost the log recorded
+            // (the same in every replay, as in "as billed"), else none.
+            return if free { Some(0.0) } else { env.recorded_cost(turn) };
+        }
         let p = self.price(turn)?;
+        let p = match self.env {
+            Some(e) if e.writes_unbilled => Price { write: Some(p.input), ..p },
+            _ => p,
+        };
         let p = if self.one_hour { Price { write: Some(p.write_1h_rate()), ..p } } else { p };
         // Of the write, the unrecorded prefix's part at the one-hour rate.
         let h = match self.prefix_hour {

@@ -24,8 +24,20 @@ pub enum ProviderBreaks {
 pub struct Environment {
     /// Per turn (index = turn − 1): the model the provider used (`None`: unknown or `--model`).
     pub models: Vec<Option<String>>,
-    /// Per turn: that model's price (`None`: the session's price applies).
+    /// Per turn: that model's price (`None`: the session's price applies, unless
+    /// `unpriced` says the turn's model has none).
     pub prices: Vec<Option<Price>>,
+    /// Per turn: the model is known and has no price. Such a turn does not borrow the session's
+    /// price: every replay costs it what the log recorded it cost (`recorded_costs`), as "as
+    /// billed" does, else leaves it unpriced.
+    pub unpriced: Vec<bool>,
+    /// Per turn: the cost the log recorded (pi, OpenClaw `usage.cost.total`), where "as billed"
+    /// uses it.
+    pub recorded_costs: Vec<Option<f64>>,
+    /// The provider reported cache reads and, on every call, a cache write of 0 (an
+    /// OpenAI-compatible route such as OpenRouter in front of a model that caches by writes):
+    /// the record bills no write premium, so neither do replays — what they write costs input.
+    pub writes_unbilled: bool,
     /// Per turn: the provider's cache read (plus the break tolerance), where an environment break
     /// is replayed.
     pub read_cap: Vec<Option<u64>>,
@@ -82,6 +94,14 @@ impl Environment {
     /// The price of `turn`'s model, if it has one.
     pub fn price(&self, turn: usize) -> Option<Price> {
         self.prices.get(turn.wrapping_sub(1)).copied().flatten()
+    }
+    /// Whether `turn`'s model is known and has no price.
+    pub fn unpriced(&self, turn: usize) -> bool {
+        self.unpriced.get(turn.wrapping_sub(1)).copied().unwrap_or(false)
+    }
+    /// The cost the log recorded for `turn`, where "as billed" uses it.
+    pub fn recorded_cost(&self, turn: usize) -> Option<f64> {
+        self.recorded_costs.get(turn.wrapping_sub(1)).copied().flatten()
     }
     /// The provider's cache read at `turn`, when a loss is replayed there.
     pub fn read_cap(&self, turn: usize) -> Option<u64> {

@@ -59,12 +59,14 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
 
 /// Whether `journal` is an imported session whose format does not record the system prompt and
 /// tool schemas: its `session` names an importer's harness (`claude-code`, `codex`, `pi`) and no
-/// `system` record carries tools. Such sessions are calibrated with the affine fit and carry the
+/// `system` record carries tools, or the harness records only some ([`crate::tokens::PARTIAL_TOOLS`]:
+/// a Codex rollout's `dynamic_tools`). Such sessions are calibrated with the affine fit and carry the
 /// inferred prefix; every other journal keeps the spec's ratio calibration, figures unchanged.
 pub fn prefix_unrecorded(journal: &Journal) -> bool {
-    let imported =
-        journal.session().and_then(|s| s.harness.as_deref()).is_some_and(|h| crate::tokens::IMPORTED.contains(&h));
-    imported && !journal.records.iter().any(|r| matches!(&r.body, Body::System(s) if s.tools.is_some()))
+    let harness = journal.session().and_then(|s| s.harness.as_deref());
+    let imported = harness.is_some_and(|h| crate::tokens::IMPORTED.contains(&h));
+    let partial = harness.is_some_and(|h| crate::tokens::PARTIAL_TOOLS.contains(&h));
+    imported && (partial || !journal.records.iter().any(|r| matches!(&r.body, Body::System(s) if s.tools.is_some())))
 }
 
 /// The calibrator for `journal`: [`Calibrator::affine`] when [`prefix_unrecorded`], else the

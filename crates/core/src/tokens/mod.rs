@@ -76,6 +76,12 @@ impl Estimator for CharEstimator {
 pub const IMPORTED: [&str; 9] =
     ["claude-code", "codex", "pi", "gemini-cli", "qwen-code", "kimi-code", "cline", "opencode", "kilo"];
 
+/// Of [`IMPORTED`], the harnesses whose logs record some tool schemas but never all of them: a
+/// Codex rollout's `session_meta.dynamic_tools` are the tools an app adds (Desktop's automation
+/// cards, a subagent's), while the built-in tools Codex sends with every request (shell,
+/// apply_patch, update_plan, web search …) are built per request and never persisted.
+pub const PARTIAL_TOOLS: [&str; 1] = ["codex"];
+
 /// How a run chooses its tokenizer: `--encoding` (else each session's own `encoding`, else
 /// `o200k_base`, spec §3) and the run's persistent memo. A value the binary resolves once and
 /// passes to every library function that counts tokens over sessions it loads itself (`export`,

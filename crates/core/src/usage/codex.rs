@@ -4,6 +4,14 @@
 //! estimate Codex writes after a compaction adds nothing. Codex's `input_tokens` include the
 //! cached part: `input` = input − cached, `cache_read` = cached, no cache writes; reasoning tokens
 //! are already inside `output_tokens`. The model is the last `turn_context`'s.
+//!
+//! A forked thread (its `session_meta` names `forked_from_id`: a subagent spawned with the
+//! parent's context, a `/fork`) starts with a copy of the parent's rollout, which Codex persists
+//! in one write when the thread starts (`InitialHistory::Forked` → `persist_rollout_items`): the
+//! parent's `session_meta`, then its items and `token_count`s, all stamped with that moment.
+//! Those `token_count`s bill the parent's calls, which the parent's own rollout already holds; they
+//! are the [`ForkCopy`] and count nothing here (their totals stay the running baseline), as in
+//! ccusage 20.0.24 for subagent threads.
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -12,6 +20,8 @@ use std::sync::{Arc, LazyLock};
 use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::Value;
+
+use crate::import::codex::ForkCopy;
 
 use super::entry::{count as n, present, read_lines, str_at, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::journal::typed::object_or_null;
@@ -45,6 +55,8 @@ struct Fields {
     model: Option<String>,
     /// `payload.info` when it is an object: its `total_token_usage` and `last_token_usage`.
     info: Option<(Option<Value>, Option<Value>)>,
+    /// A `session_meta` naming the thread it was forked from.
+    forked: bool,
 }
 
 /// The fields typed strictly (see `journal::typed`); the rest of the line (a `compacted`
@@ -67,6 +79,8 @@ struct TypedPayload<'a> {
     model: Option<Cow<'a, str>>,
     #[serde(default, deserialize_with = "object_or_null")]
     info: Option<TypedInfo>,
+    #[serde(default, borrow)]
+    forked_from_id: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -80,11 +94,16 @@ struct TypedInfo {
 impl From<TypedLine<'_>> for Fields {
     fn from(l: TypedLine<'_>) -> Self {
         let own = |c: Option<Cow<str>>| c.map(Cow::into_owned);
-        let (payload_kind, model, info) = match l.payload {
-            Some(p) => (own(p.kind), own(p.model), p.info.map(|i| (i.total_token_usage, i.last_token_usage))),
-            None => (None, None, None),
+        let (payload_kind, model, info, forked) = match l.payload {
+            Some(p) => (
+                own(p.kind),
+                own(p.model),
+                p.info.map(|i| (i.total_token_usage, i.last_token_usage)),
+                p.forked_from_id.is_some(),
+            ),
+            None => (None, None, None, false),
         };
-        Fields { ts: own(l.timestamp).unwrap_or_default(), kind: own(l.kind), payload_kind, model, info }
+        Fields { ts: own(l.timestamp).unwrap_or_default(), kind: own(l.kind), payload_kind, model, info, forked }
     }
 }
 
@@ -100,11 +119,13 @@ fn from_value(v: &Value) -> Fields {
             .get("info")
             .filter(|i| i.is_object())
             .map(|i| (i.get("total_token_usage").cloned(), i.get("last_token_usage").cloned())),
+        forked: payload.get("forked_from_id").is_some_and(Value::is_string),
     }
 }
 
-static WANTED: LazyLock<[Finder<'static>; 3]> =
-    LazyLock::new(|| ["\"token_count\"", "\"turn_context\"", "\"compacted\""].map(|w| Finder::new(w.as_bytes())));
+static WANTED: LazyLock<[Finder<'static>; 4]> = LazyLock::new(|| {
+    ["\"token_count\"", "\"turn_context\"", "\"compacted\"", "\"session_meta\""].map(|w| Finder::new(w.as_bytes()))
+});
 
 /// The entries and compactions of one rollout's bytes (`path` names the session).
 pub fn read_bytes(file: usize, path: &Path, bytes: &[u8]) -> Read {
@@ -130,6 +151,8 @@ pub struct Fold {
     calls: Vec<(String, Option<String>, Tokens)>,
     compactions: Vec<String>,
     duplicates: usize,
+    #[serde(default)]
+    fork: ForkCopy,
 }
 
 impl Fold {
@@ -144,8 +167,13 @@ impl Fold {
                     }
                 }
                 Some("compacted") => self.compactions.push(f.ts),
+                Some("session_meta") => self.fork.session_meta(&f.ts, f.forked),
                 Some("event_msg") if f.payload_kind.as_deref() == Some("token_count") => {
                     let Some((total, last)) = f.info else { continue };
+                    if self.fork.copied(&f.ts) {
+                        self.last_total = total;
+                        continue;
+                    }
                     if total.is_some() && total == self.last_total {
                         self.duplicates += 1;
                         continue;
@@ -218,6 +246,59 @@ mod tests {
         assert_eq!(r.entries[0].tokens, Tokens { input: 60, output: 5, cache_creation: 0, cache_read: 40 });
         assert_eq!(r.entries[0].session.key(), "2026/03/14/rollout-x");
         assert!(r.entries[0].cost.unwrap() > 0.0);
+    }
+
+    /// A forked subagent thread as Codex writes it: its own `session_meta` (naming
+    /// `forked_from_id`), then the parent's rollout copied in one write (the parent's
+    /// `session_meta`, a turn, two `token_count`s), then the thread's own turn.
+    pub(crate) fn forked_rollout() -> String {
+        let tc = |ts: &str, total: u64, input: u64| {
+            format!(
+                r#"{{"timestamp":"2026-04-15T17:{ts}Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{total}}},"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":5}}}}}}}}"#
+            )
+        };
+        [
+            r#"{"timestamp":"2026-04-15T17:58:29.448Z","type":"session_meta","payload":{"id":"child","forked_from_id":"parent","source":{"subagent":{"thread_spawn":{"parent_thread_id":"parent","depth":1}}}}}"#.to_string(),
+            r#"{"timestamp":"2026-04-15T17:58:29.472Z","type":"session_meta","payload":{"id":"parent","source":"vscode"}}"#.into(),
+            r#"{"timestamp":"2026-04-15T17:58:29.473Z","type":"event_msg","payload":{"type":"task_started"}}"#.into(),
+            r#"{"timestamp":"2026-04-15T17:58:29.476Z","type":"turn_context","payload":{"model":"gpt-5.4"}}"#.into(),
+            r#"{"timestamp":"2026-04-15T17:58:29.477Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"look around"}]}}"#.into(),
+            r#"{"timestamp":"2026-04-15T17:58:29.478Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}}"#.into(),
+            tc("58:29.479", 1000, 1000),
+            r#"{"timestamp":"2026-04-15T17:58:29.479Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}"#.into(),
+            r#"{"timestamp":"2026-04-15T17:58:29.480Z","type":"response_item","payload":{"type":"function_call","name":"spawn_agent","arguments":"{}","call_id":"c2"}}"#.into(),
+            tc("58:29.480", 2100, 1100),
+            r#"{"timestamp":"2026-04-15T17:58:29.499Z","type":"event_msg","payload":{"type":"task_started"}}"#.into(),
+            r#"{"timestamp":"2026-04-15T17:58:29.513Z","type":"turn_context","payload":{"model":"gpt-5.4-mini"}}"#.into(),
+            r#"{"timestamp":"2026-04-15T17:58:29.527Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"explore the parser"}]}}"#.into(),
+            tc("58:29.924", 2100, 1100),
+            r#"{"timestamp":"2026-04-15T17:58:33.312Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c3"}}"#.into(),
+            tc("58:33.387", 2900, 800),
+            r#"{"timestamp":"2026-04-15T17:58:43.544Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c3","output":"ok"}}"#.into(),
+            r#"{"timestamp":"2026-04-15T17:58:47.829Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}"#.into(),
+            tc("58:47.959", 3800, 900),
+            r#"{"timestamp":"2026-04-15T17:58:48.000Z","type":"event_msg","payload":{"type":"task_complete"}}"#.into(),
+        ]
+        .join("\n")
+            + "\n"
+    }
+
+    /// Regression (unseen sweep 2, Codex 0.119 subagent threads): the `token_count`s of the
+    /// parent's history a forked thread starts with were counted again, billing the thread 2.5×
+    /// what ccusage bills (the parent's calls, priced at the thread's model).
+    #[test]
+    fn regression_forked_thread_counted_the_parents_copied_token_counts() {
+        let p = Path::new("sessions/2026/04/15/rollout-x.jsonl");
+        let text = forked_rollout();
+        for parse in [Parse::Fast, Parse::Full] {
+            let r = read_bytes_with(0, p, text.as_bytes(), parse);
+            let inputs: Vec<u64> = r.entries.iter().map(|e| e.tokens.input).collect();
+            assert_eq!(inputs, vec![800, 900], "only the thread's own calls ({parse:?})");
+            assert_eq!(r.entries[0].model.as_deref(), Some("gpt-5.4-mini"));
+        }
+        // The same rollout without `forked_from_id` (not a fork): every call counts.
+        let plain = text.replacen(r#""forked_from_id":"parent","#, "", 1);
+        assert_eq!(read_bytes(0, p, plain.as_bytes()).entries.len(), 4);
     }
 
     #[test]

@@ -25,7 +25,10 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 mod compacted;
+mod fork;
 mod pairing;
+
+pub use fork::ForkCopy;
 
 use compacted::{compacted, Seen};
 use pairing::{Pairing, MODEL_ITEMS, TOOL_OUTPUTS, TURN_EVENTS};

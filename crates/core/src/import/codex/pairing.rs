@@ -22,6 +22,9 @@
 //! after it (usage first). A usage left over bills a call the rollout holds no output of (a local
 //! compaction's summarising call, an aborted call): the importer keeps it as an empty assistant
 //! record so that nothing billed is lost.
+//!
+//! A forked thread's copy of its parent's rollout ([`super::ForkCopy`]) keeps its
+//! items (the fork's context) but not its `token_count`s: they bill the parent's calls.
 
 use std::collections::HashMap;
 
@@ -134,6 +137,7 @@ pub(super) fn pair(lines: &[Line], mut model: Option<String>, report: &mut Impor
     let mut seg: Vec<Ev> = Vec::new();
     let mut open = false;
     let mut last_total = None;
+    let mut fork = super::ForkCopy::default();
     for line in lines {
         match role(line) {
             Role::Model => {
@@ -158,7 +162,16 @@ pub(super) fn pair(lines: &[Line], mut model: Option<String>, report: &mut Impor
                             }
                         }
                     }
+                    Some("session_meta") => {
+                        let forked = p.get("forked_from_id").is_some_and(Value::is_string);
+                        fork.session_meta(s(&line.obj, "timestamp").unwrap_or(""), forked);
+                    }
                     Some("event_msg") if s(p, "type") == Some("token_count") => {
+                        if fork.copied(s(&line.obj, "timestamp").unwrap_or("")) {
+                            report.skip("token_count copied from the parent thread (forked history)");
+                            last_total = p.get("info").and_then(|i| i.get("total_token_usage")).cloned();
+                            continue;
+                        }
                         if let Some(usage) = billed(p, &mut last_total, report) {
                             seg.push(Ev::Use(line.no, usage));
                         }
