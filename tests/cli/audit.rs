@@ -79,7 +79,9 @@ fn the_harness_profile_is_read_from_the_journal_and_can_be_overridden() {
     assert!(!rules(&v).iter().any(|(r, _)| r == "compact-cut-boundary"), "{:?}", rules(&v));
     let out = ctxj().arg("audit").arg(&p).args(["--harness", "nope"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("expected ctxj, claude-code, command-code or veles"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("expected ctxj, claude-code, command-code, veles or pi-agent")
+    );
     let text = String::from_utf8(ctxj().arg("audit").arg(&p).output().unwrap().stdout).unwrap();
     assert!(text.contains("(veles rules)"), "{text}");
 }

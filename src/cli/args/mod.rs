@@ -122,7 +122,7 @@ impl DenyArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct HarnessArgs {
     /// Judge by this harness's profile instead of the journal's own (ctxj, claude-code,
-    /// command-code, veles; docs/rules.md "Harness profiles").
+    /// command-code, veles, pi-agent; docs/rules.md "Harness profiles").
     #[arg(long, value_name = "NAME")]
     pub harness: Option<ctxj_core::check::Harness>,
 }

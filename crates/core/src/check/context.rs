@@ -143,7 +143,8 @@ pub fn context_view(
                 hints.push(Hint::Compact { percent: x, urgent: x >= 80.0, at });
             }
         }
-        Harness::Veles => hints.retain(|h| matches!(h, Hint::Dominates { .. })),
+        // pi-agent's lever is its strategy, not a command
+        Harness::Veles | Harness::PiAgent => hints.retain(|h| matches!(h, Hint::Dominates { .. })),
     }
     ContextView {
         harness: harness.name(),

@@ -3,7 +3,9 @@
 //! A journal written by a ctxj-speaking harness is judged by journal-v1 and its budget settings
 //! (`ctxj`); an imported Claude Code transcript by what Claude Code documents and is observed to do
 //! (`claude-code`); seed `003_*`'s tiers (`command-code`) and seed `002_*`'s compression
-//! (`veles`) by theirs. The profile comes from the session's `harness` field
+//! (`veles`) by theirs; seed `001_*`'s harness (`pi-agent`, pi's bare `Agent` whose
+//! `transformContext` hook applies one strategy of `strategies.md` §2) by the strategy its
+//! `harness` field names. The profile comes from the session's `harness` field
 //! ([`Harness::detect`]); `audit --harness` overrides it. docs/rules.md describes each.
 
 use std::fmt;
@@ -25,10 +27,15 @@ pub enum Harness {
     /// Seed `002_*`: compression at 50 % of the window, cut only at a user message, secrets
     /// `[REDACTED]`, anti-thrash.
     Veles,
+    /// Seed `001_*`: pi's bare `Agent` running one strategy of `strategies.md` §2 in its
+    /// `transformContext` hook (`pi-agent 0.9 (transformContext: compact-at-12000-structured)`):
+    /// no budget, no window rule; what the strategy does is judged by the strategy's own rule.
+    PiAgent,
 }
 
 /// Every harness, in the order docs/rules.md lists them.
-pub const HARNESSES: [Harness; 4] = [Harness::Ctxj, Harness::ClaudeCode, Harness::CommandCode, Harness::Veles];
+pub const HARNESSES: [Harness; 5] =
+    [Harness::Ctxj, Harness::ClaudeCode, Harness::CommandCode, Harness::Veles, Harness::PiAgent];
 
 /// Where a compaction may cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +76,9 @@ pub struct Profile {
     /// After an ineffective pass compression stops for good and `/new` is offered (seed 002);
     /// otherwise it pauses until the request grows 10 % (seed 003, `strategies.md` §2).
     pub stop_after_ineffective: bool,
+    /// `pi-agent`: the strategy its `transformContext` applies (the `harness` field's
+    /// `(transformContext: NAME)`); `None` for every other profile.
+    pub strategy: Option<crate::strategy::Kind>,
 }
 
 impl Harness {
@@ -78,6 +88,7 @@ impl Harness {
             Harness::ClaudeCode => "claude-code",
             Harness::CommandCode => "command-code",
             Harness::Veles => "veles",
+            Harness::PiAgent => "pi-agent",
         }
     }
 
@@ -103,6 +114,16 @@ impl Harness {
         if h == Harness::ClaudeCode && named.as_deref().and_then(major_version).is_some_and(|v| v < 2) {
             p.auto_buffer = CLAUDE_CODE_LEGACY_BUFFER;
         }
+        if h == Harness::PiAgent {
+            p.strategy = named.as_deref().and_then(transform_strategy);
+            if let Some(crate::strategy::Kind::CompactAt { .. }) = p.strategy {
+                // strategies.md §2 "Compacting": a tail of at least 3 blocks, at least 5 summarized
+                p.min_tail = Some(crate::strategy::compact::MIN_TAIL);
+                p.min_summarized = Some(crate::strategy::compact::MIN_SUMMARIZED);
+                // §2 "The deterministic summary": secrets become [REDACTED]
+                p.redact = true;
+            }
+        }
         p
     }
 
@@ -120,6 +141,7 @@ impl Harness {
             tiers: &[50, 80],
             auto_buffer: CLAUDE_CODE_BUFFER,
             stop_after_ineffective: false,
+            strategy: None,
         };
         match self {
             Harness::Ctxj => {
@@ -147,6 +169,7 @@ impl Harness {
                 stop_after_ineffective: true,
                 ..base
             },
+            Harness::PiAgent => Profile { tiers: &[], ..base },
         }
     }
 }
@@ -170,6 +193,14 @@ fn harness_field(journal: &Journal) -> Option<String> {
         Body::Session(s) => s.harness.clone(),
         _ => None,
     })
+}
+
+/// The strategy a `pi-agent` harness field names: `… (transformContext: NAME)` parsed by the
+/// strategy-name rule (`strategy::parse`); none, or an unknown name, is `None`.
+fn transform_strategy(name: &str) -> Option<crate::strategy::Kind> {
+    let rest = name.split_once("transformContext:")?.1;
+    let s = rest.split(|c: char| c == ')' || c == ',' || c.is_whitespace()).find(|w| !w.is_empty())?;
+    crate::strategy::parse(s).ok().map(|x| x.kind)
 }
 
 /// The major version in a `harness` field (`claude-code 1.0.51` → 1).
@@ -204,7 +235,7 @@ impl Profile {
     pub fn compaction_point(&self, window: Option<u64>) -> Option<u64> {
         let w = window?;
         match self.harness {
-            Harness::Ctxj => None,
+            Harness::Ctxj | Harness::PiAgent => None,
             // a window no larger than the buffer is no Claude Code window (it has no point)
             Harness::ClaudeCode => w.checked_sub(self.auto_buffer).filter(|p| *p > 0),
             _ => self.compact_pct.map(|p| pct(w, p)),
@@ -233,7 +264,7 @@ impl fmt::Display for Harness {
 
 /// An unknown harness name.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown harness {0:?}: expected ctxj, claude-code, command-code or veles")]
+#[error("unknown harness {0:?}: expected ctxj, claude-code, command-code, veles or pi-agent")]
 pub struct UnknownHarness(pub String);
 
 impl FromStr for Harness {
@@ -245,6 +276,7 @@ impl FromStr for Harness {
             "claude-code" | "claude_code" | "claudecode" => Ok(Harness::ClaudeCode),
             "command-code" | "commandcode" => Ok(Harness::CommandCode),
             "veles" | "велес" => Ok(Harness::Veles),
+            "pi-agent" => Ok(Harness::PiAgent),
             _ => Err(UnknownHarness(s.to_string())),
         }
     }
@@ -253,6 +285,26 @@ impl FromStr for Harness {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 30: the bundled experiment's runs (`pi-agent 0.9 (transformContext: …)`) were judged
+    /// by the `ctxj` profile's budget rules, which their harness does not have.
+    #[test]
+    fn regression_experiment_harness_judged_by_ctxj_budget_rules() {
+        use crate::strategy::Kind;
+        assert_eq!(Harness::of_name("pi-agent 0.9 (transformContext: baseline)"), Some(Harness::PiAgent));
+        assert_eq!(
+            transform_strategy("pi-agent 0.9 (transformContext: age-truncate-500-keep-3)"),
+            Some(Kind::AgeTruncate { n: 500, keep: 3 })
+        );
+        assert!(matches!(
+            transform_strategy("pi-agent 0.9 (transformContext: compact-at-12000-structured)"),
+            Some(Kind::CompactAt { n: 12_000, .. })
+        ));
+        assert_eq!(transform_strategy("pi-agent 0.9"), None);
+        assert_eq!(transform_strategy("pi-agent 0.9 (transformContext: nonsense)"), None);
+        let p = Harness::PiAgent.profile();
+        assert!(!p.journal_rules && p.compaction_point(Some(1_000_000)).is_none());
+    }
 
     fn s(window: Option<u64>, budget: u64) -> InForce {
         InForce { window, budget, target: budget / 10 * 7, reserve: 8192, keep_results: 5 }
@@ -290,7 +342,8 @@ mod tests {
         assert_eq!(Harness::of_name("claude-code 2.1.39"), Some(Harness::ClaudeCode));
         assert_eq!(Harness::of_name("command-code/0.3"), Some(Harness::CommandCode));
         assert_eq!(Harness::of_name("ctx-harness 0.4 (seed 000)"), None);
-        assert_eq!(Harness::of_name("pi-agent 0.9"), None);
+        assert_eq!(Harness::of_name("pi-agent 0.9"), Some(Harness::PiAgent));
+        assert_eq!(Harness::of_name("pi 0.9"), None);
         assert_eq!(major_version("claude-code 1.0.51"), Some(1));
         assert_eq!(major_version("claude-code v2.1.39"), Some(2));
     }
