@@ -31,7 +31,7 @@ fn tokens_reads_like_context() {
 fn context_json_and_the_harness_override() {
     let v: Value = serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json"])).unwrap();
     let c = &v["context"];
-    assert_eq!(c["harness"], "ctxj");
+    assert_eq!(c["harness"], "pi-agent");
     assert_eq!(c["window"], 200_000);
     assert_eq!(c["until"]["what"], "elision");
     assert_eq!(c["until"]["at"], 100_000);

@@ -29,7 +29,8 @@ pub enum Harness {
     Veles,
     /// Seed `001_*`: pi's bare `Agent` running one strategy of `strategies.md` §2 in its
     /// `transformContext` hook (`pi-agent 0.9 (transformContext: compact-at-12000-structured)`):
-    /// no budget, no window rule; what the strategy does is judged by the strategy's own rule.
+    /// journal-v1's rules, except that what the strategy does is judged by the strategy's own
+    /// rule (an age truncation is no budget elision, a `compact-at-N` compaction is due past N).
     PiAgent,
 }
 
@@ -116,13 +117,6 @@ impl Harness {
         }
         if h == Harness::PiAgent {
             p.strategy = named.as_deref().and_then(transform_strategy);
-            if let Some(crate::strategy::Kind::CompactAt { .. }) = p.strategy {
-                // strategies.md §2 "Compacting": a tail of at least 3 blocks, at least 5 summarized
-                p.min_tail = Some(crate::strategy::compact::MIN_TAIL);
-                p.min_summarized = Some(crate::strategy::compact::MIN_SUMMARIZED);
-                // §2 "The deterministic summary": secrets become [REDACTED]
-                p.redact = true;
-            }
         }
         p
     }
@@ -169,7 +163,10 @@ impl Harness {
                 stop_after_ineffective: true,
                 ..base
             },
-            Harness::PiAgent => Profile { tiers: &[], ..base },
+            // journal-v1's rules where the strategy says nothing (its journals are journal-v1)
+            Harness::PiAgent => {
+                Profile { journal_rules: true, min_summarized: Some(5), min_tail: Some(3), redact: true, ..base }
+            }
         }
     }
 }
@@ -245,7 +242,7 @@ impl Profile {
     /// The next automatic cleanup: the compaction point, or journal-v1's elision at the budget.
     pub fn auto_point(&self, s: &InForce, window: Option<u64>) -> Option<u64> {
         match self.harness {
-            Harness::Ctxj => Some(s.budget),
+            Harness::Ctxj | Harness::PiAgent => Some(s.budget),
             _ => self.compaction_point(window),
         }
     }
@@ -303,7 +300,7 @@ mod tests {
         assert_eq!(transform_strategy("pi-agent 0.9"), None);
         assert_eq!(transform_strategy("pi-agent 0.9 (transformContext: nonsense)"), None);
         let p = Harness::PiAgent.profile();
-        assert!(!p.journal_rules && p.compaction_point(Some(1_000_000)).is_none());
+        assert!(p.journal_rules && p.compaction_point(Some(1_000_000)).is_none());
     }
 
     fn s(window: Option<u64>, budget: u64) -> InForce {
