@@ -20,13 +20,18 @@
 //!   over (the bug line of `src/api.ts` lies after them, so those runs wander and fail);
 //!   `age-truncate-500-keep-3` collapses results longer than 500 characters once three newer
 //!   results exist (an `elide` record: journal-v1 has no partial-truncation record);
-//!   `compact-at-12000-structured` compacts with the five-section summary before a turn whose
-//!   conversation exceeds 12,000 characters.
+//!   `compact-at-12000-structured` compacts once, with the five-section summary, before the first
+//!   turn whose conversation size (strategies.md §2) exceeds 12,000 characters, pinning the first
+//!   user message and cutting where the library's replay cuts; its `compact` record carries the
+//!   summarizer request's `usage` (a ctxj extension of journal-v1), so the arm pays for the call.
+//! * the `harness` field names the strategy (`pi-agent 0.9 (transformContext: …)`), so `audit`
+//!   judges each run by the `pi-agent` profile: by its strategy, not by journal-v1's budget.
 
 use std::path::{Path, PathBuf};
 
 use ctxj_core::journal::{parse_bytes, Body, Journal, ReadOptions};
 use ctxj_core::projection::{state_at_rev, Block, Projection};
+use ctxj_core::strategy::compact::{plan_cut, INSTRUCTION};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Map, Value};
@@ -50,6 +55,8 @@ const TTL_MS: u64 = 5 * 60 * 1000;
 /// Gemini 2.5 Flash's minimum cacheable prompt (ctxj's own table, `cache::window`): a shorter shared prefix
 /// reads nothing from the cache.
 const CACHE_MIN: u64 = 2048;
+/// compact-at-12000-structured's threshold, in characters of conversation.
+const COMPACT_AT: u64 = 12_000;
 const STRATEGIES: [&str; 4] = ["baseline", "truncate-500", "age-truncate-500-keep-3", "compact-at-12000-structured"];
 
 /// Writes `out/experiment-bugfix/` (replaced if present).
@@ -141,6 +148,8 @@ struct Harness {
     turns: u64,
     sent: Vec<Sent>,
     elided: Vec<String>,
+    /// compact-at compacts once.
+    compacted: bool,
 }
 
 impl Harness {
@@ -157,6 +166,7 @@ impl Harness {
             turns: 0,
             sent: Vec::new(),
             elided: Vec::new(),
+            compacted: false,
         };
         let id = format!("exp-bugfix-{strategy}-{slot}");
         h.record(
@@ -213,7 +223,7 @@ impl Harness {
         }
         let p = self.projection();
         let blocks: Vec<&Block> = p.blocks().collect();
-        let tokens: Vec<u64> = blocks.iter().map(|b| b.canonical().len() as u64 / 4 + 3).collect();
+        let tokens: Vec<u64> = blocks.iter().map(|b| tokens_of(b)).collect();
         let prompt = 3 + tokens.iter().sum::<u64>();
         let ids: Vec<String> = calls
             .iter()
@@ -307,22 +317,53 @@ impl Harness {
         }
     }
 
-    /// compact-at-12000-structured: before a turn whose conversation exceeds 12,000 characters,
-    /// the five-section summary replaces everything before the last assistant turn.
+    /// compact-at-12000-structured, once (strategies.md §2): before the first turn whose
+    /// conversation size (the characters of every block but the system block, calls' tool and
+    /// args included: `Block::chars`) exceeds 12,000, the blocks after the pinned first user
+    /// message are cut where the library's replay cuts (`strategy::compact::plan_cut`: the
+    /// earliest cut whose tail fits 3,000 characters, at least 3 blocks, at least 5 summarized),
+    /// and the summarizer's five-section summary replaces the rest. The record keeps the pinned
+    /// message and the tail by id (`kept`), and carries the summarizer request's `usage`.
     fn compact_if_due(&mut self) {
-        let p = self.projection();
-        let chars: usize = p.conv.iter().map(|b| b.block.canonical().len()).sum();
-        if chars <= 12_000 {
+        if self.compacted {
             return;
         }
-        let first_kept = p.conv.iter().rev().find(|b| matches!(b.block, Block::Assistant { .. })).map(|b| b.src_rev);
-        let Some(first_kept) = first_kept else { return };
-        self.wait(3_000, 9_000); // the summarizer call
+        let p = self.projection();
+        let chars: u64 = p.conv.iter().map(|b| b.block.chars() as u64).sum();
+        if chars <= COMPACT_AT {
+            return;
+        }
+        let pinned = p.conv.iter().position(|b| matches!(b.block, Block::User { .. }));
+        let conv: Vec<&Block> =
+            p.conv.iter().enumerate().filter(|(i, _)| Some(*i) != pinned).map(|(_, b)| &b.block).collect();
+        let sizes: Vec<u64> = conv.iter().map(|b| b.chars() as u64).collect();
+        let Some(cut) = plan_cut(&conv, &sizes, COMPACT_AT / 4) else { return };
+        let kept: Vec<String> = pinned
+            .map(|i| &p.conv[i].block)
+            .into_iter()
+            .chain(conv[cut..].iter().copied())
+            .filter_map(|b| b.id().map(str::to_string))
+            .collect();
+        // The summarizer's request: the system block, the summarized blocks and the instruction.
+        let summarized: u64 = conv[..cut].iter().map(|b| tokens_of(b)).sum();
+        let prompt = 3 + p.system.as_ref().map_or(0, tokens_of) + summarized + INSTRUCTION.len() as u64 / 4 + 3;
+        let completion = SUMMARY.len() as u64 / 4;
+        let before = request_tokens(&p);
+        let latency = 700 + prompt / 30 + completion * 6;
+        self.wait(latency, latency + latency / 2); // the summarizer call
         self.record(
             "compact",
-            json!({"trigger": "auto", "summary": SUMMARY, "first_kept": first_kept, "mode": "rotate",
-                   "tokens_before": chars / 4, "tokens_after": (SUMMARY.len() + 1_500) / 4}),
+            json!({"trigger": "auto", "summary": SUMMARY, "kept": kept, "mode": "rotate",
+                   "tokens_before": before, "tokens_after": 0,
+                   "usage": {"prompt_tokens": prompt, "cached_tokens": 0, "completion_tokens": completion}}),
         );
+        // tokens_after: the request the compaction leaves, by the same provider count.
+        let after = request_tokens(&self.projection());
+        let last = self.lines.pop().expect("the compact record");
+        let mut v: Value = serde_json::from_str(&last).expect("own record");
+        v["tokens_after"] = json!(after);
+        self.lines.push(serde_json::to_string(&v).expect("serializable"));
+        self.compacted = true;
     }
 
     fn outcome(&mut self, passed: bool, detail: &str) {
@@ -347,6 +388,16 @@ impl Harness {
     }
 }
 
+/// The provider's token count of a block in this model: canonical bytes / 4, plus 3.
+fn tokens_of(b: &Block) -> u64 {
+    b.canonical().len() as u64 / 4 + 3
+}
+
+/// The provider's token count of a whole request: 3 + its blocks'.
+fn request_tokens(p: &Projection) -> u64 {
+    3 + p.blocks().map(tokens_of).sum::<u64>()
+}
+
 const SUMMARY: &str = "<summary>\n## Task Overview\nMake the failing test in test/tasklist.test.ts pass by fixing \
 the bug under src/.\n## Current State\n- src/api.ts: modified (complete case now coerces the id with Number()).\n\
 - src/storage.ts, src/types.ts: analyzed, unchanged.\n- Test suite: the last run failed to load test/tasklist.test.ts.\n\
@@ -369,9 +420,9 @@ fn opening(h: &mut Harness, fx: &Fixture) {
     h.result(&c[0], "run_tests", &fx.failing);
 }
 
-/// The runs that can see the bug line: baseline, age-truncate and compact. Run 2 repeats
-/// bugfix-todo's detour (the first rewrite drops `parseRequest`), run 3 re-reads `api.ts` at the
-/// end.
+/// The runs that can see the bug line: baseline, age-truncate and compact. Each reads the
+/// sources and re-reads the test before the fix, and takes a last look at `api.ts`; run 2 repeats
+/// bugfix-todo's detour (the first rewrite drops `parseRequest`), run 3 runs the suite once more.
 fn solve(h: &mut Harness, fx: &Fixture, k: u64) {
     opening(h, fx);
     let c = h.turn(
@@ -382,10 +433,13 @@ fn solve(h: &mut Harness, fx: &Fixture, k: u64) {
     h.result(&c[0], "read_file", &fx.api);
     let c = h.turn("", &[("read_file", json!({"path": "src/storage.ts"}))]);
     h.result(&c[0], "read_file", &fx.storage);
-    if k != 1 {
-        let c = h.turn("", &[("read_file", json!({"path": "src/types.ts"}))]);
-        h.result(&c[0], "read_file", &fx.types);
-    }
+    let c = h.turn("", &[("read_file", json!({"path": "src/types.ts"}))]);
+    h.result(&c[0], "read_file", &fx.types);
+    let c = h.turn(
+        "Checking exactly what test 3 sends and expects.",
+        &[("read_file", json!({"path": "test/tasklist.test.ts"}))],
+    );
+    h.result(&c[0], "read_file", &fx.test);
     let found = "Found it. In `api.ts` the `complete` case passes `request.payload.id as number` to \
                  `markComplete`; the cast does no conversion, so the string \"1\" reaches `t.id === id`. Coercing \
                  with `Number()` as `get` does.";
@@ -411,12 +465,12 @@ fn solve(h: &mut Harness, fx: &Fixture, k: u64) {
     }
     let c = h.turn("", &[("run_tests", json!({}))]);
     h.result(&c[0], "run_tests", &fx.passing);
+    let c =
+        h.turn("All 4 tests pass. A last look at the final `api.ts`.", &[("read_file", json!({"path": "src/api.ts"}))]);
+    h.result(&c[0], "read_file", &fx.fixed);
     if k == 3 {
-        let c = h.turn(
-            "All 4 tests pass. A last look at the final `api.ts`.",
-            &[("read_file", json!({"path": "src/api.ts"}))],
-        );
-        h.result(&c[0], "read_file", &fx.fixed);
+        let c = h.turn("", &[("run_tests", json!({}))]);
+        h.result(&c[0], "run_tests", &fx.passing);
     }
     h.turn(
         "Fixed. Root cause: `src/api.ts` cast `request.payload.id as number`, which does no runtime conversion; \
@@ -515,10 +569,13 @@ three times on `google/gemini-2.5-flash`:
   times the cost of baseline.
 * `age-truncate-500-keep-3` — results longer than 500 characters collapse once three newer results
   exist (recorded as `elide` records: the journal has no partial-truncation record); 3/3 pass.
-* `compact-at-12000-structured` — the five-section summary replaces the older conversation once
-  it exceeds 12,000 characters; 3/3 pass.
+* `compact-at-12000-structured` — once the conversation exceeds 12,000 characters, the
+  five-section summary replaces the older conversation (the first user message and a tail of
+  about 3,000 characters kept); 3/3 pass.
 
 Each run ends with an `outcome` record (journal-v1 §2). Usage follows a simple implicit prefix
-cache model (5-minute lifetime, 2,048-token minimum: Gemini 2.5 Flash's); the summarizer call of a compaction is not
-a turn of the run. Regenerate with `cargo run --example gen_experiment`.
+cache model (5-minute lifetime, 2,048-token minimum: Gemini 2.5 Flash's); the summarizer call of a
+compaction is not a turn of the run, but its `compact` record carries the call's `usage`, so the
+compaction arm pays for it. Every run audits clean under the `pi-agent` profile its `harness` field
+names (`ctxj audit --deny warnings`). Regenerate with `cargo run --example gen_experiment`.
 ";

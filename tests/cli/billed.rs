@@ -543,3 +543,35 @@ fn every_recorded_cache_loss_is_reported_with_a_cause_on_every_shared_transcript
     }
     assert!(found >= 20, "{found} losses across {} files", files.len());
 }
+
+/// Issue 30 item 4: a journal-v1 `compact` record had no usage, so a compaction arm never paid for
+/// its summarizer call. `compact.usage` (a ctxj extension) is billed by `cache` at the model in
+/// force, by the same rule as a turn's usage, without becoming a turn; a mistyped one makes the
+/// line invalid for `validate`, as a request's would.
+#[test]
+fn regression_compact_record_without_a_priced_summarizer_call() {
+    let usage =
+        r#""usage":{"prompt_tokens":20000,"cached_tokens":4000,"cache_write_tokens":1000,"completion_tokens":100}"#;
+    let compact = |u: &str| {
+        format!(r#"{{"rev":REV,"ts":"TS","kind":"compact","trigger":"manual","summary":"so far","first_kept":REV{u}}}"#)
+    };
+    let calls = [(0, OPUS, 30_000, 0, 30_000), (10, OPUS, 8_000, 0, 8_000)];
+    let plain = session_with(&journal(&calls, &[(1, &compact(""))]));
+    let paid = session_with(&journal(&calls, &[(1, &compact(&format!(",{usage}")))]));
+    let (a, b) = (recorded(plain.path()), recorded(paid.path()));
+    let field = |v: &Value, k: &str| v[k].clone();
+    assert_eq!(field(&a, "summarizer_calls"), 0, "{a}");
+    assert_eq!(field(&b, "summarizer_calls"), 1, "{b}");
+    assert_eq!(field(&a, "turns"), field(&b, "turns"), "the summarizer call is no turn");
+    // the same rule as a turn: a turn with this usage costs what the summarizer call adds
+    let turn = session_with(&journal(&[(0, OPUS, 20_000, 4_000, 1_000)], &[]));
+    let one = recorded(turn.path());
+    let extra = b["cost"].as_f64().unwrap() - a["cost"].as_f64().unwrap();
+    let turn_cost = one["cost"].as_f64().unwrap();
+    assert!((extra - b["summarizer_cost"].as_f64().unwrap()).abs() < 1e-9, "{b}");
+    assert!((extra - turn_cost).abs() < 1e-9, "summarizer {extra} vs the same usage as a turn {turn_cost}");
+    // mistyped: a validate error on that line, like a request's usage
+    let bad = session_with(&journal(&calls, &[(1, &compact(r#","usage":{"prompt_tokens":"many"}"#))]));
+    let out = ctxj().args(["validate", "--json"]).arg(bad.path()).output().unwrap();
+    assert_ne!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}

@@ -12,17 +12,9 @@ use crate::common::*;
 
 /// Bundled journals known not to audit clean yet, with the reason; kept honest by
 /// [`the_known_unclean_runs_are_still_unclean`] (fix one, and that test asks to drop its row).
-/// The experiment runs record other harnesses' strategies in journal-v1 records the `ctxj`
-/// profile judges by seed 000 (issue 30 item 4, not done): age truncation as `elide` records
-/// below any budget (`elide-trigger`, `elide-order`), and a compaction at 12,000 characters far
-/// below the profile's threshold (`compact-trigger`, `compact-tail`, `estimate-drift`).
-const NOT_YET_CLEAN: &[&str] = &[
-    "sample-journals/experiment-bugfix/runs/age-truncate-500-keep-3-1/journal.jsonl",
-    "sample-journals/experiment-bugfix/runs/age-truncate-500-keep-3-2/journal.jsonl",
-    "sample-journals/experiment-bugfix/runs/age-truncate-500-keep-3-3/journal.jsonl",
-    "sample-journals/experiment-bugfix/runs/compact-at-12000-structured-2/journal.jsonl",
-    "sample-journals/experiment-bugfix/runs/compact-at-12000-structured-3/journal.jsonl",
-];
+/// Empty since issue 30's leftovers: the experiment runs follow their strategy and are judged
+/// by the `pi-agent` profile their `harness` field names (not by journal-v1's budget rules).
+const NOT_YET_CLEAN: &[&str] = &[];
 
 /// Every `.jsonl` under `sample-journals/` and `tests/data/valid/` (directories holding a
 /// `journal.jsonl` included: their journal is one of the files), but [`NOT_YET_CLEAN`].
@@ -106,4 +98,28 @@ fn the_known_unclean_runs_are_still_unclean() {
             "{f} audits clean now: drop it from NOT_YET_CLEAN"
         );
     }
+}
+
+/// Issue 30: the experiment runs were judged by the `ctxj` profile's budget (`elide-trigger`,
+/// `compact-trigger` at "200000"); under `pi-agent` the strategy in the `harness` field sets the
+/// threshold, so the same compaction is early for `compact-at-50000` and on time for
+/// `compact-at-12000`.
+#[test]
+fn regression_experiment_runs_judged_by_a_budget_their_harness_does_not_have() {
+    let run = repo().join("sample-journals/experiment-bugfix/runs/compact-at-12000-structured-1/journal.jsonl");
+    let text = std::fs::read_to_string(&run).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let early = d.path().join("journal.jsonl");
+    std::fs::write(&early, text.replacen("compact-at-12000-structured)", "compact-at-50000-structured)", 1)).unwrap();
+    let audit = |p: &Path| -> Value {
+        let out = ctxj().args(["audit", "--json", "--deny", "warnings"]).arg(p).output().unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let rules = |v: &Value| -> Vec<String> {
+        v["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap().to_string()).collect()
+    };
+    let (on_time, early) = (audit(&run), audit(&early));
+    assert_eq!(on_time["harness"], "pi-agent");
+    assert!(rules(&on_time).is_empty(), "{on_time}");
+    assert_eq!(rules(&early), ["compact-trigger"], "{early}");
 }

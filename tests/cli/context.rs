@@ -31,7 +31,7 @@ fn tokens_reads_like_context() {
 fn context_json_and_the_harness_override() {
     let v: Value = serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json"])).unwrap();
     let c = &v["context"];
-    assert_eq!(c["harness"], "ctxj");
+    assert_eq!(c["harness"], "pi-agent");
     assert_eq!(c["window"], 200_000);
     assert_eq!(c["until"]["what"], "elision");
     assert_eq!(c["until"]["at"], 100_000);
@@ -75,4 +75,30 @@ fn regression_a_hints_share_is_its_tables_and_tool_schemas_count_tools() {
         v["context"]["parts"].as_array().unwrap().iter().find(|p| p["name"] == "tool schemas").unwrap().clone();
     assert!(schemas["items"].as_u64().unwrap() > 1, "one item per tool: {schemas}");
     assert_eq!(v["context"]["until"]["past"], 0);
+}
+
+/// Issue 30 item 6: `/compact` is Command Code's own hint from 50 % (urgent past 80 %), and the
+/// distance past the auto point is reported as such, never as "≈ 0 until". Untested before.
+#[test]
+fn regression_command_code_hints_compact_and_counts_past_the_point() {
+    let text = std::fs::read_to_string(repo().join("sample-journals/bugfix-todo/journal.jsonl")).unwrap();
+    let view = |window: u64| -> Value {
+        let d = tempfile::tempdir().unwrap();
+        let j = d.path().join("journal.jsonl");
+        std::fs::write(&j, text.replacen("\"ctx_window\":200000", &format!("\"ctx_window\":{window}"), 1)).unwrap();
+        let out = ctxj().args(["tokens", "--json", "--harness", "command-code"]).arg(&j).output().unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["context"].clone()
+    };
+    // 5,361 tokens of 10,000: past 50 %, below the 90 % point
+    let c = view(10_000);
+    let compact: Vec<&Value> = c["hints"].as_array().unwrap().iter().filter(|h| h["hint"] == "compact").collect();
+    assert_eq!(compact.len(), 1, "{c}");
+    assert_eq!(compact[0]["urgent"], false, "{c}");
+    assert_eq!(compact[0]["at"], 9_000, "{c}");
+    // of 5,000: past the point by what is used beyond it
+    let c = view(5_000);
+    let used = c["used"].as_u64().unwrap();
+    assert_eq!(c["until"]["past"], used - 4_500, "{c}");
+    assert_eq!(c["until"]["left"], 0, "{c}");
+    assert!(c["hints"].as_array().unwrap().iter().any(|h| h["hint"] == "compact" && h["urgent"] == true), "{c}");
 }

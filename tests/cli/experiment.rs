@@ -52,24 +52,25 @@ fn the_bundled_experiment_reproduces_the_seeds_relations() {
     assert_eq!(passes("truncate-500"), (0, 3));
     assert_eq!(passes("age-truncate-500-keep-3"), (3, 3));
     assert_eq!(passes("compact-at-12000-structured"), (3, 3));
-    // Cost: truncate-500 several times baseline, its whole interval above 1; the two others on par
-    // with baseline (their intervals contain 1), compaction a little cheaper than age-truncate
-    // (the seed's $0.016 and $0.017), truncate-500 the dearest.
+    // Cost: truncate-500 several times baseline, its whole interval above 1, the dearest. The
+    // two others are dearer than baseline here, not on par as in the seed (docs/experiments.md
+    // says why): age-truncate loses the cache, and the compaction arm pays for its summarizer
+    // call (`compact.usage`, issue 30) while its runs are too short for the compaction to pay off.
     let (t, tlo, _) = cost_ratio(&doc, "truncate-500");
     assert!((4.0..8.0).contains(&t) && tlo > 2.0, "truncate-500: {t}× from {tlo}");
-    let (a, alo, ahi) = cost_ratio(&doc, "age-truncate-500-keep-3");
+    let (a, _, ahi) = cost_ratio(&doc, "age-truncate-500-keep-3");
     let (c, clo, chi) = cost_ratio(&doc, "compact-at-12000-structured");
-    assert!(alo < 1.0 && ahi > 1.0 && clo < 1.0 && chi > 1.0, "age {alo}–{ahi}, compact {clo}–{chi}");
-    assert!(c < a && a < t, "cost order: compact {c} < age {a} < truncate {t}");
-    assert!(metric(arm(&doc, "compact-at-12000-structured"), "compactions")["mean"].as_f64().unwrap() > 0.0);
+    assert!(ahi < tlo && chi < tlo && clo > 1.0, "age {a} (to {ahi}), compact {clo}–{chi}, truncate from {tlo}");
+    assert!(a < t && c < t, "cost order: compact {c}, age {a} < truncate {t}");
+    assert!(metric(arm(&doc, "compact-at-12000-structured"), "compactions")["mean"].as_f64().unwrap() == 1.0);
     // The verdicts say it in words, and no more than the intervals.
     let verdict = |l: &str| arm(&doc, l)["verdict"].as_str().unwrap().to_string();
     assert!(
-        verdict("truncate-500").starts_with("fewer passes than baseline (0/3 vs 3/3); 5.4× the cost, interval 4."),
+        verdict("truncate-500").starts_with("fewer passes than baseline (0/3 vs 3/3); 4.8× the cost, interval 3."),
         "{}",
         verdict("truncate-500")
     );
-    assert!(verdict("age-truncate-500-keep-3").contains("cost not distinguishable from baseline"));
+    assert!(verdict("age-truncate-500-keep-3").contains("fewer cache hits"));
     assert_eq!(doc["runs"].as_array().unwrap().len(), 12);
 }
 
@@ -457,4 +458,62 @@ fn regression_experiment_bars_had_no_axes_or_values() {
         let svg = &html[at..at + html[at..].find("</svg>").unwrap()];
         assert!(svg.contains(">turn (LLM call)</text>") && svg.contains(&format!(">{y}</text>")), "{svg}");
     }
+}
+
+/// Issue 30: the bundled compaction runs cut before the last assistant turn without pinning the
+/// first user message, measured canonical JSON instead of the conversation size of
+/// strategies.md §2 (so ctxj's own replay of `compact-at-12000-structured` never compacted on
+/// them), and left the summarizer call unpaid. Now each run compacts once, keeps `u_1`, and its
+/// `compact` record's `usage` is billed.
+#[test]
+fn regression_bundled_compact_runs_did_not_follow_their_strategy() {
+    for k in 1..=3 {
+        let run = bundled().join(format!("runs/compact-at-12000-structured-{k}/journal.jsonl"));
+        let text = std::fs::read_to_string(&run).unwrap();
+        let compacts: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|r| r["kind"] == "compact")
+            .collect();
+        assert_eq!(compacts.len(), 1, "run {k}: compact-at compacts once");
+        let kept = compacts[0]["kept"].as_array().unwrap();
+        assert_eq!(kept[0], "u_1", "run {k}: the first user message is pinned");
+        assert!(kept.len() >= 4, "run {k}: at least 3 tail blocks: {kept:?}");
+        let cache = ctxj().args(["cache", "--json"]).arg(&run).output().unwrap();
+        let v: Value = serde_json::from_slice(&cache.stdout).unwrap();
+        let calls = find_key(&v, "summarizer_calls").unwrap_or_else(|| panic!("no summarizer_calls: {v}"));
+        assert_eq!(calls, 1, "run {k}: the summarizer call is billed");
+    }
+    // ctxj's own replay of the strategy compacts on the baseline runs too (a cache break at the
+    // compaction), as the recorded arm does.
+    let doc = json(&manifest(), &["--replay", "compact-at-12000-structured"]);
+    let replay = doc["arms"].as_array().unwrap().iter().find(|a| a["kind"] == "replay").unwrap();
+    assert!(metric(replay, "cache_breaks")["mean"].as_f64().unwrap() >= 1.0, "{replay}");
+}
+
+/// The first number under `key` anywhere in `v`.
+fn find_key(v: &Value, key: &str) -> Option<u64> {
+    match v {
+        Value::Object(m) => m.get(key).and_then(|x| x.as_u64()).or_else(|| m.values().find_map(|x| find_key(x, key))),
+        Value::Array(a) => a.iter().find_map(|x| find_key(x, key)),
+        _ => None,
+    }
+}
+
+/// Issue 30: the synthetic Gemini 2.5 Flash runs showed cache reads below the model's
+/// 2,048-token minimum cacheable prompt (the generator used 1,024). Every recorded read is zero
+/// or at least the minimum `cache` knows for the model.
+#[test]
+fn regression_synthetic_cache_reads_below_the_models_minimum() {
+    let mut reads = 0;
+    for e in std::fs::read_dir(bundled().join("runs")).unwrap() {
+        let text = std::fs::read_to_string(e.unwrap().path().join("journal.jsonl")).unwrap();
+        for l in text.lines() {
+            let r: Value = serde_json::from_str(l).unwrap();
+            let Some(c) = r["usage"]["cached_tokens"].as_u64() else { continue };
+            assert!(c == 0 || c >= 2_048, "{}: {c} cached tokens", r["id"]);
+            reads += u64::from(c > 0);
+        }
+    }
+    assert!(reads > 0, "no cache read at all");
 }

@@ -129,8 +129,8 @@ impl DenyArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct HarnessArgs {
     /// Judge by this harness's profile instead of the journal's own (ctxj, claude-code,
-    /// command-code, veles, opencode, gemini-cli, qwen-code, cline, kimi-code, pi; docs/rules.md
-    /// "Harness profiles").
+    /// command-code, veles, opencode, gemini-cli, qwen-code, cline, kimi-code, pi, pi-agent;
+    /// docs/rules.md "Harness profiles").
     #[arg(long, value_name = "NAME")]
     pub harness: Option<ctxj_core::check::Harness>,
 }

@@ -216,16 +216,7 @@ fn turns(journal: &Journal, walked: &[(Option<String>, Between)], table: &PriceT
         let input =
             u.prompt_tokens.map(|p| p.saturating_sub(u.cached_tokens.unwrap_or(0).saturating_add(write.unwrap_or(0))));
         let price = model.as_deref().and_then(|m| table.lookup(m)).map(|(_, p)| p);
-        let cost = match (price, input) {
-            (Some(p), Some(i)) => Some(p.billed(
-                i,
-                write.unwrap_or(0) - w1h.unwrap_or(0),
-                w1h.unwrap_or(0),
-                u.cached_tokens.unwrap_or(0),
-                u.completion_tokens.unwrap_or(0),
-            )),
-            _ => None,
-        };
+        let cost = price.as_ref().and_then(|p| call_cost(p, &u));
         // No price for the model: the cost the log recorded, when it did (pi, OpenClaw).
         let cost_recorded = cost.is_none() && u.cost_usd.is_some();
         let cost = cost.or(u.cost_usd);
@@ -490,15 +481,22 @@ fn summarizer(journal: &Journal, table: &PriceTable, fallback: Option<&str>) -> 
         let Some(u) = &c.usage else { continue };
         calls += 1;
         let price = model.as_deref().or(fallback).and_then(|m| table.lookup(m)).map(|(_, p)| p);
-        if let (Some(p), Some(prompt)) = (price, u.prompt_tokens) {
-            let write = u.cache_write_tokens.unwrap_or(0);
-            let w1h = u.cache_write_1h_tokens.unwrap_or(0).min(write);
-            let read = u.cached_tokens.unwrap_or(0);
-            let input = prompt.saturating_sub(read.saturating_add(write));
-            *cost.get_or_insert(0.0) += p.billed(input, write - w1h, w1h, read, u.completion_tokens.unwrap_or(0));
+        if let Some(c) = price.as_ref().and_then(|p| call_cost(p, u)) {
+            *cost.get_or_insert(0.0) += c;
         }
     }
     (calls, cost)
+}
+
+/// What one recorded call cost at `p`, a turn's or a summarizer request's (one rule): plain input
+/// = `prompt_tokens` − cache reads − cache writes, the writes split by lifetime, each part at its
+/// rate ([`Price::billed`]). `None` without `prompt_tokens`.
+fn call_cost(p: &Price, u: &crate::journal::record::Usage) -> Option<f64> {
+    let write = u.cache_write_tokens.unwrap_or(0);
+    let w1h = u.cache_write_1h_tokens.unwrap_or(0).min(write);
+    let read = u.cached_tokens.unwrap_or(0);
+    let input = u.prompt_tokens?.saturating_sub(read.saturating_add(write));
+    Some(p.billed(input, write - w1h, w1h, read, u.completion_tokens.unwrap_or(0)))
 }
 
 /// Sums the turns that carry usage.

@@ -84,12 +84,15 @@ pub fn context_view(
     // Command Code shows the distance only once usage passes 40 % (seed 003, /context).
     let quiet = harness == Harness::CommandCode && percent.is_some_and(|x| x < 40.0);
     let until = point.filter(|_| !quiet).map(|at| Until {
-        what: if harness == Harness::Ctxj { "elision" } else { "auto-compact" },
+        what: if matches!(harness, Harness::Ctxj | Harness::PiAgent) { "elision" } else { "auto-compact" },
         at,
         left: at.saturating_sub(used),
         past: used.saturating_sub(at),
     });
-    let autocompact_buffer = window.zip(point).filter(|_| harness != Harness::Ctxj).map(|(w, at)| w.saturating_sub(at));
+    let autocompact_buffer = window
+        .zip(point)
+        .filter(|_| !matches!(harness, Harness::Ctxj | Harness::PiAgent))
+        .map(|(w, at)| w.saturating_sub(at));
     let free_space = window.map(|w| w.saturating_sub(used).saturating_sub(autocompact_buffer.unwrap_or(0)));
     let mut parts: Vec<ContextPart> = Vec::new();
     if let Some(x) = r.unrecorded_prefix {
@@ -134,8 +137,8 @@ pub fn context_view(
     let listed: u64 = parts.iter().filter_map(|x| x.tokens).sum();
     let mut hints = hints(journal, r, blocks, est, s.keep_results, listed);
     match harness {
-        // elision and `ctx clear` are journal-v1's levers only
-        Harness::Ctxj => {}
+        // elision and `ctx clear` are journal-v1's levers only (a pi-agent journal is journal-v1)
+        Harness::Ctxj | Harness::PiAgent => {}
         Harness::ClaudeCode | Harness::CommandCode => {
             hints.retain(|h| matches!(h, Hint::Dominates { .. }));
             // seed 003: /context suggests /compact from 50 %, insistently past 80 %

@@ -3,9 +3,11 @@
 //! A journal written by a ctxj-speaking harness is judged by journal-v1 and its budget settings
 //! (`ctxj`); an imported Claude Code transcript by what Claude Code documents and is observed to do
 //! (`claude-code`); seed `003_*`'s tiers (`command-code`) and seed `002_*`'s compression
-//! (`veles`) by theirs; the journals the other importers write (OpenCode and Kilo, Gemini CLI,
-//! Qwen Code, Cline, Kimi Code, pi and OpenClaw) by the compaction rule each agent's own source
-//! documents ([`super::agents`]). The profile comes from the session's `harness` field
+//! (`veles`) by theirs; seed `001_*`'s harness (`pi-agent`, pi's bare `Agent` whose
+//! `transformContext` hook applies one strategy of `strategies.md` §2) by the strategy its
+//! `harness` field names; the journals the other importers write (OpenCode and Kilo, Gemini
+//! CLI, Qwen Code, Cline, Kimi Code, pi and OpenClaw) by the compaction rule each agent's own
+//! source documents ([`super::agents`]). The profile comes from the session's `harness` field
 //! ([`Harness::detect`]); `audit --harness` overrides it. docs/rules.md describes each.
 
 use std::fmt;
@@ -40,10 +42,15 @@ pub enum Harness {
     KimiCode,
     /// pi and OpenClaw: compaction past the window less `reserveTokens` ([`super::agents::pi_point`]).
     Pi,
+    /// Seed `001_*`: pi's bare `Agent` running one strategy of `strategies.md` §2 in its
+    /// `transformContext` hook (`pi-agent 0.9 (transformContext: compact-at-12000-structured)`):
+    /// journal-v1's rules, except that what the strategy does is judged by the strategy's own
+    /// rule (an age truncation is no budget elision, a `compact-at-N` compaction is due past N).
+    PiAgent,
 }
 
 /// Every harness, in the order docs/rules.md lists them.
-pub const HARNESSES: [Harness; 10] = [
+pub const HARNESSES: [Harness; 11] = [
     Harness::Ctxj,
     Harness::ClaudeCode,
     Harness::CommandCode,
@@ -54,6 +61,7 @@ pub const HARNESSES: [Harness; 10] = [
     Harness::Cline,
     Harness::KimiCode,
     Harness::Pi,
+    Harness::PiAgent,
 ];
 
 /// Where a compaction may cut.
@@ -101,6 +109,9 @@ pub struct Profile {
     /// The harness decides to compact on the usage its previous response reported (Claude Code
     /// and the imported agents), not on the request about to be sent.
     pub decides_on_last: bool,
+    /// `pi-agent`: the strategy its `transformContext` applies (the `harness` field's
+    /// `(transformContext: NAME)`); `None` for every other profile.
+    pub strategy: Option<crate::strategy::Kind>,
 }
 
 impl Harness {
@@ -116,6 +127,7 @@ impl Harness {
             Harness::Cline => "cline",
             Harness::KimiCode => "kimi-code",
             Harness::Pi => "pi",
+            Harness::PiAgent => "pi-agent",
         }
     }
 
@@ -141,6 +153,9 @@ impl Harness {
         if h == Harness::ClaudeCode && named.as_deref().and_then(major_version).is_some_and(|v| v < 2) {
             p.auto_buffer = CLAUDE_CODE_LEGACY_BUFFER;
         }
+        if h == Harness::PiAgent {
+            p.strategy = named.as_deref().and_then(transform_strategy);
+        }
         p
     }
 
@@ -160,6 +175,7 @@ impl Harness {
             stop_after_ineffective: false,
             agent: None,
             decides_on_last: false,
+            strategy: None,
         };
         let agent = |rule: AgentRule| Profile {
             agent: Some(rule),
@@ -201,6 +217,10 @@ impl Harness {
             Harness::Cline => agent(AgentRule::Cline),
             Harness::KimiCode => agent(AgentRule::Kimi),
             Harness::Pi => agent(AgentRule::Pi),
+            // journal-v1's rules where the strategy says nothing (its journals are journal-v1)
+            Harness::PiAgent => {
+                Profile { journal_rules: true, min_summarized: Some(5), min_tail: Some(3), redact: true, ..base }
+            }
         }
     }
 }
@@ -224,6 +244,14 @@ fn harness_field(journal: &Journal) -> Option<String> {
         Body::Session(s) => s.harness.clone(),
         _ => None,
     })
+}
+
+/// The strategy a `pi-agent` harness field names: `… (transformContext: NAME)` parsed by the
+/// strategy-name rule (`strategy::parse`); none, or an unknown name, is `None`.
+fn transform_strategy(name: &str) -> Option<crate::strategy::Kind> {
+    let rest = name.split_once("transformContext:")?.1;
+    let s = rest.split(|c: char| c == ')' || c == ',' || c.is_whitespace()).find(|w| !w.is_empty())?;
+    crate::strategy::parse(s).ok().map(|x| x.kind)
 }
 
 /// The major version in a `harness` field (`claude-code 1.0.51` → 1).
@@ -262,7 +290,7 @@ impl Profile {
     pub fn compaction_point(&self, window: Option<u64>) -> Option<u64> {
         let w = window?;
         match self.harness {
-            Harness::Ctxj => None,
+            Harness::Ctxj | Harness::PiAgent => None,
             // a window no larger than the buffer is no Claude Code window (it has no point)
             Harness::ClaudeCode => w.checked_sub(self.auto_buffer).filter(|p| *p > 0),
             _ if self.agent.is_some() => self.agent.map(|r| r.point(w)).filter(|p| *p > 0),
@@ -273,7 +301,7 @@ impl Profile {
     /// The next automatic cleanup: the compaction point, or journal-v1's elision at the budget.
     pub fn auto_point(&self, s: &InForce, window: Option<u64>) -> Option<u64> {
         match self.harness {
-            Harness::Ctxj => Some(s.budget),
+            Harness::Ctxj | Harness::PiAgent => Some(s.budget),
             _ => self.compaction_point(window),
         }
     }
@@ -293,7 +321,7 @@ impl fmt::Display for Harness {
 /// An unknown harness name.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "unknown harness {0:?}: expected ctxj, claude-code, command-code, veles, opencode (kilo), gemini-cli, qwen-code, cline, kimi-code or pi (openclaw)"
+    "unknown harness {0:?}: expected ctxj, claude-code, command-code, veles, opencode (kilo), gemini-cli, qwen-code, cline, kimi-code, pi (openclaw) or pi-agent"
 )]
 pub struct UnknownHarness(pub String);
 
@@ -312,6 +340,7 @@ impl FromStr for Harness {
             "cline" => Ok(Harness::Cline),
             "kimi-code" | "kimi" => Ok(Harness::KimiCode),
             "pi" | "openclaw" => Ok(Harness::Pi),
+            "pi-agent" => Ok(Harness::PiAgent),
             _ => Err(UnknownHarness(s.to_string())),
         }
     }
@@ -320,6 +349,26 @@ impl FromStr for Harness {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 30: the bundled experiment's runs (`pi-agent 0.9 (transformContext: …)`) were judged
+    /// by the `ctxj` profile's budget rules, which their harness does not have.
+    #[test]
+    fn regression_experiment_harness_judged_by_ctxj_budget_rules() {
+        use crate::strategy::Kind;
+        assert_eq!(Harness::of_name("pi-agent 0.9 (transformContext: baseline)"), Some(Harness::PiAgent));
+        assert_eq!(
+            transform_strategy("pi-agent 0.9 (transformContext: age-truncate-500-keep-3)"),
+            Some(Kind::AgeTruncate { n: 500, keep: 3 })
+        );
+        assert!(matches!(
+            transform_strategy("pi-agent 0.9 (transformContext: compact-at-12000-structured)"),
+            Some(Kind::CompactAt { n: 12_000, .. })
+        ));
+        assert_eq!(transform_strategy("pi-agent 0.9"), None);
+        assert_eq!(transform_strategy("pi-agent 0.9 (transformContext: nonsense)"), None);
+        let p = Harness::PiAgent.profile();
+        assert!(p.journal_rules && p.compaction_point(Some(1_000_000)).is_none());
+    }
 
     fn s(window: Option<u64>, budget: u64) -> InForce {
         InForce { window, budget, target: budget / 10 * 7, reserve: 8192, keep_results: 5 }
@@ -370,7 +419,8 @@ mod tests {
         assert_eq!(Harness::of_name("claude-code 2.1.39"), Some(Harness::ClaudeCode));
         assert_eq!(Harness::of_name("command-code/0.3"), Some(Harness::CommandCode));
         assert_eq!(Harness::of_name("ctx-harness 0.4 (seed 000)"), None);
-        assert_eq!(Harness::of_name("pi-agent 0.9"), None);
+        assert_eq!(Harness::of_name("pi-agent 0.9"), Some(Harness::PiAgent));
+        assert_eq!(Harness::of_name("pi 0.9"), None);
         assert_eq!(major_version("claude-code 1.0.51"), Some(1));
         assert_eq!(major_version("claude-code v2.1.39"), Some(2));
     }

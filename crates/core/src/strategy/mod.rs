@@ -80,7 +80,7 @@ pub fn defaults() -> Vec<Strategy> {
 }
 
 /// The families of spec §2 with their parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Recorded,
     Baseline,

@@ -214,9 +214,10 @@ impl Judge<'_> {
         let target = e.target.unwrap_or(self.settings.target);
         let keep = e.keep_results.unwrap_or(self.settings.keep_results) as usize;
         let auto = e.by.as_deref().is_none_or(|b| b == "auto");
-        // trigger
+        // trigger: journal-v1's budget; a `pi-agent` age truncation is triggered by age, not size
+        let by_age = matches!(self.profile.strategy, Some(crate::strategy::Kind::AgeTruncate { .. }));
         let before = e.estimate_before.unwrap_or(self.before as f64);
-        if auto && before <= budget as f64 {
+        if auto && !by_age && before <= budget as f64 {
             fs.push(find(
                 "elide-trigger",
                 rec,
@@ -264,7 +265,8 @@ impl Judge<'_> {
             })
             .filter(|id| !named.contains(*id))
             .collect();
-        if let Some(last) = candidates.iter().rposition(|c| named_now.contains(c)) {
+        // (age-truncate-N-keep-K cuts only the results longer than N: a short old one stays)
+        if let Some(last) = candidates.iter().rposition(|c| named_now.contains(c)).filter(|_| !by_age) {
             if let Some(skipped) = candidates[..last].iter().find(|c| !named_now.contains(*c)) {
                 fs.push(
                     find(
@@ -363,7 +365,29 @@ impl Judge<'_> {
         let prof = self.profile;
         self.drift([("tokens_before", c.tokens_before, self.before), ("tokens_after", c.tokens_after, self.after)], fs);
         // trigger
-        if c.trigger.as_deref() == Some("auto") {
+        if let (Some("auto"), Some(crate::strategy::Kind::CompactAt { n, unit, .. })) =
+            (c.trigger.as_deref(), prof.strategy)
+        {
+            // `pi-agent`: the strategy's own threshold (strategies.md §2 "compact-at-N"): the
+            // conversation size in characters (every block but the system block), or the raw
+            // token estimate for `compact-at-Nt`
+            let (size, what) = match unit {
+                crate::strategy::compact::Unit::Chars => {
+                    (self.before_p.conv.iter().map(|b| b.block.chars() as u64).sum::<u64>(), "characters")
+                }
+                crate::strategy::compact::Unit::Tokens => (self.before_raw, "tokens"),
+            };
+            if size <= n {
+                fs.push(find(
+                    "compact-trigger",
+                    rec,
+                    format!(
+                        "auto compaction at a conversation of {size} {what}, not past compact-at-{n}'s threshold ({})",
+                        prof.harness
+                    ),
+                ));
+            }
+        } else if c.trigger.as_deref() == Some("auto") {
             let before = c.tokens_before.unwrap_or(self.before as f64);
             let threshold = prof.compact_threshold(&self.settings, self.window);
             if before <= threshold as f64 {
