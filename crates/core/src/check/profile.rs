@@ -420,7 +420,8 @@ mod tests {
         assert_eq!(Harness::of_name("command-code/0.3"), Some(Harness::CommandCode));
         assert_eq!(Harness::of_name("ctx-harness 0.4 (seed 000)"), None);
         assert_eq!(Harness::of_name("pi-agent 0.9"), Some(Harness::PiAgent));
-        assert_eq!(Harness::of_name("pi 0.9"), None);
+        // pi and OpenClaw sessions are judged by pi's own rule (`check::agents`)
+        assert_eq!(Harness::of_name("pi 0.9"), Some(Harness::Pi));
         assert_eq!(major_version("claude-code 1.0.51"), Some(1));
         assert_eq!(major_version("claude-code v2.1.39"), Some(2));
     }
