@@ -30,7 +30,6 @@ use super::Format;
 mod describe;
 mod probe;
 
-pub(crate) use describe::sqlite_tables;
 pub use describe::{describe, describe_bytes, Described};
 
 /// How many bytes of a file detection looks at.

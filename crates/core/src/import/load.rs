@@ -1,24 +1,14 @@
 //! Opening what the user named: [`load`] (a ctxj session, a transcript file, a folder holding one
 //! session), [`import_file`] / [`import_bytes`] dispatching to the format's reader, and the
-//! [`Imported`] / [`Loaded`] results.
+//! [`Loaded`] result (each reader's [`Imported`] is in `report`, below the readers).
 
 use std::path::{Path, PathBuf};
 
 use super::{
     claude_code, cline, codex, detect_file, gemini, kimi, opencode, pi, qwen, scan, Format, FromFormat, ImportError,
-    ImportReport,
+    ImportReport, Imported,
 };
 use crate::journal::{Journal, ReadOptions, Session, SessionError, Text};
-
-/// A transcript imported into memory.
-#[derive(Debug, Clone)]
-pub struct Imported {
-    pub journal: Journal,
-    pub report: ImportReport,
-    /// Attachment files the transcript holds inline: (path relative to a session directory,
-    /// base64 payload). `ctxj import` writes them beside the journal.
-    pub files: Vec<(String, Text)>,
-}
 
 /// What [`load`] found: the session (for confined reads), its journal and, for a foreign
 /// transcript, the import report.

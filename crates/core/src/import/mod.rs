@@ -38,6 +38,7 @@ pub mod pi;
 pub mod qwen;
 mod report;
 pub mod scan;
+mod sqlite;
 pub mod write;
 
 use std::fmt;
@@ -50,8 +51,8 @@ pub(crate) use image::{attach, image_text, Image};
 pub use image::{base64_decode, IMAGE_NO_RULE_NOTE, IMAGE_UNSIZED_NOTE};
 pub(crate) use lines::{f, s, u, Builder};
 pub use lines::{parse_lines, Line};
-pub use load::{import_bytes, import_file, load, load_path, Imported, Loaded};
-pub use report::{Child, Dropped, ImportReport};
+pub use load::{import_bytes, import_file, load, load_path, Loaded};
+pub use report::{Child, Dropped, ImportReport, Imported};
 
 /// A transcript format ctxj reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

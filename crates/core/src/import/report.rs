@@ -1,10 +1,12 @@
 //! What an import did: [`ImportReport`] (format, what the format does not record, skipped lines,
-//! branches, side sessions, notes) and its parts [`Dropped`] and [`Child`].
+//! branches, side sessions, notes) and its parts [`Dropped`] and [`Child`]; and [`Imported`],
+//! what every format's reader returns (the journal with its report).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::Format;
+use crate::journal::{Journal, Text};
 
 /// Counts of what an import dropped, kept aside or could not represent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
@@ -111,4 +113,14 @@ impl ImportReport {
         }
         parts.join("; ")
     }
+}
+
+/// A transcript imported into memory.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    pub journal: Journal,
+    pub report: ImportReport,
+    /// Attachment files the transcript holds inline: (path relative to a session directory,
+    /// base64 payload). `ctxj import` writes them beside the journal.
+    pub files: Vec<(String, Text)>,
 }

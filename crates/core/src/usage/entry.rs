@@ -1,7 +1,57 @@
 //! What every agent's reader hands to the grouping: one priced usage entry per counted model
 //! call, and the compactions, each tagged with its agent and session.
 
-pub use super::agents::Agent;
+/// An agent whose logs `ctxj usage` reads (the eighteen of ccusage 20.0.24, plus Cline). Its
+/// registry row, names and formats ([`Agent::spec`], [`Agent::name`], …) are in
+/// [`super::agents`]; the enum is here, below the readers, so every entry can carry it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agent {
+    ClaudeCode,
+    Codex,
+    Opencode,
+    Amp,
+    Droid,
+    Codebuff,
+    Hermes,
+    Pi,
+    Goose,
+    Kilo,
+    Copilot,
+    Gemini,
+    Antigravity,
+    Kimi,
+    Qwen,
+    Openclaw,
+    Grok,
+    Zcode,
+    Cline,
+}
+
+impl Agent {
+    /// Every agent, in ccusage's order (Cline last).
+    pub const ALL: [Agent; 19] = [
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::Opencode,
+        Agent::Amp,
+        Agent::Droid,
+        Agent::Codebuff,
+        Agent::Hermes,
+        Agent::Pi,
+        Agent::Goose,
+        Agent::Kilo,
+        Agent::Copilot,
+        Agent::Gemini,
+        Agent::Antigravity,
+        Agent::Kimi,
+        Agent::Qwen,
+        Agent::Openclaw,
+        Agent::Grok,
+        Agent::Zcode,
+        Agent::Cline,
+    ];
+}
 
 /// How the readers parse transcript lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -21,11 +21,11 @@ pub mod time;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub use agents::Agent;
-pub use entry::{Parse, Tokens};
+pub use agents::transcripts;
+pub use entry::{Agent, Parse, Tokens};
 pub use report::{By, Options, Row, UsageReport};
 pub use sessions::{summarize_folder, summarize_folder_with_progress, summarize_journal, SessionSummary};
-pub use sources::{discover, existing_default_roots, transcripts, Root};
+pub use sources::{discover, existing_default_roots, Root};
 
 use crate::import::Format;
 

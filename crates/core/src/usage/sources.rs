@@ -1,12 +1,11 @@
 //! Where the logs are: each agent's default folders (with their environment overrides), and the
-//! transcripts of each agent under a list of paths.
+//! log files of each agent under a list of paths (the detected transcripts through
+//! [`super::agents::transcripts`], which the registry's readers use too).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::agents::{Agent, Env, SPECS};
-use crate::import::scan::find_sessions;
-use crate::import::{detect_file, Format, FromFormat};
+use super::agents::{transcripts, Agent, Env, SPECS};
 
 /// One folder to read and the agent whose logs it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,29 +75,6 @@ pub fn discover(paths: &[PathBuf], agent: Option<Agent>) -> BTreeMap<Agent, Vec<
         v.dedup();
     }
     out.retain(|_, v| !v.is_empty());
-    out
-}
-
-/// The transcripts under `paths` (files as given, folders searched), by agent; ctxj journals
-/// and files of no known format are left out, and so is every agent but `agent` when given.
-pub fn transcripts(paths: &[PathBuf], agent: Option<Format>) -> BTreeMap<Format, Vec<PathBuf>> {
-    let mut out: BTreeMap<Format, Vec<PathBuf>> = BTreeMap::new();
-    for p in paths {
-        let found: Vec<(Format, PathBuf)> = if p.is_dir() {
-            find_sessions(p, FromFormat::Auto).into_iter().map(|f| (f.format, f.path)).collect()
-        } else {
-            detect_file(p).map(|f| (f, p.clone())).into_iter().collect()
-        };
-        for (f, path) in found {
-            if f != Format::Ctxj && agent.is_none_or(|a| a == f) {
-                out.entry(f).or_default().push(path);
-            }
-        }
-    }
-    for v in out.values_mut() {
-        v.sort();
-        v.dedup();
-    }
     out
 }
 

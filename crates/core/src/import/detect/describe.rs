@@ -10,6 +10,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use crate::import::sqlite::sqlite_tables;
 use crate::journal::reader::parse_json;
 
 /// The largest whole-file JSON document parsed to describe it.
@@ -66,24 +67,6 @@ pub fn describe_bytes(bytes: &[u8], name: &str, len: u64) -> Option<Described> {
 
 fn known(what: &str, hint: &str) -> Described {
     Described::Known { what: what.to_string(), hint: hint.to_string() }
-}
-
-/// The tables the schema pages at the head of an SQLite file create, in order.
-pub(crate) fn sqlite_tables(bytes: &[u8]) -> Vec<String> {
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64 * 1024)]);
-    let mut tables: Vec<String> = Vec::new();
-    for (i, _) in head.match_indices("CREATE TABLE ") {
-        let rest = head[i + 13..].trim_start_matches("IF NOT EXISTS ");
-        let t: String = rest
-            .trim_start_matches(['"', '`', '['])
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        if !t.is_empty() && !tables.contains(&t) {
-            tables.push(t);
-        }
-    }
-    tables
 }
 
 /// An SQLite file no importer claims (OpenCode and Kilo stores are imported), named by its

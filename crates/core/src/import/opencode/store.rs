@@ -23,7 +23,7 @@ pub fn is_store(bytes: &[u8]) -> bool {
     if !bytes.starts_with(b"SQLite format 3\0") {
         return false;
     }
-    let tables = crate::import::detect::sqlite_tables(bytes);
+    let tables = crate::import::sqlite::sqlite_tables(bytes);
     ["session", "message", "part"].iter().all(|t| tables.iter().any(|x| x == t))
 }
 

@@ -24,62 +24,17 @@ pub mod qwen;
 pub mod util;
 pub mod zcode;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+pub use super::entry::Agent;
 use super::entry::{Parse, Read};
-use crate::import::Format;
-
-/// An agent whose logs `ctxj usage` reads (the eighteen of ccusage 20.0.24, plus Cline).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Agent {
-    ClaudeCode,
-    Codex,
-    Opencode,
-    Amp,
-    Droid,
-    Codebuff,
-    Hermes,
-    Pi,
-    Goose,
-    Kilo,
-    Copilot,
-    Gemini,
-    Antigravity,
-    Kimi,
-    Qwen,
-    Openclaw,
-    Grok,
-    Zcode,
-    Cline,
-}
+use crate::import::scan::find_sessions;
+use crate::import::{detect_file, Format, FromFormat};
 
 impl Agent {
-    /// Every agent, in ccusage's order (Cline last).
-    pub const ALL: [Agent; 19] = [
-        Agent::ClaudeCode,
-        Agent::Codex,
-        Agent::Opencode,
-        Agent::Amp,
-        Agent::Droid,
-        Agent::Codebuff,
-        Agent::Hermes,
-        Agent::Pi,
-        Agent::Goose,
-        Agent::Kilo,
-        Agent::Copilot,
-        Agent::Gemini,
-        Agent::Antigravity,
-        Agent::Kimi,
-        Agent::Qwen,
-        Agent::Openclaw,
-        Agent::Grok,
-        Agent::Zcode,
-        Agent::Cline,
-    ];
-
     /// The registry row of this agent.
     pub fn spec(self) -> &'static Spec {
         SPECS.iter().find(|s| s.agent == self).expect("every agent has a spec")
@@ -184,8 +139,31 @@ pub struct Spec {
     pub read: fn(&[PathBuf], usize, Parse) -> Read,
 }
 
+/// The transcripts under `paths` (files as given, folders searched), by agent; ctxj journals
+/// and files of no known format are left out, and so is every agent but `agent` when given.
+pub fn transcripts(paths: &[PathBuf], agent: Option<Format>) -> BTreeMap<Format, Vec<PathBuf>> {
+    let mut out: BTreeMap<Format, Vec<PathBuf>> = BTreeMap::new();
+    for p in paths {
+        let found: Vec<(Format, PathBuf)> = if p.is_dir() {
+            find_sessions(p, FromFormat::Auto).into_iter().map(|f| (f.format, f.path)).collect()
+        } else {
+            detect_file(p).map(|f| (f, p.clone())).into_iter().collect()
+        };
+        for (f, path) in found {
+            if f != Format::Ctxj && agent.is_none_or(|a| a == f) {
+                out.entry(f).or_default().push(path);
+            }
+        }
+    }
+    for v in out.values_mut() {
+        v.sort();
+        v.dedup();
+    }
+    out
+}
+
 fn transcripts_of(root: &Path, f: Format) -> Vec<PathBuf> {
-    super::sources::transcripts(&[root.to_path_buf()], Some(f)).remove(&f).unwrap_or_default()
+    transcripts(&[root.to_path_buf()], Some(f)).remove(&f).unwrap_or_default()
 }
 
 fn per_file(paths: &[PathBuf], first: usize, parse: Parse, one: fn(usize, &Path, Parse) -> Read) -> Read {
