@@ -109,16 +109,21 @@ fn code_lines(text: &str) -> (Vec<(usize, &str)>, Vec<String>) {
     (code, tests)
 }
 
-#[test]
-fn core_modules_use_only_the_modules_below_them() {
+/// Every file of `crates/core/src`: its module path, its path from there and its text.
+fn core_files() -> Vec<(Vec<String>, String, String)> {
     let src = repo().join("crates/core/src");
-    let files: Vec<(Vec<String>, String, String)> = files_under(&src, "rs")
+    files_under(&src, "rs")
         .into_iter()
         .map(|f| {
             let rel = f.strip_prefix(&src).unwrap();
             (module_path(rel), rel.display().to_string(), std::fs::read_to_string(&f).unwrap())
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn core_modules_use_only_the_modules_below_them() {
+    let files = core_files();
     let test_files: BTreeSet<Vec<String>> = files
         .iter()
         .flat_map(|(path, _, text)| code_lines(text).1.into_iter().map(|m| [path.clone(), vec![m]].concat()))
@@ -371,14 +376,7 @@ fn cycles(edges: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<Vec<String>
 
 #[test]
 fn sibling_files_of_a_folder_module_form_no_cycle() {
-    let src = repo().join("crates/core/src");
-    let files: Vec<(Vec<String>, String, String)> = files_under(&src, "rs")
-        .into_iter()
-        .map(|f| {
-            let rel = f.strip_prefix(&src).unwrap();
-            (module_path(rel), rel.display().to_string(), std::fs::read_to_string(&f).unwrap())
-        })
-        .collect();
+    let files = core_files();
     let uses = sibling_uses(&files);
     let seen: usize = uses.values().flat_map(|m| m.values()).map(|m| m.len()).sum();
     assert!(seen > 50, "the scan found only {seen} uses between sibling files: is it broken?");

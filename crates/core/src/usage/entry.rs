@@ -161,19 +161,7 @@ impl UsageEntry {
         tokens: Tokens,
         recorded: Option<f64>,
     ) -> UsageEntry {
-        let cost = recorded.filter(|c| plausible_cost(*c)).or_else(|| builtin_cost(model.as_deref(), &tokens, 0));
-        UsageEntry {
-            session,
-            file,
-            ts,
-            model,
-            tokens,
-            cache_creation_1h: 0,
-            cost,
-            uncounted_by_ccusage: false,
-            extra: 0,
-            double_counted: 0,
-        }
+        UsageEntry::with_extra(session, file, ts, model, tokens, 0, 0, recorded)
     }
 }
 
