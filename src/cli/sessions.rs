@@ -11,7 +11,9 @@ use ctxj::render::sessions::{sessions_table, SessionsDoc};
 use ctxj_core::usage::summarize_folder_with_progress;
 use ctxj_core::usage::time::zone;
 
-use super::args::{agent_files, agent_parser, default_roots, Importable, paths_or_defaults, FormatArgs, OrderArg, RowsArgs};
+use super::args::{
+    agent_files, agent_parser, default_roots, paths_or_defaults, FormatArgs, Importable, OrderArg, RowsArgs,
+};
 use super::{Ctx, EXIT_OK};
 
 /// List the sessions found: ctxj journals and the logs of every agent `ctxj usage` reads.

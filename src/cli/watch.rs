@@ -15,8 +15,8 @@ use ctxj_core::live::compact::Overrides;
 use ctxj_core::live::events::Event;
 use ctxj_core::live::follow::{self, short_name, Targets};
 use ctxj_core::live::hook::Hook;
-use ctxj_core::live::watcher::Watcher;
 use ctxj_core::live::wake::{Mode, Wake, Waker};
+use ctxj_core::live::watcher::Watcher;
 use ctxj_core::live::{store, Inputs, LiveSession, Snapshot};
 use ctxj_core::text::escape_line;
 

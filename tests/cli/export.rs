@@ -248,7 +248,8 @@ fn regression_export_refused_importable_agents() {
         totals_equal_usage(&dir);
     }
     // With no path, the agent's default folder (here its environment override).
-    let o = ctxj().args(["export", "--agent", "gemini"]).env("GEMINI_DATA_DIR", d.path().join("gemini")).output().unwrap();
+    let o =
+        ctxj().args(["export", "--agent", "gemini"]).env("GEMINI_DATA_DIR", d.path().join("gemini")).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
     ctxj()

@@ -27,8 +27,8 @@ use crate::import::scan::parent_of;
 use crate::import::Format;
 use crate::strategy::Strategy;
 use crate::tokens::Tokenizer;
-use crate::usage::Agent;
 use crate::usage::entry::{SessionKey, UsageEntry};
+use crate::usage::Agent;
 
 /// Sessions processed together before they are handed on in order.
 const CHUNK: usize = 64;
