@@ -17,8 +17,9 @@ use super::{Ctx, EXIT_OK};
 
 /// One row per request, for a warehouse or an observability tool (docs/fleet.md).
 ///
-/// Reads the same transcripts as `ctxj usage` (with no path: the agents' default folders) and
-/// writes, per billed call, a `recorded` row: session, agent, source file, parent session (side
+/// Reads the same logs as `ctxj usage`, of every agent whose sessions ctxj imports (with no path:
+/// their default folders; a store of several sessions gives each one's rows), and writes, per
+/// billed call, a `recorded` row: session, agent, source file, parent session (side
 /// sessions), turn, time, model, provider, prompt tokens recorded and estimated, input / cache
 /// read / cache write / output tokens, cost (each call at its own model, as `usage` prices it),
 /// the simulated cache hit, the recorded cache break's cause and whether a compaction preceded

@@ -11,7 +11,9 @@ use ctxj::render::sessions::{sessions_table, SessionsDoc};
 use ctxj_core::usage::summarize_folder_with_progress;
 use ctxj_core::usage::time::zone;
 
-use super::args::{agent_files, agent_parser, default_roots, paths_or_defaults, FormatArgs, OrderArg, RowsArgs};
+use super::args::{
+    agent_files, agent_parser, default_roots, paths_or_defaults, FormatArgs, Importable, OrderArg, RowsArgs,
+};
 use super::{Ctx, EXIT_OK};
 
 /// List the sessions found: ctxj journals and the logs of every agent `ctxj usage` reads.
@@ -60,7 +62,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let usage_only = args.agent.is_some_and(|a| a.format().is_none());
     // Transcript folders (read by import) and the usage-only agents' files (read by `usage`).
     let (folders, mut usage_files) = if args.folders.is_empty() {
-        let roots = default_roots(args.agent, false)?;
+        let roots = default_roots(args.agent, Importable::Any)?;
         let folders: Vec<PathBuf> = roots.into_iter().filter(|r| r.agent.format().is_some()).map(|r| r.path).collect();
         (folders, ctxj_core::usage::discover(&[], args.agent))
     } else if usage_only {

@@ -189,3 +189,73 @@ fn json_schema_names_every_field_of_a_row() {
     let required = schema["required"].as_array().unwrap();
     assert!(required.iter().any(|r| r == "input_tokens"));
 }
+
+/// Issue 29 leftover: `export --agent gemini` (and every agent whose sessions ctxj imports) was
+/// refused as if its log held "usage counters, not the requests". Now a Gemini CLI session file
+/// (synthetic) and an OpenCode store of two sessions (the synthetic legacy session moved into a
+/// store, then copied under a second id) export their rows, one session each, reconstructed, with
+/// the totals of `usage --json` for the same files; the default folder's override is read with no
+/// path; a usage-only agent (Hermes) is still refused, with a true message.
+#[test]
+fn regression_export_refused_importable_agents() {
+    let d = tempfile::tempdir().unwrap();
+    let chats = d.path().join("gemini/proj/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    std::fs::write(
+        chats.join("session-2026-01-01T00-00-abcdef12.json"),
+        r#"{
+  "sessionId": "abcdef12", "projectHash": "h", "startTime": "2026-01-01T00:00:00Z",
+  "messages": [
+    {"id": "u1", "timestamp": "2026-01-01T00:00:01Z", "type": "user", "content": "hi"},
+    {"id": "a1", "timestamp": "2026-01-01T00:00:02Z", "type": "gemini", "content": "hello", "model": "gemini-2.5-flash",
+     "tokens": {"input": 1000, "output": 20, "cached": 0, "thoughts": 5, "tool": 0, "total": 1025}},
+    {"id": "u2", "timestamp": "2026-01-01T00:00:03Z", "type": "user", "content": "and then?"},
+    {"id": "a2", "timestamp": "2026-01-01T00:00:04Z", "type": "gemini", "content": "then this", "model": "gemini-2.5-flash",
+     "tokens": {"input": 1100, "output": 30, "cached": 1000, "thoughts": 0, "tool": 0, "total": 1130}}
+  ]
+}"#,
+    )
+    .unwrap();
+    let storage = repo().join("tests/data/import/opencode-legacy/storage");
+    let (project, session) = ("0a1b2c3d4e5f60718293a4b5c6d7e8f901234567", "ses_4a0c1f2e3ffeAbCdEf012345");
+    let store = d.path().join("opencode/opencode.db");
+    std::fs::create_dir_all(store.parent().unwrap()).unwrap();
+    crate::import_opencode::as_store(&storage, project, session, &store);
+    rusqlite::Connection::open(&store)
+        .unwrap()
+        .execute_batch(&format!(
+            "INSERT INTO session SELECT 'ses_second', project_id, NULL, title, version, time_created FROM session WHERE id = '{session}';
+             INSERT INTO message SELECT id || 'b', 'ses_second', time_created, time_updated, data FROM message WHERE session_id = '{session}';
+             INSERT INTO part SELECT id || 'b', message_id || 'b', 'ses_second', time_created, time_updated, data FROM part WHERE session_id = '{session}';"
+        ))
+        .unwrap();
+
+    for (agent, dir, sessions) in [("gemini", "gemini", 1), ("opencode", "opencode", 2)] {
+        let dir = d.path().join(dir);
+        let rows = rows(&["export", "--agent", agent], &dir);
+        assert!(!rows.is_empty(), "{agent}: no row");
+        assert!(rows.iter().all(|r| r["agent"] == agent), "{agent}");
+        let ids: std::collections::BTreeSet<&str> = rows.iter().map(|r| r["session"].as_str().unwrap()).collect();
+        assert_eq!(ids.len(), sessions, "{agent}: {ids:?}");
+        // Reconstructed: each session's calls join requests of its imported transcript (all but
+        // a compaction call, which no turn stands for).
+        for id in &ids {
+            let of = rows.iter().filter(|r| r["session"] == *id);
+            let joined = of.clone().filter(|r| !r["prompt_tokens_estimated"].is_null()).count();
+            assert!(joined + 1 >= of.count() && joined > 0, "{agent} {id}: {rows:?}");
+        }
+        // Found by detection with no --agent, with `usage`'s totals.
+        totals_equal_usage(&dir);
+    }
+    // With no path, the agent's default folder (here its environment override).
+    let o =
+        ctxj().args(["export", "--agent", "gemini"]).env("GEMINI_DATA_DIR", d.path().join("gemini")).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
+    ctxj()
+        .args(["export", "--agent", "hermes"])
+        .arg(d.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("Hermes Agent logs hold usage counters only"));
+}

@@ -137,7 +137,7 @@ fn json_objects(dir: &Path) -> Vec<serde_json::Map<String, Value>> {
 
 /// The same session as an OpenCode ≥ 1.2 store (`json-migration.ts` moves each object into its
 /// table, its ids into columns).
-fn as_store(storage: &Path, project: &str, session: &str, db: &Path) {
+pub(crate) fn as_store(storage: &Path, project: &str, session: &str, db: &Path) {
     let c = rusqlite::Connection::open(db).unwrap();
     c.execute_batch(
         "CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, title TEXT, version TEXT, time_created INTEGER);

@@ -365,11 +365,14 @@ fn regression_sessions_labelled_importable_agents_usage_only() {
         rows.iter().all(|r| r["role"] == "usage only" && r["note"].as_str().unwrap().contains("no replay")),
         "{out}"
     );
+    // `export` reads the importable agent's sessions and refuses the usage-only one.
+    let (out, _) = run(&["export", "--agent", "gemini", dir.to_str().unwrap()], &[]);
+    assert_eq!(out.lines().count(), 23, "every billed call of the four sessions");
     ctxj()
-        .args(["export", "--agent", "gemini", dir.to_str().unwrap()])
+        .args(["export", "--agent", "hermes", shared_corpus().join("hermes").to_str().unwrap()])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("usage counters, not the requests"));
+        .stderr(predicates::str::contains("usage counters only, not the requests"));
 }
 
 #[test]

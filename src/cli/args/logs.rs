@@ -16,22 +16,32 @@ pub struct LogArgs {
 }
 
 impl LogArgs {
-    /// The transcripts to read, by format (the default folders named on stderr); an error when
-    /// there is none, or when `--agent` names an agent whose log holds no requests to import.
-    pub fn files(&self) -> Result<std::collections::BTreeMap<ctxj_core::import::Format, Vec<PathBuf>>> {
-        if let Some(a) = self.agent.filter(|a| a.format().is_none()) {
+    /// The log files to read, by agent: those of every agent whose requests ctxj imports
+    /// ([`ctxj_core::usage::agents::Spec::content`]), found as `sessions` finds them (paths
+    /// given, else the default folders with their environment overrides, named on stderr); an
+    /// error when there is none, or when `--agent` names an agent whose log holds usage counters
+    /// only.
+    pub fn files(&self) -> Result<std::collections::BTreeMap<ctxj_core::usage::Agent, Vec<PathBuf>>> {
+        if let Some(a) = self.agent.filter(|a| !a.spec().content) {
             anyhow::bail!(
-                "{} logs hold usage counters, not the requests ctxj imports; `ctxj usage --agent {}` and \
+                "{} logs hold usage counters only, not the requests ctxj imports; `ctxj usage --agent {}` and \
                  `ctxj sessions --agent {}` read them",
                 a.spec().label,
                 a.name(),
                 a.name()
             );
         }
-        let agent = self.agent.and_then(ctxj_core::usage::Agent::format);
-        let paths = paths_or_defaults(&self.paths, self.agent)?;
-        let files = ctxj_core::usage::transcripts(&paths, agent);
-        anyhow::ensure!(!files.is_empty(), "no Claude Code, Codex or pi transcript found in the given paths");
+        check_paths(&self.paths)?;
+        if self.paths.is_empty() {
+            default_roots(self.agent, Importable::Requests)?;
+        }
+        let mut files = ctxj_core::usage::discover(&self.paths, self.agent);
+        files.retain(|a, _| a.spec().content);
+        anyhow::ensure!(
+            !files.is_empty(),
+            "no transcript of an agent ctxj imports found in the given paths (for another agent's folder add \
+             --agent NAME)"
+        );
         Ok(files)
     }
 }
@@ -52,7 +62,7 @@ pub fn paths_or_defaults(paths: &[PathBuf], agent: Option<ctxj_core::usage::Agen
     if !paths.is_empty() {
         return Ok(paths.to_vec());
     }
-    Ok(default_roots(agent, true)?.into_iter().map(|r| r.path).collect())
+    Ok(default_roots(agent, Importable::Transcripts)?.into_iter().map(|r| r.path).collect())
 }
 
 fn check_paths(paths: &[PathBuf]) -> Result<()> {
@@ -66,13 +76,26 @@ fn check_paths(paths: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// The existing default folders of `agent` (or of every agent), named on stderr.
-pub fn default_roots(
-    agent: Option<ctxj_core::usage::Agent>,
-    transcripts_only: bool,
-) -> Result<Vec<ctxj_core::usage::Root>> {
+/// Which agents' folders [`default_roots`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Importable {
+    /// Every agent's.
+    Any,
+    /// Claude Code's, Codex's and pi's (the transcripts ctxj finds in a folder by itself).
+    Transcripts,
+    /// Those of the agents whose requests ctxj imports (the registry's `content`).
+    Requests,
+}
+
+/// The existing default folders of `agent` (or of every agent) that `which` keeps, named on
+/// stderr.
+pub fn default_roots(agent: Option<ctxj_core::usage::Agent>, which: Importable) -> Result<Vec<ctxj_core::usage::Root>> {
     let mut roots = ctxj_core::usage::existing_default_roots(agent);
-    roots.retain(|r| !transcripts_only || r.agent.format().is_some());
+    roots.retain(|r| match which {
+        Importable::Any => true,
+        Importable::Transcripts => r.agent.format().is_some(),
+        Importable::Requests => r.agent.spec().content,
+    });
     anyhow::ensure!(
         !roots.is_empty(),
         "no agent log folder found (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, the other agents' \
@@ -97,7 +120,7 @@ pub fn agent_files(
 ) -> Result<std::collections::BTreeMap<ctxj_core::usage::Agent, Vec<PathBuf>>> {
     check_paths(paths)?;
     if paths.is_empty() {
-        default_roots(agent, false)?;
+        default_roots(agent, Importable::Any)?;
     }
     let files = ctxj_core::usage::discover(paths, agent);
     anyhow::ensure!(

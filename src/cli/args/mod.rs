@@ -12,7 +12,7 @@ use super::{At, FromArg};
 mod logs;
 mod rows;
 
-pub use logs::{agent_files, agent_parser, default_roots, paths_or_defaults, LogArgs};
+pub use logs::{agent_files, agent_parser, default_roots, paths_or_defaults, Importable, LogArgs};
 pub use rows::{OrderArg, RowsArgs};
 
 /// The session a command reads.

@@ -28,49 +28,85 @@ use crate::import::Format;
 use crate::strategy::Strategy;
 use crate::tokens::Tokenizer;
 use crate::usage::entry::{SessionKey, UsageEntry};
+use crate::usage::Agent;
 
 /// Sessions processed together before they are handed on in order.
 const CHUNK: usize = 64;
 
-/// One transcript file and the billed calls read from it.
+/// One session of a log file and the billed calls read from it.
 #[derive(Debug, Clone)]
 pub struct SessionInput {
-    pub agent: Format,
+    /// The format ctxj imports the file as; `None` when it does not import this file (its rows
+    /// then come from the billed calls alone).
+    pub format: Option<Format>,
     pub path: PathBuf,
-    /// `ctxj usage`'s session (for a subagent file: its parent's).
+    /// For a store holding many sessions (an OpenCode or Kilo SQLite database): the session's
+    /// id, the part of the file the import opens.
+    pub part: Option<String>,
+    /// `ctxj usage`'s session (for a subagent file: its parent's); its agent names the rows'.
     pub key: Arc<SessionKey>,
     /// The file's own session id (a subagent file's stem, else `key.session`).
     pub session: String,
     /// For a Claude Code subagent file: the session it belongs to.
     pub parent: Option<String>,
-    /// The calls of this file, in time order.
+    /// The calls of this session, in time order.
     pub entries: Vec<UsageEntry>,
 }
 
-/// The sessions of `files`, one per transcript file, in path order per agent; `usage::read`
-/// counts the calls (de-duplicated across all the files, as `ctxj usage` does).
-pub fn plan(files: &BTreeMap<Format, Vec<PathBuf>>) -> Vec<SessionInput> {
-    let (read, list) = crate::usage::read(files);
+/// The sessions of `files` (by agent, as [`crate::usage::discover`] finds them), in path order
+/// per agent; [`crate::usage::read_agents`] counts the calls with each agent's usage reader
+/// (de-duplicated across all the files, as `ctxj usage` does). A Claude Code, Codex or pi file
+/// is one session; a file of an agent with its own layout gives one session per session its
+/// reader found in it (a store holds many), opened as [`crate::usage::sessions::opener`] says.
+pub fn plan(files: &BTreeMap<Agent, Vec<PathBuf>>) -> Vec<SessionInput> {
+    let (read, list) = crate::usage::read_agents(files);
     let mut by_file: Vec<Vec<UsageEntry>> = vec![Vec::new(); list.len()];
-    let mut key_of: Vec<Option<Arc<SessionKey>>> = vec![None; list.len()];
     for e in read.entries {
         if let Some(slot) = by_file.get_mut(e.file) {
-            key_of[e.file].get_or_insert_with(|| e.session.clone());
             slot.push(e);
         }
     }
-    let agent_of: Vec<Format> = files.iter().flat_map(|(a, ps)| ps.iter().map(move |_| *a)).collect();
-    list.into_iter()
-        .zip(by_file)
-        .zip(key_of)
-        .zip(agent_of)
-        .map(|(((path, mut entries), key), agent)| {
+    let agent_of: Vec<Agent> = files.iter().flat_map(|(a, ps)| ps.iter().map(move |_| *a)).collect();
+    let mut out = Vec::with_capacity(list.len());
+    for ((path, entries), agent) in list.into_iter().zip(by_file).zip(agent_of) {
+        match agent.format() {
+            Some(format) => out.push(transcript(format, path, entries)),
+            None => out.extend(sessions_of(agent, &path, entries)),
+        }
+    }
+    out
+}
+
+/// A Claude Code, Codex or pi transcript: one session (a subagent file names its parent).
+fn transcript(format: Format, path: PathBuf, mut entries: Vec<UsageEntry>) -> SessionInput {
+    entries.sort_by(|a, b| a.ts.cmp(&b.ts));
+    let key = entries.first().map(|e| e.session.clone()).unwrap_or_else(|| Arc::new(fallback_key(format, &path)));
+    let sub = parent_of(&path, format).is_some();
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let (session, parent) = if sub { (stem, Some(key.session.clone())) } else { (key.session.clone(), None) };
+    SessionInput { format: Some(format), path, part: None, key, session, parent, entries }
+}
+
+/// The sessions `agent`'s usage reader found in `path`, one each (a file with no billed call
+/// names none).
+fn sessions_of(agent: Agent, path: &std::path::Path, entries: Vec<UsageEntry>) -> Vec<SessionInput> {
+    let mut by: BTreeMap<Arc<SessionKey>, Vec<UsageEntry>> = BTreeMap::new();
+    for e in entries {
+        by.entry(e.session.clone()).or_default().push(e);
+    }
+    by.into_iter()
+        .map(|(key, mut entries)| {
             entries.sort_by(|a, b| a.ts.cmp(&b.ts));
-            let key = key.unwrap_or_else(|| Arc::new(fallback_key(agent, &path)));
-            let sub = parent_of(&path, agent).is_some();
-            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            let (session, parent) = if sub { (stem, Some(key.session.clone())) } else { (key.session.clone(), None) };
-            SessionInput { agent, path, key, session, parent, entries }
+            let opener = crate::usage::sessions::opener(agent, path, &key.session);
+            SessionInput {
+                format: opener.as_ref().map(|o| o.0),
+                path: path.to_path_buf(),
+                part: opener.and_then(|o| o.1),
+                session: key.session.clone(),
+                parent: None,
+                key,
+                entries,
+            }
         })
         .collect()
 }

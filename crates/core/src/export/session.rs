@@ -86,7 +86,7 @@ fn blank(input: &SessionInput, strategy: &str, turn: u64, ts: Option<String>, mo
     ExportRow {
         schema: SCHEMA,
         session: input.session.clone(),
-        agent: input.agent.name(),
+        agent: input.key.agent.name(),
         project: input.key.project.clone(),
         source: input.path.display().to_string(),
         parent_session: input.parent.clone(),
@@ -115,7 +115,7 @@ fn blank(input: &SessionInput, strategy: &str, turn: u64, ts: Option<String>, mo
 /// The rows of `input`: one per billed call, then one per turn of each strategy's replay.
 pub fn rows(input: &SessionInput, strategies: &[Strategy], tokenizer: &Tokenizer) -> SessionRows {
     let mut out = SessionRows {
-        agent: input.agent.name(),
+        agent: input.key.agent.name(),
         session: input.session.clone(),
         project: input.key.project.clone(),
         parent: input.parent.clone(),
@@ -216,7 +216,8 @@ fn simulated(
 
 /// The transcript imported in memory and its tokenizer.
 fn reconstruct(input: &SessionInput, tokenizer: &Tokenizer) -> Result<(Journal, TiktokenEstimator), String> {
-    let imported = import_file(&input.path, input.agent, None).map_err(|e| e.to_string())?;
+    let format = input.format.ok_or_else(|| "ctxj does not import this file".to_string())?;
+    let imported = import_file(&input.path, format, input.part.as_deref()).map_err(|e| e.to_string())?;
     let est = tokenizer.estimator(&imported.journal).map_err(|e| e.to_string())?;
     Ok((imported.journal, est))
 }

@@ -266,17 +266,32 @@ impl Drop for Tick<'_> {
 /// What `ctxj sessions` says of a usage-only agent's session.
 pub const USAGE_ONLY: &str = "usage only";
 
+/// How a read command opens the session `session` that `agent`'s usage reader found in `file`:
+/// the format ctxj imports the file as and, for a store holding many sessions (an OpenCode or
+/// Kilo SQLite database), the session's id (what `show <store>#<id>` opens). `None` when the
+/// agent's log holds no requests ([`super::agents::Spec::content`]) or ctxj does not detect
+/// the file (an OpenCode legacy message file, for one).
+pub fn opener(agent: super::Agent, file: &Path, session: &str) -> Option<(crate::import::Format, Option<String>)> {
+    use crate::import::Format;
+    if !agent.spec().content {
+        return None;
+    }
+    let f = crate::import::detect_file(file).filter(|f| *f != Format::Ctxj)?;
+    let store = f == Format::OpenCode && file.extension().is_some_and(|e| e == "db");
+    Some((f, store.then(|| session.to_string())))
+}
+
 /// How a session found by an agent's usage reader is listed: opened by a read command (its agent
 /// imports requests, [`super::agents::Spec::content`], and ctxj detects the file), or usage only.
 fn listing(agent: super::Agent, file: &Path, session: &str) -> (String, String, Option<String>) {
     let label = agent.spec().label;
     let shown = file.display().to_string();
-    let format = if agent.spec().content { crate::import::detect_file(file) } else { None };
-    match format {
-        Some(f) if f != crate::import::Format::Ctxj => {
-            // A store holds many sessions: name this one (what `show <store>#<id>` opens).
-            let sqlite = f == crate::import::Format::OpenCode && file.extension().is_some_and(|e| e == "db");
-            let spec = if sqlite { format!("{shown}#{session}") } else { shown };
+    match opener(agent, file, session) {
+        Some((_, part)) => {
+            let spec = match part {
+                Some(id) => format!("{shown}#{id}"),
+                None => shown,
+            };
             (spec, "main".into(), None)
         }
         _ if agent.spec().content => (
