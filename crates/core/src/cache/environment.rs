@@ -24,13 +24,9 @@ pub enum ProviderBreaks {
 pub struct Environment {
     /// Per turn (index = turn − 1): the model the provider used (`None`: unknown or `--model`).
     pub models: Vec<Option<String>>,
-    /// Per turn: that model's price (`None`: the session's price applies, unless
-    /// `unpriced` says the turn's model has none).
+    /// Per turn: that model's price (`None`: the session's price applies, unless the turn's model
+    /// is known and has none: [`Environment::unpriced`]).
     pub prices: Vec<Option<Price>>,
-    /// Per turn: the model is known and has no price. Such a turn does not borrow the session's
-    /// price: every replay costs it what the log recorded it cost (`recorded_costs`), as "as
-    /// billed" does, else leaves it unpriced.
-    pub unpriced: Vec<bool>,
     /// Per turn: the cost the log recorded (pi, OpenClaw `usage.cost.total`), where "as billed"
     /// uses it.
     pub recorded_costs: Vec<Option<f64>>,
@@ -95,9 +91,11 @@ impl Environment {
     pub fn price(&self, turn: usize) -> Option<Price> {
         self.prices.get(turn.wrapping_sub(1)).copied().flatten()
     }
-    /// Whether `turn`'s model is known and has no price.
+    /// Whether `turn`'s model is known and has no price. Such a turn does not borrow the
+    /// session's price: every replay costs it what the log recorded it cost
+    /// ([`Environment::recorded_cost`]), as "as billed" does, else leaves it unpriced.
     pub fn unpriced(&self, turn: usize) -> bool {
-        self.unpriced.get(turn.wrapping_sub(1)).copied().unwrap_or(false)
+        self.models.get(turn.wrapping_sub(1)).is_some_and(Option::is_some) && self.price(turn).is_none()
     }
     /// The cost the log recorded for `turn`, where "as billed" uses it.
     pub fn recorded_cost(&self, turn: usize) -> Option<f64> {

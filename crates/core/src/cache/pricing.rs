@@ -128,7 +128,6 @@ impl Pricing {
         let mut env = Environment {
             models: vec![None; n],
             prices: vec![None; n],
-            unpriced: vec![false; n],
             recorded_costs: vec![None; n],
             writes_unbilled: billed.per_turn.iter().any(|t| t.cache_read.unwrap_or(0) > 0)
                 && billed.per_turn.iter().filter(|t| t.prompt.is_some()).all(|t| t.cache_write == Some(0)),
@@ -141,7 +140,6 @@ impl Pricing {
             for t in &billed.per_turn {
                 let (i, m) = (t.turn - 1, t.model.clone());
                 env.prices[i] = m.as_deref().and_then(|m| self.table.lookup(m)).map(|(_, p)| p);
-                env.unpriced[i] = m.is_some() && env.prices[i].is_none();
                 env.recorded_costs[i] = t.cost.filter(|_| t.cost_recorded);
                 env.models[i] = m;
             }

@@ -222,6 +222,12 @@ fn side_groups(lines: &[Line]) -> Vec<Option<String>> {
     out
 }
 
+/// Whether `p` is the file of a compaction's summarizer call (`subagents/agent-acompact-*.jsonl`),
+/// not a subagent's.
+pub fn is_compaction_call(p: &Path) -> bool {
+    p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-acompact"))
+}
+
 /// `<dir>/<stem>/subagents/*.jsonl` beside `<dir>/<stem>.jsonl`.
 fn list_subagents(path: &Path, report: &mut ImportReport) {
     let (Some(dir), Some(stem)) = (path.parent(), path.file_stem()) else { return };
@@ -231,8 +237,7 @@ fn list_subagents(path: &Path, report: &mut ImportReport) {
         rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect();
     files.sort();
     for p in files {
-        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let role = if name.starts_with("agent-acompact") { "compaction call" } else { "subagent" };
+        let role = if is_compaction_call(&p) { "compaction call" } else { "subagent" };
         let lines = crate::journal::input::read_regular(&p)
             .map(|b| b.split(|c| *c == b'\n').filter(|l| !l.is_empty()).count())
             .unwrap_or(0);

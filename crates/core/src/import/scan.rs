@@ -70,7 +70,7 @@ pub fn may_be_session(p: &Path) -> bool {
 
 /// A session file with its parent and role.
 fn found(p: &Path, format: Format) -> Found {
-    let compaction = p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-acompact"));
+    let compaction = super::claude_code::is_compaction_call(p);
     let (parent, role) = match parent_of(p, format) {
         Some(parent) if parent.is_file() => (Some(parent), if compaction { "compaction call" } else { "subagent" }),
         Some(_) => (None, "orphan subagent"),

@@ -243,6 +243,12 @@ impl LiveSession {
         self.fold.last_writes(self.main_index())
     }
 
+    /// Whether the session writes one-hour cache entries: the last call's writes were all
+    /// one-hour ones (then its cache lives an hour, and a rewrite costs the one-hour rate).
+    pub fn writes_one_hour(&self) -> bool {
+        self.last_writes().is_some_and(|(h, all)| all > 0 && h >= all)
+    }
+
     /// The index of the session's own file among [`LiveSession::files`].
     pub fn main_file(&self) -> usize {
         self.main_index()

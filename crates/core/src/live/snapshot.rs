@@ -148,7 +148,7 @@ impl Snapshot {
             _ => None,
         };
         let price = price_of(model.as_deref());
-        let one_hour = s.last_writes().is_some_and(|(h, all)| all > 0 && h >= all);
+        let one_hour = s.writes_one_hour();
         let ttl = if one_hour { TTL_1H } else { TTL_5M };
         let last_at = last.and_then(|e| parse_ts(&e.ts));
         let rewrite_rate = |p: &Price| if one_hour { p.write_1h_rate() } else { p.write_rate() };

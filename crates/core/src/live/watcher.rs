@@ -49,7 +49,7 @@ impl Watcher {
         let read = s.read();
         let main = s.main_file();
         let own: Vec<_> = read.entries.iter().filter(|e| e.file == main).collect();
-        let one_hour = s.last_writes().is_some_and(|(h, all)| all > 0 && h >= all);
+        let one_hour = s.writes_one_hour();
         let ttl = if one_hour { TTL_1H } else { TTL_5M };
         let first = first_write(&own);
         for i in self.calls..own.len() {
@@ -58,8 +58,9 @@ impl Watcher {
             let cache = judged.as_ref().map_or(CacheUse::Cold, |j| j.0);
             if let Some((_, Some(mut b))) = judged {
                 if let Event::CacheBreak { reported_cause, .. } = &mut b {
-                    let (before, after) = (i.checked_sub(1).map(|j| own[j].ts.as_str()), own.get(i + 1));
-                    let r = super::reported::for_call(s.reported(), before, after.map(|e| e.ts.as_str()));
+                    let prev = i.checked_sub(1).map(|j| own[j].ts.as_str());
+                    let next = own.get(i + 1).map(|e| e.ts.as_str());
+                    let r = super::reported::for_call(s.reported(), prev, next);
                     *reported_cause = r.map(str::to_string);
                 }
                 out.push(b);
@@ -134,8 +135,7 @@ fn compaction_event(
     let seen = s.observed().iter().find(|o| o.ts == c.ts);
     let files = s.files();
     let summarizer = |e: &&UsageEntry| {
-        let name = files.get(e.file).and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned());
-        name.is_some_and(|n| n.starts_with("agent-acompact-"))
+        files.get(e.file).is_some_and(|p| crate::import::claude_code::is_compaction_call(p))
             && e.ts <= c.ts
             && since.is_none_or(|p| e.ts.as_str() > p)
     };

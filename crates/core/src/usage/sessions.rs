@@ -202,7 +202,7 @@ fn store_rows(path: &Path, format: crate::import::Format) -> Option<Vec<SessionS
         return None;
     }
     let all = opencode::sessions(path).ok().filter(|all| all.len() > 1)?;
-    let spec = |id: &str| format!("{}#{id}", path.display());
+    let spec = |id: &str| opencode::part_spec(path, id);
     let rows = all
         .iter()
         .map(|x| {
@@ -281,34 +281,24 @@ pub fn opener(agent: super::Agent, file: &Path, session: &str) -> Option<(crate:
     Some((f, store.then(|| session.to_string())))
 }
 
-/// How a session found by an agent's usage reader is listed: opened by a read command (its agent
-/// imports requests, [`super::agents::Spec::content`], and ctxj detects the file), or usage only.
-fn listing(agent: super::Agent, file: &Path, session: &str) -> (String, String, Option<String>) {
-    let label = agent.spec().label;
+/// How the session `key` found in `file` by an agent's usage reader is listed (spec, role,
+/// note): opened by a read command (its agent imports requests, [`super::agents::Spec::content`],
+/// and ctxj detects the file), or usage only, named `agent:project/session`, which no read
+/// command opens.
+fn listing(key: &super::entry::SessionKey, file: &Path) -> (String, String, Option<String>) {
+    let label = key.agent.spec().label;
     let shown = file.display().to_string();
-    match opener(agent, file, session) {
-        Some((_, part)) => {
-            let spec = match part {
-                Some(id) => format!("{shown}#{id}"),
-                None => shown,
-            };
-            (spec, "main".into(), None)
+    let note = match opener(key.agent, file, &key.session) {
+        Some((_, Some(id))) => return (crate::import::opencode::part_spec(file, &id), "main".into(), None),
+        Some((_, None)) => return (shown, "main".into(), None),
+        None if key.agent.spec().content => {
+            format!("{label} log read for usage only: ctxj does not import this file (no replay); read from {shown}")
         }
-        _ if agent.spec().content => (
-            String::new(),
-            USAGE_ONLY.into(),
-            Some(format!(
-                "{label} log read for usage only: ctxj does not import this file (no replay); read from {shown}"
-            )),
+        None => format!(
+            "{label} logs hold usage counters, not the requests: no replay (show, cache, audit); read from {shown}"
         ),
-        _ => (
-            String::new(),
-            USAGE_ONLY.into(),
-            Some(format!(
-                "{label} logs hold usage counters, not the requests: no replay (show, cache, audit); read from {shown}"
-            )),
-        ),
-    }
+    };
+    (format!("{}:{}", key.agent.name(), key.key()), USAGE_ONLY.into(), Some(note))
 }
 
 /// One summary per session of the agents' log files (`files`, by agent) read by their usage
@@ -326,9 +316,9 @@ pub fn summarize_usage_only(
     for e in &read.entries {
         let s = by.entry((*e.session).clone()).or_insert_with(|| {
             let file = list.get(e.file).cloned().unwrap_or_default();
-            let (spec, role, note) = listing(e.session.agent, &file, &e.session.session);
+            let (spec, role, note) = listing(&e.session, &file);
             SessionSummary {
-                spec: if spec.is_empty() { format!("{}:{}", e.session.agent.name(), e.session.key()) } else { spec },
+                spec,
                 agent: e.session.agent.name(),
                 role,
                 id: e.session.session.clone(),

@@ -19,6 +19,11 @@ pub struct StoreSession {
 }
 
 /// Whether SQLite bytes (the head of a file) hold OpenCode's tables `session`, `message`, `part`.
+/// How a read command names session `id` of the store at `path`: `<path>#<id>`.
+pub fn part_spec(path: &Path, id: &str) -> String {
+    format!("{}#{id}", path.display())
+}
+
 pub fn is_store(bytes: &[u8]) -> bool {
     if !bytes.starts_with(b"SQLite format 3\0") {
         return false;
@@ -110,7 +115,7 @@ pub(super) fn read(path: &Path, part: Option<&str>) -> Result<Imported, ImportEr
     }
     for child in all.iter().filter(|x| x.parent.as_deref() == Some(session.id.as_str())) {
         report.children.push(crate::import::Child {
-            spec: format!("{}#{}", path.display(), child.id),
+            spec: part_spec(path, &child.id),
             role: "subagent".into(),
             lines: 0,
         });
