@@ -37,6 +37,8 @@ use super::{Ctx, EXIT_OK};
 ///   ctxj export sample-journals/transcripts
 ///   ctxj export sample-journals/transcripts --agent codex --format csv
 ///   ctxj export sample-journals/transcripts -s sliding-8 --format otlp-json
+///   ctxj export <paths…> --endpoint http://localhost:4318
+///   ctxj export --folders
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 #[command(mut_arg("strategies", |a| a.help("A strategy to simulate besides the recorded requests (repeatable)")))]
