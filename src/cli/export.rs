@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::ValueEnum;
 
 use ctxj::render::export::{exporter, ExportFormat};
@@ -38,6 +38,7 @@ use super::{Ctx, EXIT_OK};
 ///   ctxj export sample-journals/transcripts --agent codex --format csv
 ///   ctxj export sample-journals/transcripts -s sliding-8 --format otlp-json
 ///   ctxj export <paths…> --endpoint http://localhost:4318
+///   ctxj export <paths…> --endpoint http://localhost:6006 --include-content
 ///   ctxj export --folders
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
@@ -57,6 +58,11 @@ pub struct Args {
     /// `fleet/ctxj_spark.py` reads when given no --input.
     #[arg(long, conflicts_with_all = ["paths", "format"])]
     pub folders: bool,
+    /// OTLP only (--endpoint, --format otlp-json): put each call's text on its chat span
+    /// (OpenInference input.value: what was recorded since the previous response; output.value:
+    /// the response and its tool calls), secrets redacted, at most 8192 characters each.
+    #[arg(long)]
+    pub include_content: bool,
     #[command(flatten)]
     pub send: SendArgs,
 }
@@ -72,6 +78,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     if args.folders {
         return folders(&args.logs);
     }
+    if args.include_content && args.send.endpoint.is_none() && args.format != FormatArg::OtlpJson {
+        bail!("--include-content puts text on OTLP spans: use it with --endpoint or --format otlp-json");
+    }
     let replays = args.strategy.as_given(ctx.cache.as_deref());
     replays.no_duplicates()?;
     let tokenizer = args.encoding.tokenizer(ctx)?;
@@ -86,7 +95,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     };
     if let Some(target) = target {
         let mut sender = Sender::new(target);
-        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, &mut |s| {
+        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, args.include_content, &mut |s| {
             note(&s);
             sender.session(&s)
         })?;
@@ -100,7 +109,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
             FormatArg::OtlpJson => ExportFormat::OtlpJson,
         });
         let mut out = super::stdout();
-        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, &mut |s| {
+        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, args.include_content, &mut |s| {
             note(&s);
             writer.session(&mut out, &s)
         })?;
