@@ -32,6 +32,7 @@ mod live;
 mod memo;
 mod model_names;
 mod otlp_receiver;
+mod phoenix;
 #[cfg(feature = "synth")]
 mod perf;
 mod prefix;
