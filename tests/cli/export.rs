@@ -306,3 +306,30 @@ fn regression_spans_carried_no_content_and_include_content_redacts_and_bounds_it
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--endpoint or --format otlp-json"));
 }
+
+/// Issue 32: `export` lacked flags its siblings have — `usage`'s `--since`/`--until`/`--timezone`.
+/// The window selects the same calls as `usage`'s (equal totals), rows keep their unfiltered
+/// turn numbers (so ids do not move), a session with no call inside is left out, and an
+/// inverted window is an error.
+#[test]
+fn regression_export_lacked_the_date_window_of_usage() {
+    let all = rows(&["export"], &transcripts());
+    for (since, until) in [("2026-03-14", "2026-03-14"), ("2026-03-13", "2026-03-14"), ("20260315", "2026-12-31")] {
+        let w = ["--since", since, "--until", until, "--timezone", "UTC"];
+        let usage: Value = serde_json::from_str(&out(&[&["usage", "--json"][..], &w].concat(), &transcripts())).unwrap();
+        let t = &usage["totals"];
+        let rows = rows(&[&["export"][..], &w].concat(), &transcripts());
+        assert!(!rows.is_empty() && rows.len() < all.len(), "{since}..{until}: {} rows", rows.len());
+        assert_eq!(rows.len() as u64, t["calls"].as_u64().unwrap(), "{since}..{until}");
+        let sum = |f: &str| rows.iter().map(|r| r[f].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(sum("input_tokens"), t["input"].as_u64().unwrap());
+        assert_eq!(sum("cache_read_tokens"), t["cache_read"].as_u64().unwrap());
+        let cost: f64 = rows.iter().filter_map(|r| r["cost_usd"].as_f64()).sum();
+        assert!((cost - t["cost_usd"].as_f64().unwrap()).abs() < 1e-6);
+        for r in &rows {
+            assert!(all.contains(r), "a row changed under the window: {r}");
+        }
+    }
+    let o = ctxj().args(["export", "--since", "2026-03-15", "--until", "2026-03-14"]).arg(transcripts()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+}

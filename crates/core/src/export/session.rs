@@ -33,6 +33,28 @@ pub struct SessionRows {
     pub agent_id: Option<String>,
 }
 
+impl SessionRows {
+    /// The rows of the calls inside `window` (recorded rows by their time, a strategy's rows by
+    /// the time of the turn they replay), with the strategies' totals and the subagent runs
+    /// recomputed over them. Turns keep their numbers, so span ids and row ids are an unfiltered
+    /// export's.
+    pub fn within(mut self, window: &crate::usage::time::Window) -> SessionRows {
+        if window.is_open() {
+            return self;
+        }
+        self.rows.retain(|r| r.timestamp.as_deref().is_some_and(|t| window.contains(t)));
+        let kept: std::collections::HashSet<u64> =
+            self.rows.iter().filter(|r| r.strategy == "recorded").map(|r| r.turn).collect();
+        self.spawns.retain(|sp| kept.contains(&sp.turn));
+        let names: Vec<String> = self.strategies.iter().map(|t| t.strategy.clone()).collect();
+        self.strategies = names
+            .iter()
+            .map(|n| total(n, &self.rows.iter().filter(|r| &r.strategy == n).cloned().collect::<Vec<_>>()))
+            .collect();
+        self
+    }
+}
+
 /// The tools with which Claude Code starts a subagent: `Task`, renamed `Agent` in 2.1.x
 /// (shared/formats/claude-code.md, "Subagents").
 pub const SPAWN_TOOLS: [&str; 2] = ["Task", "Agent"];
