@@ -316,7 +316,8 @@ fn regression_export_lacked_the_date_window_of_usage() {
     let all = rows(&["export"], &transcripts());
     for (since, until) in [("2026-03-14", "2026-03-14"), ("2026-03-13", "2026-03-14"), ("20260315", "2026-12-31")] {
         let w = ["--since", since, "--until", until, "--timezone", "UTC"];
-        let usage: Value = serde_json::from_str(&out(&[&["usage", "--json"][..], &w].concat(), &transcripts())).unwrap();
+        let usage: Value =
+            serde_json::from_str(&out(&[&["usage", "--json"][..], &w].concat(), &transcripts())).unwrap();
         let t = &usage["totals"];
         let rows = rows(&[&["export"][..], &w].concat(), &transcripts());
         assert!(!rows.is_empty() && rows.len() < all.len(), "{since}..{until}: {} rows", rows.len());
@@ -330,6 +331,7 @@ fn regression_export_lacked_the_date_window_of_usage() {
             assert!(all.contains(r), "a row changed under the window: {r}");
         }
     }
-    let o = ctxj().args(["export", "--since", "2026-03-15", "--until", "2026-03-14"]).arg(transcripts()).output().unwrap();
+    let o =
+        ctxj().args(["export", "--since", "2026-03-15", "--until", "2026-03-14"]).arg(transcripts()).output().unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -390,8 +390,12 @@ fn regression_release_builds_carried_debuginfo() {
     let manifest = std::fs::read_to_string(repo().join("Cargo.toml")).unwrap();
     let release = manifest.split("[profile.release]").nth(1).expect("a [profile.release] section");
     let release = release.split("\n[").next().unwrap();
-    let debug = release.lines().find_map(|l| l.trim().strip_prefix("debug").map(|v| v.trim_start_matches([' ', '=']).trim()));
-    assert!(matches!(debug, Some("false" | "0" | "\"line-tables-only\"" | "\"none\"")), "[profile.release] debug = {debug:?}");
+    let debug =
+        release.lines().find_map(|l| l.trim().strip_prefix("debug").map(|v| v.trim_start_matches([' ', '=']).trim()));
+    assert!(
+        matches!(debug, Some("false" | "0" | "\"line-tables-only\"" | "\"none\"")),
+        "[profile.release] debug = {debug:?}"
+    );
 }
 
 /// Issue 32: `docs/rules.md` held an absolute path from a maintainer's machine. No document a

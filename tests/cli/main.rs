@@ -32,9 +32,9 @@ mod live;
 mod memo;
 mod model_names;
 mod otlp_receiver;
-mod phoenix;
 #[cfg(feature = "synth")]
 mod perf;
+mod phoenix;
 mod prefix;
 mod report;
 mod samples;

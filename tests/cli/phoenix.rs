@@ -170,8 +170,7 @@ fn a_real_session_reaches_arize_phoenix_with_ids_tree_tokens_and_cost_of_usage()
     assert_eq!(spans.len(), n, "Phoenix stored each span once");
 
     // What ctxj meant to send, in OTLP JSON (the same span model): by span id.
-    let json =
-        ctxj().args(["export", "--include-content", "--format", "otlp-json"]).args(&inputs).output().unwrap();
+    let json = ctxj().args(["export", "--include-content", "--format", "otlp-json"]).args(&inputs).output().unwrap();
     let mut want: HashMap<String, Value> = HashMap::new();
     for l in String::from_utf8(json.stdout).unwrap().lines() {
         let v: Value = serde_json::from_str(l).unwrap();
@@ -192,8 +191,7 @@ fn a_real_session_reaches_arize_phoenix_with_ids_tree_tokens_and_cost_of_usage()
     // Ids: Phoenix's hex ids are ctxj's (16 and 8 bytes), one trace for the session and its subagents.
     let ids: BTreeSet<(String, String)> =
         spans.iter().map(|s| (hex(&s["context"]["trace_id"]), hex(&s["context"]["span_id"]))).collect();
-    let want_ids: BTreeSet<(String, String)> =
-        want.iter().map(|(id, v)| (hex(&v["trace"]), id.clone())).collect();
+    let want_ids: BTreeSet<(String, String)> = want.iter().map(|(id, v)| (hex(&v["trace"]), id.clone())).collect();
     assert_eq!(ids, want_ids);
     assert!(ids.iter().all(|(t, s)| t.len() == 32 && s.len() == 16), "{ids:?}");
 
@@ -220,8 +218,8 @@ fn a_real_session_reaches_arize_phoenix_with_ids_tree_tokens_and_cost_of_usage()
     assert_eq!(by_id[task["parent_id"].as_str().unwrap()]["span_kind"], "LLM");
 
     // Tokens, per span as sent, and in total as `usage` counts them — in Phoenix's own count too.
-    let usage: Value = serde_json::from_slice(&ctxj().args(["usage", "--json"]).args(&inputs).output().unwrap().stdout)
-        .unwrap();
+    let usage: Value =
+        serde_json::from_slice(&ctxj().args(["usage", "--json"]).args(&inputs).output().unwrap().stdout).unwrap();
     let total = &usage["totals"];
     let llm: Vec<&Value> = spans.iter().filter(|s| s["span_kind"] == "LLM").collect();
     assert_eq!(llm.len() as u64, total["calls"].as_u64().unwrap());

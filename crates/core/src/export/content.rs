@@ -87,7 +87,9 @@ mod tests {
         let c = Content::new(&["é".repeat(CONTENT_LIMIT + 10)], "ok");
         assert!(c.cut);
         assert_eq!(c.input.chars().filter(|&ch| ch == 'é').count(), CONTENT_LIMIT);
-        assert!(c.input.ends_with(&format!("[cut by ctxj: {CONTENT_LIMIT} of {} characters sent]", CONTENT_LIMIT + 10)));
+        assert!(c
+            .input
+            .ends_with(&format!("[cut by ctxj: {CONTENT_LIMIT} of {} characters sent]", CONTENT_LIMIT + 10)));
         assert_eq!(c.output, "ok");
         let c = Content::new(&["a".repeat(CONTENT_LIMIT)], "");
         assert!(!c.cut && c.input.len() == CONTENT_LIMIT, "exactly the limit is not cut");

@@ -135,7 +135,8 @@ pub fn export<E>(
     sink: &mut dyn FnMut(SessionRows) -> Result<(), E>,
 ) -> Result<(), E> {
     for chunk in sessions.chunks(CHUNK) {
-        let done: Vec<SessionRows> = chunk.par_iter().map(|s| session::rows(s, strategies, tokenizer, content)).collect();
+        let done: Vec<SessionRows> =
+            chunk.par_iter().map(|s| session::rows(s, strategies, tokenizer, content)).collect();
         for s in done {
             sink(s)?;
         }

@@ -253,7 +253,12 @@ fn reconstruct(input: &SessionInput, tokenizer: &Tokenizer) -> Result<(Journal, 
 /// Per turn of the recorded replay: its times, model, estimate, simulated hit, recorded break,
 /// whether a compaction record precedes it, its text (with `with_content`) and the subagent runs
 /// it started (into `spawns`).
-fn recorded_turns(journal: &Journal, est: &TiktokenEstimator, with_content: bool, spawns: &mut Vec<Spawn>) -> Vec<Turn> {
+fn recorded_turns(
+    journal: &Journal,
+    est: &TiktokenEstimator,
+    with_content: bool,
+    spawns: &mut Vec<Spawn>,
+) -> Vec<Turn> {
     let session_model = journal.session().and_then(|s| s.model.clone());
     let mut turns = Vec::with_capacity(journal.turns.len());
     let mut compaction = false;
