@@ -11,7 +11,9 @@
 //! * `ctxj_has_fleet`: the fleet venv (`.venv-fleet/bin/python` with `pyspark` installed, made by
 //!   `.ci/run` from `fleet/requirements.txt`) and `java` on `PATH` (tests/cli/fleet.rs);
 //! * `ctxj_has_otlp_decoder`: the fleet venv's python with opentelemetry-proto installed (the
-//!   OTLP receiver of tests/cli/otlp_receiver.rs).
+//!   OTLP receiver of tests/cli/otlp_receiver.rs);
+//! * `ctxj_has_phoenix`: Arize Phoenix in the fleet venv (`.venv-fleet/bin/phoenix`, the real OTLP
+//!   receiver of tests/cli/phoenix.rs).
 //!
 //! Tests carry `#[cfg_attr(not(ctxj_has_samples), ignore = "…")]` and call a helper of
 //! `tests/cli/common.rs` that panics with a clear message when the input is missing anyway.
@@ -61,6 +63,8 @@ fn main() {
         .flatten()
         .any(|d| d.path().join("site-packages").join("opentelemetry").join("proto").is_dir());
     emit("ctxj_has_otlp_decoder", ci || (is_executable(&python) && otlp_proto));
+    let phoenix = venv.join("bin").join("phoenix");
+    emit("ctxj_has_phoenix", ci || is_executable(&watch(phoenix)));
 }
 
 /// Re-probes when a path that was found changes or goes away. A path that is absent is not

@@ -3,13 +3,13 @@
 
 use std::io::Write;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::ValueEnum;
 
 use ctxj::render::export::{exporter, ExportFormat};
 use ctxj_core::text::escape_line;
 
-use super::args::LogArgs;
+use super::args::{LogArgs, WindowArgs};
 use super::otlp_send::Sender;
 use super::otlp_target::SendArgs;
 use super::resolve::{EncodingArgs, StrategyArgs};
@@ -36,8 +36,10 @@ use super::{Ctx, EXIT_OK};
 /// Examples:
 ///   ctxj export sample-journals/transcripts
 ///   ctxj export sample-journals/transcripts --agent codex --format csv
+///   ctxj export sample-journals/transcripts --since 2026-03-14 --until 2026-03-14
 ///   ctxj export sample-journals/transcripts -s sliding-8 --format otlp-json
 ///   ctxj export <paths…> --endpoint http://localhost:4318
+///   ctxj export <paths…> --endpoint http://localhost:6006 --include-content
 ///   ctxj export --folders
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
@@ -49,6 +51,8 @@ pub struct Args {
     pub strategy: StrategyArgs,
     #[command(flatten)]
     pub encoding: EncodingArgs,
+    #[command(flatten)]
+    pub window: WindowArgs,
     /// ndjson (one row a line), csv, or otlp-json (one OTLP trace per session a line).
     #[arg(long, value_enum, default_value_t = FormatArg::Ndjson, conflicts_with = "endpoint")]
     pub format: FormatArg,
@@ -57,6 +61,11 @@ pub struct Args {
     /// `fleet/ctxj_spark.py` reads when given no --input.
     #[arg(long, conflicts_with_all = ["paths", "format"])]
     pub folders: bool,
+    /// OTLP only (--endpoint, --format otlp-json): put each call's text on its chat span
+    /// (OpenInference input.value: what was recorded since the previous response; output.value:
+    /// the response and its tool calls), secrets redacted, at most 8192 characters each.
+    #[arg(long)]
+    pub include_content: bool,
     #[command(flatten)]
     pub send: SendArgs,
 }
@@ -72,6 +81,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     if args.folders {
         return folders(&args.logs);
     }
+    if args.include_content && args.send.endpoint.is_none() && args.format != FormatArg::OtlpJson {
+        bail!("--include-content puts text on OTLP spans: use it with --endpoint or --format otlp-json");
+    }
+    let (_, window) = args.window.window()?;
     let replays = args.strategy.as_given(ctx.cache.as_deref());
     replays.no_duplicates()?;
     let tokenizer = args.encoding.tokenizer(ctx)?;
@@ -79,16 +92,23 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let sessions = ctxj_core::export::plan(&args.logs.files()?);
     let mut notes = 0usize;
     let mut note = |s: &ctxj_core::export::SessionRows| {
+        if s.rows.is_empty() && !window.is_open() {
+            return false;
+        }
         if let Some(n) = &s.note {
             notes += 1;
             eprintln!("{}: not reconstructed ({}); its rows carry no estimate", escape_line(&s.source), escape_line(n));
         }
+        true
     };
     if let Some(target) = target {
         let mut sender = Sender::new(target);
-        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, &mut |s| {
-            note(&s);
-            sender.session(&s)
+        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, args.include_content, &mut |s| {
+            let s = s.within(&window);
+            if note(&s) {
+                sender.session(&s)?;
+            }
+            anyhow::Ok(())
         })?;
         sender.finish()?;
         replays.check()?;
@@ -100,9 +120,12 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
             FormatArg::OtlpJson => ExportFormat::OtlpJson,
         });
         let mut out = super::stdout();
-        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, &mut |s| {
-            note(&s);
-            writer.session(&mut out, &s)
+        ctxj_core::export::export(&sessions, &replays.strategies, &tokenizer, args.include_content, &mut |s| {
+            let s = s.within(&window);
+            if note(&s) {
+                writer.session(&mut out, &s)?;
+            }
+            anyhow::Ok(())
         })?;
         writer.finish(&mut out)?;
         replays.check()?;

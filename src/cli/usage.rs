@@ -8,10 +8,9 @@ use clap::ValueEnum;
 
 use ctxj::render::rows::write_output;
 use ctxj::render::usage::usage_table;
-use ctxj_core::usage::time::{zone, Window};
 use ctxj_core::usage::{usage, By, Options};
 
-use super::args::{agent_files, LogArgs, OrderArg, RowsArgs};
+use super::args::{agent_files, LogArgs, OrderArg, RowsArgs, WindowArgs};
 use super::{Ctx, EXIT_OK};
 
 /// Token and cost totals of every agent's logs, with cache-hit rate and compactions.
@@ -63,15 +62,8 @@ pub struct Args {
     /// Per-model rows under each group.
     #[arg(long)]
     pub breakdown: bool,
-    /// Only calls from this date (2026-03-14, 20260314) or RFC 3339 time on.
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-    /// Only calls up to this date (inclusive) or RFC 3339 time.
-    #[arg(long, value_name = "WHEN")]
-    pub until: Option<String>,
-    /// IANA time zone for dates (default: $TZ, else the system's).
-    #[arg(long, value_name = "ZONE")]
-    pub timezone: Option<String>,
+    #[command(flatten)]
+    pub window: WindowArgs,
     /// The first day of a week for `--by week` (ccusage's default: sunday).
     #[arg(long, value_enum, default_value_t = WeekdayArg::Sunday, value_name = "DAY")]
     pub start_of_week: WeekdayArg,
@@ -118,8 +110,7 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
         ByArg::Project => By::Project,
         ByArg::Block => By::Block,
     };
-    let tz = zone(args.timezone.as_deref())?;
-    let window = Window::parse(args.since.as_deref(), args.until.as_deref(), tz)?;
+    let (tz, window) = args.window.window()?;
     let files = agent_files(&args.logs.paths, args.logs.agent)?;
     let week_start = args.start_of_week.weekday();
     let (last, order) = (args.last.map(|n| n as usize), args.order.map(OrderArg::order));

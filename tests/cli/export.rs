@@ -259,3 +259,79 @@ fn regression_export_refused_importable_agents() {
         .code(2)
         .stderr(predicates::str::contains("Hermes Agent logs hold usage counters only"));
 }
+
+/// Issue 32: the spans carried no input or output text. `--include-content` puts each call's
+/// text on its chat span (OpenInference `input.value`/`output.value`), with secrets redacted by
+/// the one redaction rule and each text cut to 8,192 characters with a note; without it, and
+/// on the rows' formats, nothing of the conversation leaves.
+#[test]
+fn regression_spans_carried_no_content_and_include_content_redacts_and_bounds_it() {
+    let key = "sk-ant-api03-0123456789abcdefghijKLMNOP";
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("projects/-home-user-demo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sid = "d597cea3-543d-431a-9de6-c68f0abb00fb";
+    let text = std::fs::read_to_string(transcripts().join(format!("claude-code/projects/-home-user-demo/{sid}.jsonl")))
+        .unwrap()
+        .replacen("Find out why and fix it.", &format!("Find out why and fix it. Key: {key}. {}", "x".repeat(9000)), 1);
+    std::fs::write(dir.join(format!("{sid}.jsonl")), text).unwrap();
+    let chat = |args: &[&str]| -> Vec<std::collections::BTreeMap<String, Value>> {
+        out(args, d.path())
+            .lines()
+            .flat_map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                v["resourceSpans"][0]["scopeSpans"][0]["spans"].as_array().unwrap().clone()
+            })
+            .filter(|s| s["name"].as_str().unwrap().starts_with("chat"))
+            .map(|s| attrs(&s).into_iter().map(|(k, v)| (k, v.as_object().unwrap().values().next().unwrap().clone())))
+            .map(|a| a.collect())
+            .collect()
+    };
+    let plain = chat(&["export", "--format", "otlp-json"]);
+    assert!(plain.iter().all(|a| !a.contains_key("input.value") && !a.contains_key("output.value")));
+    let with = chat(&["export", "--format", "otlp-json", "--include-content"]);
+    assert_eq!(with.len(), plain.len());
+    let first = &with[0];
+    let input = first["input.value"].as_str().unwrap();
+    assert!(input.starts_with("The test `test_due_dates` fails") && input.contains("Key: [REDACTED]."), "{input:.200}");
+    assert!(!with.iter().any(|a| a.values().any(|v| v.to_string().contains("sk-ant"))), "a secret left");
+    let note = input.rsplit_once("… [cut by ctxj: 8192 of ").map(|(_, n)| n);
+    assert!(note.is_some_and(|n| n.ends_with(" characters sent]")), "{}", &input[input.len() - 80..]);
+    assert_eq!(first["ctxj.content_cut"], true);
+    assert!(first["output.value"].as_str().unwrap().contains("[call Bash] {\"command\":"), "{first:?}");
+    assert!(with[1]["input.value"].as_str().unwrap().starts_with("[Bash result] "), "{:?}", with[1]);
+    assert!(!with[1].contains_key("ctxj.content_cut"));
+    // The rows' formats carry no text: the flag is refused there.
+    let o = ctxj().args(["export", "--include-content"]).arg(d.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--endpoint or --format otlp-json"));
+}
+
+/// Issue 32: `export` lacked flags its siblings have — `usage`'s `--since`/`--until`/`--timezone`.
+/// The window selects the same calls as `usage`'s (equal totals), rows keep their unfiltered
+/// turn numbers (so ids do not move), a session with no call inside is left out, and an
+/// inverted window is an error.
+#[test]
+fn regression_export_lacked_the_date_window_of_usage() {
+    let all = rows(&["export"], &transcripts());
+    for (since, until) in [("2026-03-14", "2026-03-14"), ("2026-03-13", "2026-03-14"), ("20260315", "2026-12-31")] {
+        let w = ["--since", since, "--until", until, "--timezone", "UTC"];
+        let usage: Value =
+            serde_json::from_str(&out(&[&["usage", "--json"][..], &w].concat(), &transcripts())).unwrap();
+        let t = &usage["totals"];
+        let rows = rows(&[&["export"][..], &w].concat(), &transcripts());
+        assert!(!rows.is_empty() && rows.len() < all.len(), "{since}..{until}: {} rows", rows.len());
+        assert_eq!(rows.len() as u64, t["calls"].as_u64().unwrap(), "{since}..{until}");
+        let sum = |f: &str| rows.iter().map(|r| r[f].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(sum("input_tokens"), t["input"].as_u64().unwrap());
+        assert_eq!(sum("cache_read_tokens"), t["cache_read"].as_u64().unwrap());
+        let cost: f64 = rows.iter().filter_map(|r| r["cost_usd"].as_f64()).sum();
+        assert!((cost - t["cost_usd"].as_f64().unwrap()).abs() < 1e-6);
+        for r in &rows {
+            assert!(all.contains(r), "a row changed under the window: {r}");
+        }
+    }
+    let o =
+        ctxj().args(["export", "--since", "2026-03-15", "--until", "2026-03-14"]).arg(transcripts()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -165,7 +165,7 @@ fn usage_by_block_windows_calls_as_ccusage_blocks() {
     }
     let starts: Vec<&str> = rows.iter().map(|r| r["block"]["start"].as_str().unwrap()).collect();
     assert!(starts.windows(2).all(|w| w[0] <= w[1]), "oldest first: {starts:?}");
-    for width in ["80", "160"] {
+    for width in ["80", "100", "160"] {
         let table = ctxj()
             .arg("usage")
             .arg(sample("transcripts"))
@@ -222,7 +222,7 @@ fn regression_turns_had_no_billed_cost() {
     let c: serde_json::Value = serde_json::from_slice(&cache.stdout).unwrap();
     let billed = c["recorded"]["cost"].as_f64().expect("the session's billed cost");
     assert!(per_turn > 0.0 && (per_turn - billed).abs() < 1e-9, "{per_turn} vs {billed}");
-    for width in ["80", "160"] {
+    for width in ["80", "100", "160"] {
         let table = ctxj().arg("turns").arg(&t).env("COLUMNS", width).output().unwrap();
         let table = String::from_utf8_lossy(&table.stdout).into_owned();
         assert!(table.contains("as billed"), "{table}");

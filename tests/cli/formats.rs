@@ -125,13 +125,13 @@ fn table(args: &[&str], cols: &str) -> String {
 }
 
 #[test]
-fn cache_and_turns_tables_fit_80_and_160_columns() {
+fn cache_and_turns_tables_fit_80_100_and_160_columns() {
     let cases: [(&str, &[&str]); 3] = [
         ("cache", &["cache", "sample-journals/bugfix-todo", "-s", "recorded", "-s", "sliding-8", "-s", "truncate-500"]),
         ("cache_billed", &["cache", "sample-journals/transcripts/claude-code", "--per-turn"]),
         ("turns", &["turns", "sample-journals/bugfix-todo", "-s", "age-truncate-500-keep-3"]),
     ];
-    for cols in ["80", "160"] {
+    for cols in ["80", "100", "160"] {
         for (name, args) in cases {
             let out = table(args, cols);
             // The cache break explanations under the tables are prose lines, not table rows.

@@ -382,3 +382,54 @@ fn regression_completions_offered_file_names_for_strategy_and_at() {
     // Offered, not enforced and not listed in the help: a number after `rev` still parses.
     assert!(!help(&["show"]).contains("[possible values: rev"), "the keywords stay out of --help");
 }
+
+/// Issue 32: the installed binary was 123 MB because release builds carried debuginfo
+/// (`debug = 1`); full debuginfo belongs to the `profiling` profile only.
+#[test]
+fn regression_release_builds_carried_debuginfo() {
+    let manifest = std::fs::read_to_string(repo().join("Cargo.toml")).unwrap();
+    let release = manifest.split("[profile.release]").nth(1).expect("a [profile.release] section");
+    let release = release.split("\n[").next().unwrap();
+    let debug =
+        release.lines().find_map(|l| l.trim().strip_prefix("debug").map(|v| v.trim_start_matches([' ', '=']).trim()));
+    assert!(
+        matches!(debug, Some("false" | "0" | "\"line-tables-only\"" | "\"none\"")),
+        "[profile.release] debug = {debug:?}"
+    );
+}
+
+/// Issue 32: `docs/rules.md` held an absolute path from a maintainer's machine. No document a
+/// user reads names one (the bundled samples' `/home/user/…` is the transcripts' own).
+#[test]
+fn regression_docs_held_a_maintainers_absolute_path() {
+    let re = regex::Regex::new(r"(/home/(?:[a-z][a-z0-9_-]*)|/Users/[A-Za-z]|/work/|/root/|[A-Z]:\\Users\\)").unwrap();
+    let mut docs = vec![repo().join("README.md"), repo().join("fleet/README.md")];
+    for e in std::fs::read_dir(repo().join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            docs.push(p);
+        }
+    }
+    let mut found = vec![];
+    for p in docs {
+        let text = std::fs::read_to_string(&p).unwrap();
+        for (i, l) in text.lines().enumerate() {
+            for m in re.find_iter(l).filter(|m| m.as_str() != "/home/user") {
+                found.push(format!("{}:{}: {}", p.display(), i + 1, m.as_str()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// Issue 32: the output's jargon ("projection", "rev", "prefix diverged at block 1") had no
+/// glossary a user could find: `docs/glossary.md` defines them and the README links it.
+#[test]
+fn regression_jargon_had_no_glossary_a_user_could_find() {
+    let glossary = std::fs::read_to_string(repo().join("docs/glossary.md")).unwrap();
+    for term in ["**projection**", "**rev**", "Prefix diverged at block 1", "**turn**", "**strategy**"] {
+        assert!(glossary.contains(term), "docs/glossary.md lacks {term}");
+    }
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(readme.contains("](docs/glossary.md)"), "the README does not link docs/glossary.md");
+}

@@ -34,6 +34,7 @@ mod model_names;
 mod otlp_receiver;
 #[cfg(feature = "synth")]
 mod perf;
+mod phoenix;
 mod prefix;
 mod report;
 mod samples;

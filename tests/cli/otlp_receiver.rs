@@ -1,15 +1,17 @@
-//! Issue 32: `ctxj export --endpoint` over the wire. The shared sessions' spans (three agents) are POSTed as
-//! OTLP/HTTP protobuf to a receiver that decodes them with the reference protobuf classes
-//! (`fleet/otlp_receiver.py`, opentelemetry-proto in `.venv-fleet`): the ids are raw 16/8 bytes
-//! and equal the OTLP JSON's, every parent span was sent, the subagent hangs under its Task
-//! span, and the LLM spans' tokens and cost equal `ctxj usage --json`'s. Also the errors: a
-//! refused connection and a receiver's non-2xx answer exit 2 with a one-line, escaped message.
+//! Issue 32: `ctxj export --endpoint` over the wire, what the real receiver's test
+//! (`tests/cli/phoenix.rs`: one Claude Code session read back from Arize Phoenix) does not show.
+//! All the shared sessions (three agents) are POSTed as OTLP/HTTP protobuf, in more than one
+//! request with the headers given, to a minimal receiver that decodes them with the reference
+//! protobuf classes (`fleet/otlp_receiver.py`, opentelemetry-proto in `.venv-fleet`) and records
+//! what Phoenix hides: the ids' raw lengths (16/8 bytes, equal to the OTLP JSON's hex), every
+//! parent sent, and the LLM spans' tokens and cost, with their parts, equal to `ctxj usage
+//! --json`'s over the three agents. Also the errors Phoenix would not give on demand: a refused
+//! connection and a receiver's non-2xx answer exit 2 with a one-line, escaped message.
 //!
-//! The receiver is not the OpenTelemetry Collector: its release binaries come from a host this
-//! project cannot reach (docs/fleet.md says so). Needs `.venv-fleet` with opentelemetry-proto
-//! (`.ci/run` installs it; build.rs's `ctxj_has_otlp_decoder`).
+//! Needs `.venv-fleet` with opentelemetry-proto (`.ci/run` installs it; build.rs's
+//! `ctxj_has_otlp_decoder`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -121,7 +123,7 @@ fn the_shared_sessions_reach_a_receiver_with_ids_tree_tokens_and_cost_of_usage()
     assert_eq!(ids.len(), spans.len(), "span ids are unique");
     assert_eq!(ids, json_ids);
 
-    // The tree: every parent was sent, in the same trace; subagents hang under their Task span.
+    // The tree: every parent was sent, in the same trace (the subagents: tests/cli/phoenix.rs).
     let by_id: HashMap<&str, &Value> = spans.iter().map(|s| (s["span_id"].as_str().unwrap(), *s)).collect();
     for s in &spans {
         let p = s["parent_span_id"].as_str().unwrap();
@@ -133,20 +135,6 @@ fn the_shared_sessions_reach_a_receiver_with_ids_tree_tokens_and_cost_of_usage()
         assert_eq!(parent["trace_id"], s["trace_id"]);
         assert!(s["start"].as_u64() <= s["end"].as_u64(), "{s}");
     }
-    let sub = spans
-        .iter()
-        .find(|s| {
-            s["attributes"]["gen_ai.conversation.id"] == "agent-a2898e3"
-                && s["name"].as_str().unwrap().starts_with("invoke")
-        })
-        .expect("the subagent a2898e3's root span");
-    let task = by_id[sub["parent_span_id"].as_str().unwrap()];
-    assert_eq!(task["name"], "execute_tool Task", "{task}");
-    assert_eq!(task["attributes"]["ctxj.subagent"], "a2898e3");
-    let spawner = by_id[task["parent_span_id"].as_str().unwrap()];
-    assert_eq!(spawner["attributes"]["openinference.span.kind"], "LLM");
-    assert_eq!(spawner["attributes"]["session.id"], sub["attributes"]["session.id"]);
-
     // Tokens and cost: the LLM spans add up to `usage`.
     let usage: Value =
         serde_json::from_slice(&ctxj().args(["usage", "--json"]).arg(&shared).output().unwrap().stdout).unwrap();
@@ -182,13 +170,6 @@ fn the_shared_sessions_reach_a_receiver_with_ids_tree_tokens_and_cost_of_usage()
             assert!((p + c - t).abs() < 1e-9, "{s}");
         }
     }
-    // Real durations: a call starts at the record before its response.
-    assert!(llm.iter().any(|s| s["start"].as_u64() < s["end"].as_u64()), "every chat span lasts 0 ns");
-    let models: BTreeMap<&str, usize> = llm.iter().fold(BTreeMap::new(), |mut m, s| {
-        *m.entry(s["attributes"]["llm.model_name"].as_str().unwrap_or("?")).or_default() += 1;
-        m
-    });
-    assert!(models.len() > 1, "{models:?}");
 }
 
 /// Issue 32: a receiver's error answer must say what it said, on one line, escaped (its body is

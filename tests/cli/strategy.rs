@@ -119,6 +119,10 @@ fn diff_of_two_strategies_reports_blocks_and_text() {
     assert_eq!(out.status.code(), Some(1));
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(!s.contains("+++"), "{s}");
+    // Issue 32: `--stat` was not a stat. It is one line per changed block with its size before
+    // and after, under a summary line of the counts.
+    assert!(s.lines().next().is_some_and(|l| l.contains(" changed, ")), "{s}");
+    assert!(s.lines().any(|l| l.starts_with("  ~ result c1 · ") && l.contains(" → ") && l.ends_with(")")), "{s}");
     // --json
     let out = ctxj()
         .arg("diff")

@@ -180,10 +180,10 @@ fn every_format_of_usage_and_sessions() {
 }
 
 #[test]
-fn tables_fit_80_and_160_columns() {
+fn tables_fit_80_100_and_160_columns() {
     let d = transcripts();
     let d = d.to_str().unwrap();
-    for cols in ["80", "160"] {
+    for cols in ["80", "100", "160"] {
         for args in [vec!["usage", d, "--by", "day", "--breakdown"], vec!["sessions", d]] {
             let (out, _) = run(&args, &[("COLUMNS", cols)]);
             let limit: usize = cols.parse().unwrap();

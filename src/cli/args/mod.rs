@@ -15,6 +15,28 @@ mod rows;
 pub use logs::{agent_files, agent_parser, default_roots, paths_or_defaults, Importable, LogArgs};
 pub use rows::{OrderArg, RowsArgs};
 
+/// `--since`/`--until`/`--timezone`: the billed calls a usage report or an export covers.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct WindowArgs {
+    /// Only calls from this date (2026-03-14, 20260314) or RFC 3339 time on.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only calls up to this date (inclusive) or RFC 3339 time.
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+    /// IANA time zone for dates (default: $TZ, else the system's).
+    #[arg(long, value_name = "ZONE")]
+    pub timezone: Option<String>,
+}
+
+impl WindowArgs {
+    /// The time zone and the window (one that ends before it starts is an error).
+    pub fn window(&self) -> Result<(chrono_tz::Tz, ctxj_core::usage::time::Window)> {
+        let tz = ctxj_core::usage::time::zone(self.timezone.as_deref())?;
+        Ok((tz, ctxj_core::usage::time::Window::parse(self.since.as_deref(), self.until.as_deref(), tz)?))
+    }
+}
+
 /// The session a command reads.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SessionArgs {

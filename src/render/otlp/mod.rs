@@ -15,6 +15,8 @@
 //! call that started it when the parent's result names the agent, else of the parent's root
 //! span (a subagent's trace is written after its parent's). Simulated strategies did not happen, so they
 //! are not spans: their totals are attributes of the root span (`ctxj.strategy.<name>.*`).
+//! With `--include-content` a chat span also carries its call's text, redacted and bounded by
+//! `ctxj_core::export::content`, as OpenInference's `input.value`/`output.value`.
 //!
 //! Ids are derived from the session (SHA-256), so exporting twice gives the same trace. OTLP
 //! integers are int64: a count past `i64::MAX` (a damaged or hostile transcript's u64 tokens) is
@@ -418,6 +420,16 @@ fn chat_attributes(r: &ExportRow, conversation: &str) -> Attributes {
     }
     if let Some(h) = r.simulated_hit {
         a.double("ctxj.simulated_hit", h);
+    }
+    // `--include-content`: OpenInference's input and output (Phoenix and Langfuse show them).
+    if let Some(c) = &r.content {
+        a.str("input.value", &c.input);
+        a.str("input.mime_type", "text/plain");
+        a.str("output.value", &c.output);
+        a.str("output.mime_type", "text/plain");
+        if c.cut {
+            a.push("ctxj.content_cut", Val::Bool(true));
+        }
     }
     a.done()
 }

@@ -11,6 +11,7 @@
 //! Sessions are processed in parallel, in ordered chunks, and handed to a sink one at a time,
 //! so memory is bounded by a chunk of sessions, not by the export.
 
+pub mod content;
 pub mod row;
 pub mod session;
 
@@ -125,15 +126,17 @@ fn fallback_key(agent: Format, path: &std::path::Path) -> SessionKey {
 
 /// Exports `sessions`: each session's rows (recorded, then each of `strategies`) are handed to
 /// `sink` in order; sessions are processed in parallel a chunk at a time. Stops at the first
-/// error of `sink`.
+/// error of `sink`. With `content`, recorded rows carry their call's text ([`content`]).
 pub fn export<E>(
     sessions: &[SessionInput],
     strategies: &[Strategy],
     tokenizer: &Tokenizer,
+    content: bool,
     sink: &mut dyn FnMut(SessionRows) -> Result<(), E>,
 ) -> Result<(), E> {
     for chunk in sessions.chunks(CHUNK) {
-        let done: Vec<SessionRows> = chunk.par_iter().map(|s| session::rows(s, strategies, tokenizer)).collect();
+        let done: Vec<SessionRows> =
+            chunk.par_iter().map(|s| session::rows(s, strategies, tokenizer, content)).collect();
         for s in done {
             sink(s)?;
         }

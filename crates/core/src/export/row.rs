@@ -72,6 +72,11 @@ pub struct ExportRow {
     /// a cost the transcript recorded); not a column of `ctxj.export/1`.
     #[serde(skip)]
     pub cost_parts: Option<crate::usage::entry::CostParts>,
+    /// The call's input and output text, redacted and bounded, with `--include-content` only
+    /// (recorded rows joined to a reconstructed turn); not a column of `ctxj.export/1` (the
+    /// OTLP chat spans' `input.value`/`output.value`).
+    #[serde(skip)]
+    pub content: Option<super::content::Content>,
 }
 
 /// The `gen_ai.provider.name` of a model slug.

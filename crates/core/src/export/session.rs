@@ -1,6 +1,7 @@
 //! The rows of one session: its billed calls joined to the reconstructed requests, and the
 //! replays of the other strategies asked for.
 
+use super::content::{self, Content};
 use super::row::{provider, ExportRow, SCHEMA};
 use super::SessionInput;
 use crate::cache::{self, BreakCause, PriceTable, Pricing};
@@ -30,6 +31,28 @@ pub struct SessionRows {
     /// For a Claude Code subagent file (`agent-<id>.jsonl`): its agent id, which the result of
     /// the spawning call in the parent session names.
     pub agent_id: Option<String>,
+}
+
+impl SessionRows {
+    /// The rows of the calls inside `window` (recorded rows by their time, a strategy's rows by
+    /// the time of the turn they replay), with the strategies' totals and the subagent runs
+    /// recomputed over them. Turns keep their numbers, so span ids and row ids are an unfiltered
+    /// export's.
+    pub fn within(mut self, window: &crate::usage::time::Window) -> SessionRows {
+        if window.is_open() {
+            return self;
+        }
+        self.rows.retain(|r| r.timestamp.as_deref().is_some_and(|t| window.contains(t)));
+        let kept: std::collections::HashSet<u64> =
+            self.rows.iter().filter(|r| r.strategy == "recorded").map(|r| r.turn).collect();
+        self.spawns.retain(|sp| kept.contains(&sp.turn));
+        let names: Vec<String> = self.strategies.iter().map(|t| t.strategy.clone()).collect();
+        self.strategies = names
+            .iter()
+            .map(|n| total(n, &self.rows.iter().filter(|r| &r.strategy == n).cloned().collect::<Vec<_>>()))
+            .collect();
+        self
+    }
 }
 
 /// The tools with which Claude Code starts a subagent: `Task`, renamed `Agent` in 2.1.x
@@ -79,6 +102,8 @@ struct Turn {
     brk: Option<BreakCause>,
     brk_cost: Option<f64>,
     compaction: bool,
+    /// Its text, when asked for.
+    content: Option<Content>,
 }
 
 /// A row of `input` with its identity filled in and every figure empty.
@@ -109,11 +134,13 @@ fn blank(input: &SessionInput, strategy: &str, turn: u64, ts: Option<String>, mo
         start_timestamp: None,
         cache_write_1h_tokens: 0,
         cost_parts: None,
+        content: None,
     }
 }
 
-/// The rows of `input`: one per billed call, then one per turn of each strategy's replay.
-pub fn rows(input: &SessionInput, strategies: &[Strategy], tokenizer: &Tokenizer) -> SessionRows {
+/// The rows of `input`: one per billed call, then one per turn of each strategy's replay
+/// (with `content`, the recorded rows carry their call's text).
+pub fn rows(input: &SessionInput, strategies: &[Strategy], tokenizer: &Tokenizer, content: bool) -> SessionRows {
     let mut out = SessionRows {
         agent: input.key.agent.name(),
         session: input.session.clone(),
@@ -129,7 +156,7 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy], tokenizer: &Tokenizer
     let rebuilt = reconstruct(input, tokenizer);
     let mut spawns = Vec::new();
     let turns = match &rebuilt {
-        Ok((j, est)) => recorded_turns(j, est, &mut spawns),
+        Ok((j, est)) => recorded_turns(j, est, content, &mut spawns),
         Err(why) => {
             out.note = Some(why.clone());
             Vec::new()
@@ -139,7 +166,7 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy], tokenizer: &Tokenizer
     // The model a turn was billed at, as `usage` names it (pi's journal says `provider/model`).
     let mut billed_model: Vec<Option<String>> = vec![None; turns.len()];
     for (i, (e, k)) in input.entries.iter().zip(&joined).enumerate() {
-        let t = k.and_then(|k| turns.get(k)).cloned().unwrap_or_default();
+        let mut t = k.and_then(|k| turns.get(k)).cloned().unwrap_or_default();
         if let Some(k) = *k {
             billed_model[k] = e.model.clone();
         }
@@ -158,6 +185,7 @@ pub fn rows(input: &SessionInput, strategies: &[Strategy], tokenizer: &Tokenizer
         r.start_timestamp = Some(t.start).filter(|s| !s.is_empty());
         r.cache_write_1h_tokens = e.cache_creation_1h;
         r.cost_parts = cost_parts(e);
+        r.content = t.content.take();
         for &k in &t.spawns {
             if let Some(sp) = spawns.get_mut(k) {
                 sp.turn = r.turn;
@@ -223,13 +251,24 @@ fn reconstruct(input: &SessionInput, tokenizer: &Tokenizer) -> Result<(Journal, 
 }
 
 /// Per turn of the recorded replay: its times, model, estimate, simulated hit, recorded break,
-/// whether a compaction record precedes it, and the subagent runs it started (into `spawns`).
-fn recorded_turns(journal: &Journal, est: &TiktokenEstimator, spawns: &mut Vec<Spawn>) -> Vec<Turn> {
+/// whether a compaction record precedes it, its text (with `with_content`) and the subagent runs
+/// it started (into `spawns`).
+fn recorded_turns(
+    journal: &Journal,
+    est: &TiktokenEstimator,
+    with_content: bool,
+    spawns: &mut Vec<Spawn>,
+) -> Vec<Turn> {
     let session_model = journal.session().and_then(|s| s.model.clone());
     let mut turns = Vec::with_capacity(journal.turns.len());
     let mut compaction = false;
     let mut previous = String::new();
+    // The input of the next request: what was recorded since the last response.
+    let mut input: Vec<String> = Vec::new();
     for rec in &journal.records {
+        if with_content {
+            input.extend(content::input_part(rec));
+        }
         match &rec.body {
             Body::Compact(_) => compaction = true,
             Body::Assistant(a) => {
@@ -239,6 +278,7 @@ fn recorded_turns(journal: &Journal, est: &TiktokenEstimator, spawns: &mut Vec<S
                     model: a.model.clone().or_else(|| session_model.clone()),
                     recorded: a.usage.as_ref().and_then(|u| u.prompt_tokens),
                     compaction: std::mem::take(&mut compaction),
+                    content: with_content.then(|| Content::new(&std::mem::take(&mut input), &content::output_of(a))),
                     ..Turn::default()
                 };
                 for c in a.calls.iter().filter(|c| SPAWN_TOOLS.contains(&c.tool.as_str())) {

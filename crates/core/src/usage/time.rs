@@ -123,6 +123,11 @@ impl Window {
         Ok(w)
     }
 
+    /// Whether no bound was given (every entry is inside, undated ones too).
+    pub fn is_open(&self) -> bool {
+        self.since.is_none() && self.until.is_none()
+    }
+
     /// Whether an entry at `ts` is inside (an undated entry is inside only an open window).
     pub fn contains(&self, ts: &str) -> bool {
         if self.since.is_none() && self.until.is_none() {
