@@ -268,6 +268,26 @@ fn every_valid_journal_audits_clean_under_its_own_profile() {
     assert!(n >= 5, "only {n} valid journals");
 }
 
+/// Issue 30's done-when: every profile has an omission rule for its seed's (or its source's)
+/// threshold, with a journal in `tests/data/invalid/` that reports it under that profile and a
+/// twin in `tests/data/valid/` that does what the profile asks and passes (`--deny warnings`).
+/// `ctxj`'s automatic cleanup is elision at the budget (journal-v1 §6), the others' compaction.
+#[test]
+fn every_profile_has_an_omission_journal_and_a_passing_twin() {
+    for h in ctxj_core::check::profile::HARNESSES {
+        let (bad, good, rule) = match h.name() {
+            "ctxj" => ("invalid/elide-missing.jsonl".to_string(), "valid/check-base/journal.jsonl".to_string(), "elide-missing"),
+            n => (format!("invalid/compact-missing-{n}.jsonl"), format!("valid/compact-missing-{n}.jsonl"), "compact-missing"),
+        };
+        let (v, _) = run_json("audit", &data(&bad), &[]);
+        assert_eq!(v["harness"], h.name(), "{bad}");
+        assert!(findings(&v).iter().any(|(_, r, _)| r == rule), "{bad}: no {rule}: {:?}", findings(&v));
+        let (v, code) = run_json("audit", &data(&good), &["--deny", "warnings"]);
+        assert_eq!(v["harness"], h.name(), "{good}");
+        assert_eq!(code, 0, "{good}: {:?}", findings(&v));
+    }
+}
+
 /// Issue 30: harness detection was exact-name only; the profile is the `harness` field's first
 /// word, and every audit names it.
 #[test]
@@ -276,6 +296,7 @@ fn regression_profile_detected_from_a_versioned_harness_field() {
         ("valid/compact-missing-veles.jsonl", "veles"),
         ("valid/compact-missing-claude-code.jsonl", "claude-code"),
         ("valid/compact-missing-command-code.jsonl", "command-code"),
+        ("valid/compact-missing-pi-agent.jsonl", "pi-agent"),
     ] {
         let (v, _) = run_json("audit", &data(file), &[]);
         assert_eq!(v["harness"], want, "{file}");

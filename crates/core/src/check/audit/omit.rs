@@ -137,6 +137,9 @@ impl Auditor<'_> {
         let usage =
             a.usage.as_ref().and_then(|u| Some(u.prompt_tokens?.saturating_add(u.completion_tokens.unwrap_or(0))));
         let last = std::mem::replace(&mut self.pending.last_usage, usage);
+        if let Some(crate::strategy::Kind::CompactAt { n, unit, mode, .. }) = self.profile.strategy {
+            return self.compact_at_missing(rec, a, raw, (n, unit, mode), compacted, fs);
+        }
         let Some(point) = self.profile.compaction_point(window) else { return };
         // Claude Code and the imported agents decide on the usage their last response reported
         // (plus, for some, a rough estimate of what was added since, left out here so the rule
@@ -176,6 +179,55 @@ impl Auditor<'_> {
         fs.push(find("compact-missing", rec, format!(
             "{what} {size} tokens ({:.1}% of the {w} window), past {}'s auto-compaction point of {point}, and no compaction preceded this request: compacting {scope} would have freed up to ~{freed} tokens before the summary",
             size as f64 * 100.0 / w.max(1) as f64, self.profile.harness
+        )).with_block(&a.id));
+    }
+
+    /// `pi-agent` under `compact-at-N`: the strategy's own rule (strategies.md §2) — before a turn
+    /// whose conversation size (characters, or the raw estimate for `-Nt`) exceeds N, a pass
+    /// compacts when a cut qualifies; `once` never again after a compaction, `repeat`/`chain`
+    /// whenever the threshold is crossed again, unless paused after an ineffective pass.
+    fn compact_at_missing(
+        &mut self,
+        rec: &Record,
+        a: &AssistantRec,
+        raw: u64,
+        (n, unit, mode): (u64, crate::strategy::compact::Unit, crate::strategy::compact::Mode),
+        compacted: bool,
+        fs: &mut Vec<Finding>,
+    ) {
+        use crate::strategy::compact::{due, Mode, Unit};
+        if compacted || (mode == Mode::Once && self.pending.compactions > 0) {
+            self.pending.compact_missing = false;
+            return;
+        }
+        let pinned = self.journal.records.iter().find_map(|r| match &r.body {
+            Body::User(u) => Some(u.id.as_str()),
+            _ => None,
+        });
+        let memo = &mut self.memo;
+        let mut size = |b: &crate::projection::Block| match unit {
+            Unit::Chars => b.chars() as u64,
+            Unit::Tokens => memo.block(b),
+        };
+        let d = due(self.r.projection(), pinned, n, &mut size);
+        if d.size <= n || !d.cuts {
+            self.pending.compact_missing = false;
+            return;
+        }
+        let mut pause = self.memory.pause;
+        if pause.paused_at().is_some() && !pause.allows(self.calibrated(raw)) {
+            return;
+        }
+        if std::mem::replace(&mut self.pending.compact_missing, true) {
+            return;
+        }
+        let what = match unit {
+            Unit::Chars => "characters",
+            Unit::Tokens => "tokens (raw estimate)",
+        };
+        fs.push(find("compact-missing", rec, format!(
+            "conversation of {} {what}, past compact-at-{n}'s threshold of {n} ({}), and no compaction preceded this request: the strategy's pass would have summarized {} {what} (tail budget {})",
+            d.size, self.profile.harness, d.frees, n / 4
         )).with_block(&a.id));
     }
 
