@@ -258,11 +258,12 @@ impl Auditor<'_> {
             return;
         }
         self.pending.judged = Some(s);
-        let Some(w) = s.window else { return };
-        let room = w.saturating_sub(s.reserve);
-        if s.budget > room {
+        // the window the settings assume (recorded, else journal-v1 §6's default, as `ctxj budget`)
+        if s.over_window() {
+            let (w, room) = (s.assumed_window(), s.room());
+            let assumed = if s.window.is_none() { " (not recorded: journal-v1 §6's default)" } else { "" };
             fs.push(find("budget-over-window", rec, format!(
-                "context_budget {} is above ctx_window − context_reserve = {w} − {} = {room}: the window overflows before elision starts",
+                "context_budget {} is above ctx_window − context_reserve = {w}{assumed} − {} = {room}: the window overflows before elision starts",
                 s.budget, s.reserve
             )));
         }
