@@ -67,7 +67,9 @@ fn disagreements(path: &Path) -> Vec<String> {
     let unreadable = [vc, ac, sc].map(|c| c == 2);
     if unreadable.iter().any(|x| *x) {
         if !unreadable.iter().all(|x| *x) {
-            out.push(format!("{name}: exit codes validate {vc}, audit {ac}, show {sc}: one reads what another refuses"));
+            out.push(format!(
+                "{name}: exit codes validate {vc}, audit {ac}, show {sc}: one reads what another refuses"
+            ));
         }
         return out;
     }
@@ -108,7 +110,10 @@ fn disagreements(path: &Path) -> Vec<String> {
             out.push(format!("{name}: audit shows the mirror at rev {rev} as not applied ({what}), show applies it"));
         }
         if unchanged && row["saved"].as_i64() != Some(0) {
-            out.push(format!("{name}: show's request is unchanged across rev {rev}, audit says it saved {}", row["saved"]));
+            out.push(format!(
+                "{name}: show's request is unchanged across rev {rev}, audit says it saved {}",
+                row["saved"]
+            ));
         }
     }
     // audit → budget: the declared settings, as a harness config
@@ -130,7 +135,8 @@ fn budget_disagreements(path: &Path, name: &str, audit_findings: &[(String, u64)
         if let Some(m) = r["model"].as_str() {
             model = m.to_string();
         }
-        let (Some("session" | "model"), Some(ctx), Some(rev)) = (r["kind"].as_str(), r["ctx"].as_object(), r["rev"].as_u64())
+        let (Some("session" | "model"), Some(ctx), Some(rev)) =
+            (r["kind"].as_str(), r["ctx"].as_object(), r["rev"].as_u64())
         else {
             continue;
         };

@@ -276,8 +276,16 @@ fn every_valid_journal_audits_clean_under_its_own_profile() {
 fn every_profile_has_an_omission_journal_and_a_passing_twin() {
     for h in ctxj_core::check::profile::HARNESSES {
         let (bad, good, rule) = match h.name() {
-            "ctxj" => ("invalid/elide-missing.jsonl".to_string(), "valid/check-base/journal.jsonl".to_string(), "elide-missing"),
-            n => (format!("invalid/compact-missing-{n}.jsonl"), format!("valid/compact-missing-{n}.jsonl"), "compact-missing"),
+            "ctxj" => (
+                "invalid/elide-missing.jsonl".to_string(),
+                "valid/check-base/journal.jsonl".to_string(),
+                "elide-missing",
+            ),
+            n => (
+                format!("invalid/compact-missing-{n}.jsonl"),
+                format!("valid/compact-missing-{n}.jsonl"),
+                "compact-missing",
+            ),
         };
         let (v, _) = run_json("audit", &data(&bad), &[]);
         assert_eq!(v["harness"], h.name(), "{bad}");

@@ -123,8 +123,8 @@ fn context_at(path: &str, harness: &str, columns: &str) -> String {
 /// counted as tools, not records.
 #[test]
 fn regression_context_had_no_rows_of_the_harnesses_own() {
-    let v: Value = serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json", "--harness", "claude-code"]))
-        .unwrap();
+    let v: Value =
+        serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json", "--harness", "claude-code"])).unwrap();
     let c = &v["context"];
     let rows = c["categories"].as_array().unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
@@ -165,8 +165,8 @@ fn regression_context_had_no_rows_of_the_harnesses_own() {
     assert!(mcp["tokens"].as_u64().unwrap() > 0, "{mcp}");
 
     // Command Code's own rows (seed 003), no autocompact-buffer row; no rows under ctxj
-    let v: Value = serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json", "--harness", "command-code"]))
-        .unwrap();
+    let v: Value =
+        serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json", "--harness", "command-code"])).unwrap();
     let names: Vec<&str> =
         v["context"]["categories"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
     assert_eq!(

@@ -187,16 +187,9 @@ fn categories(
     buffer: Option<u64>,
 ) -> Vec<ContextPart> {
     let names: [&str; 8] = match harness {
-        Harness::ClaudeCode => [
-            "System prompt",
-            "System tools",
-            "MCP tools",
-            "Custom agents",
-            "Memory files",
-            "Skills",
-            "Messages",
-            "",
-        ],
+        Harness::ClaudeCode => {
+            ["System prompt", "System tools", "MCP tools", "Custom agents", "Memory files", "Skills", "Messages", ""]
+        }
         Harness::CommandCode => {
             ["System prompt", "Memory", "Taste", "System tools", "MCP", "Skills", "Subagents", "Messages"]
         }

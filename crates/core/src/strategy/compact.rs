@@ -105,7 +105,8 @@ pub fn due(
     size: &mut dyn FnMut(&Block) -> u64,
 ) -> Due {
     let total: u64 = p.summaries.iter().chain(p.conv.iter().map(|b| &b.block)).map(&mut *size).sum();
-    let conv: Vec<&Block> = p.conv.iter().map(|b| &b.block).filter(|b| pinned.is_none_or(|id| b.id() != Some(id))).collect();
+    let conv: Vec<&Block> =
+        p.conv.iter().map(|b| &b.block).filter(|b| pinned.is_none_or(|id| b.id() != Some(id))).collect();
     let sizes: Vec<u64> = conv.iter().map(|b| size(b)).collect();
     let cut = plan_cut(&conv, &sizes, n / 4);
     Due { size: total, cuts: cut.is_some(), frees: cut.map_or(0, |c| sizes[..c].iter().sum()) }
