@@ -360,3 +360,25 @@ fn copy_tree(from: &Path, to: &Path) {
         std::fs::copy(from, to).unwrap();
     }
 }
+
+/// Issue 30: a journal-v1 `compact` record had no `usage`, so a compaction arm never paid for its
+/// summarizer call; the optional `compact.usage` (docs/journal-format.md) is read and validated
+/// like an assistant record's: a well-formed one validates clean, a negative count makes the
+/// line invalid (exit 2, the line named).
+#[test]
+fn regression_compact_usage_is_read_and_validated() {
+    let base = std::fs::read_to_string(data("valid/compact-missing-veles.jsonl")).unwrap();
+    let with =
+        |usage: &str| base.replacen("\"first_kept\": 9}", &format!("\"first_kept\": 9, \"usage\": {usage}}}"), 1);
+    let d = tempfile::tempdir().unwrap();
+    let ok = d.path().join("ok.jsonl");
+    std::fs::write(&ok, with(r#"{"prompt_tokens": 2900, "completion_tokens": 40}"#)).unwrap();
+    assert!(std::fs::read_to_string(&ok).unwrap().contains("\"usage\""));
+    let (_, code) = run_json("validate", &ok, &["--deny", "warnings"]);
+    assert_eq!(code, 0);
+    let bad = d.path().join("bad.jsonl");
+    std::fs::write(&bad, with(r#"{"prompt_tokens": -5, "completion_tokens": 40}"#)).unwrap();
+    let out = ctxj().arg("validate").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(":13 "), "{}", String::from_utf8_lossy(&out.stderr));
+}
