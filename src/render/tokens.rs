@@ -255,6 +255,29 @@ pub fn context_text(v: &ctxj_core::check::context::ContextView, paint: &Paint, l
             out += &format!("{} tokens until {} (at {})\n", kilo(u.left), u.what, thousands(u.at));
         }
     }
+    if let (false, Some(w)) = (v.categories.is_empty(), v.window.filter(|w| *w > 0)) {
+        // the harness's own /context rows, each a share of the window as its /context shows
+        let columns = [
+            Column::text("/context", 0),
+            Column::number("tokens", 0),
+            Column::number("items", 1),
+            Column::number("of window", 2),
+        ];
+        let rows: Vec<Vec<String>> = (v.categories.iter())
+            .map(|p| {
+                vec![
+                    escape_line(&p.name),
+                    p.tokens.map_or_else(
+                        || "not recorded".into(),
+                        |n| format!("{}{}", if p.inferred { "≈ " } else { "" }, thousands(n)),
+                    ),
+                    if p.tokens.is_some() && p.items > 0 { p.items.to_string() } else { String::new() },
+                    p.tokens.map_or_else(|| "–".to_string(), |n| pct(n, w)),
+                ]
+            })
+            .collect();
+        out += &format!("{}\n", fit(&columns, &rows, layout));
+    }
     let columns =
         [Column::text("part", 0), Column::number("tokens", 0), Column::number("items", 1), Column::number("share", 2)];
     let sum: u64 = v.parts.iter().filter_map(|p| p.tokens).sum();
@@ -272,7 +295,8 @@ pub fn context_text(v: &ctxj_core::check::context::ContextView, paint: &Paint, l
         })
         .collect();
     out += &format!("{}\n", fit(&columns, &rows, layout));
-    if let (Some(free), Some(w)) = (v.free_space, v.window.filter(|w| *w > 0)) {
+    // the harness's own table already has these rows
+    if let (Some(free), Some(w), true) = (v.free_space, v.window.filter(|w| *w > 0), v.categories.is_empty()) {
         out += &format!("free space {} ({})", thousands(free), pct(free, w));
         if let Some(b) = v.autocompact_buffer {
             out += &format!(" · autocompact buffer {} ({})", thousands(b), pct(b, w));

@@ -268,6 +268,34 @@ fn every_valid_journal_audits_clean_under_its_own_profile() {
     assert!(n >= 5, "only {n} valid journals");
 }
 
+/// Issue 30's done-when: every profile has an omission rule for its seed's (or its source's)
+/// threshold, with a journal in `tests/data/invalid/` that reports it under that profile and a
+/// twin in `tests/data/valid/` that does what the profile asks and passes (`--deny warnings`).
+/// `ctxj`'s automatic cleanup is elision at the budget (journal-v1 §6), the others' compaction.
+#[test]
+fn every_profile_has_an_omission_journal_and_a_passing_twin() {
+    for h in ctxj_core::check::profile::HARNESSES {
+        let (bad, good, rule) = match h.name() {
+            "ctxj" => (
+                "invalid/elide-missing.jsonl".to_string(),
+                "valid/check-base/journal.jsonl".to_string(),
+                "elide-missing",
+            ),
+            n => (
+                format!("invalid/compact-missing-{n}.jsonl"),
+                format!("valid/compact-missing-{n}.jsonl"),
+                "compact-missing",
+            ),
+        };
+        let (v, _) = run_json("audit", &data(&bad), &[]);
+        assert_eq!(v["harness"], h.name(), "{bad}");
+        assert!(findings(&v).iter().any(|(_, r, _)| r == rule), "{bad}: no {rule}: {:?}", findings(&v));
+        let (v, code) = run_json("audit", &data(&good), &["--deny", "warnings"]);
+        assert_eq!(v["harness"], h.name(), "{good}");
+        assert_eq!(code, 0, "{good}: {:?}", findings(&v));
+    }
+}
+
 /// Issue 30: harness detection was exact-name only; the profile is the `harness` field's first
 /// word, and every audit names it.
 #[test]
@@ -276,6 +304,7 @@ fn regression_profile_detected_from_a_versioned_harness_field() {
         ("valid/compact-missing-veles.jsonl", "veles"),
         ("valid/compact-missing-claude-code.jsonl", "claude-code"),
         ("valid/compact-missing-command-code.jsonl", "command-code"),
+        ("valid/compact-missing-pi-agent.jsonl", "pi-agent"),
     ] {
         let (v, _) = run_json("audit", &data(file), &[]);
         assert_eq!(v["harness"], want, "{file}");
@@ -330,4 +359,26 @@ fn copy_tree(from: &Path, to: &Path) {
     } else {
         std::fs::copy(from, to).unwrap();
     }
+}
+
+/// Issue 30: a journal-v1 `compact` record had no `usage`, so a compaction arm never paid for its
+/// summarizer call; the optional `compact.usage` (docs/journal-format.md) is read and validated
+/// like an assistant record's: a well-formed one validates clean, a negative count makes the
+/// line invalid (exit 2, the line named).
+#[test]
+fn regression_compact_usage_is_read_and_validated() {
+    let base = std::fs::read_to_string(data("valid/compact-missing-veles.jsonl")).unwrap();
+    let with =
+        |usage: &str| base.replacen("\"first_kept\": 9}", &format!("\"first_kept\": 9, \"usage\": {usage}}}"), 1);
+    let d = tempfile::tempdir().unwrap();
+    let ok = d.path().join("ok.jsonl");
+    std::fs::write(&ok, with(r#"{"prompt_tokens": 2900, "completion_tokens": 40}"#)).unwrap();
+    assert!(std::fs::read_to_string(&ok).unwrap().contains("\"usage\""));
+    let (_, code) = run_json("validate", &ok, &["--deny", "warnings"]);
+    assert_eq!(code, 0);
+    let bad = d.path().join("bad.jsonl");
+    std::fs::write(&bad, with(r#"{"prompt_tokens": -5, "completion_tokens": 40}"#)).unwrap();
+    let out = ctxj().arg("validate").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(":13 "), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -102,3 +102,94 @@ fn regression_command_code_hints_compact_and_counts_past_the_point() {
     assert_eq!(c["until"]["left"], 0, "{c}");
     assert!(c["hints"].as_array().unwrap().iter().any(|h| h["hint"] == "compact" && h["urgent"] == true), "{c}");
 }
+
+/// `tokens` under `--harness` with the terminal `COLUMNS` wide: the /context part.
+fn context_at(path: &str, harness: &str, columns: &str) -> String {
+    let out = ctxj()
+        .current_dir(repo())
+        .env("COLUMNS", columns)
+        .args(["tokens", path, "--harness", harness])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    context_part(&String::from_utf8(out.stdout).unwrap())
+}
+
+/// Issue 30 item 6: `tokens` listed ctxj's parts only; Claude Code's `/context` rows (system
+/// prompt, system tools, MCP tools, custom agents, memory files, skills, messages, free space,
+/// autocompact buffer) and Command Code's (seed 003) are now a table of their own, each row a
+/// share of the window, the rows the journal cannot know "not recorded", and the rows add up to
+/// the window (used + free space + buffer) below the auto point. MCP tools are the `mcp__…` schemas,
+/// counted as tools, not records.
+#[test]
+fn regression_context_had_no_rows_of_the_harnesses_own() {
+    let v: Value =
+        serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json", "--harness", "claude-code"])).unwrap();
+    let c = &v["context"];
+    let rows = c["categories"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "System prompt",
+            "System tools",
+            "MCP tools",
+            "Custom agents",
+            "Memory files",
+            "Skills",
+            "Messages",
+            "Free space",
+            "Autocompact buffer"
+        ]
+    );
+    let row = |n: &str| rows.iter().find(|r| r["name"] == n).unwrap().clone();
+    for unknown in ["Custom agents", "Memory files", "Skills"] {
+        assert!(row(unknown)["tokens"].is_null(), "{unknown} is not in a journal: {}", row(unknown));
+    }
+    let sum: u64 = rows.iter().filter_map(|r| r["tokens"].as_u64()).sum();
+    assert_eq!(sum, c["window"].as_u64().unwrap(), "rows add up to the window: {rows:?}");
+    let schemas = c["parts"].as_array().unwrap().iter().find(|p| p["name"] == "tool schemas").unwrap().clone();
+    assert_eq!(row("System tools")["items"], schemas["items"], "tools, not records");
+    let text = tokens(&["sample-journals/bugfix-todo", "--harness", "claude-code"]);
+    assert!(text.contains("│ Memory files") && text.contains("not recorded"), "{text}");
+
+    // an MCP tool is counted under MCP tools
+    let j = std::fs::read_to_string(repo().join("sample-journals/bugfix-todo/journal.jsonl")).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("journal.jsonl");
+    std::fs::write(&p, j.replacen("\"name\":\"read_file\"", "\"name\":\"mcp__fs__read_file\"", 1)).unwrap();
+    let out = ctxj().args(["tokens", "--json", "--harness", "claude-code"]).arg(&p).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mcp = v["context"]["categories"].as_array().unwrap().iter().find(|r| r["name"] == "MCP tools").unwrap().clone();
+    assert_eq!(mcp["items"], 1, "{mcp}");
+    assert!(mcp["tokens"].as_u64().unwrap() > 0, "{mcp}");
+
+    // Command Code's own rows (seed 003), no autocompact-buffer row; no rows under ctxj
+    let v: Value =
+        serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json", "--harness", "command-code"])).unwrap();
+    let names: Vec<&str> =
+        v["context"]["categories"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["System prompt", "Memory", "Taste", "System tools", "MCP", "Skills", "Subagents", "Messages", "Free space"]
+    );
+    let v: Value = serde_json::from_str(&tokens(&["sample-journals/bugfix-todo", "--json"])).unwrap();
+    assert_eq!(v["context"]["categories"], serde_json::json!([]));
+}
+
+/// The harnesses' own /context tables at 80 and 160 columns.
+#[test]
+fn context_rows_at_80_and_160_columns() {
+    for columns in ["80", "160"] {
+        for harness in ["claude-code", "command-code"] {
+            insta::assert_snapshot!(
+                format!("context_{harness}_{columns}"),
+                context_at("sample-journals/bugfix-todo", harness, columns)
+            );
+        }
+        insta::assert_snapshot!(
+            format!("context_claude_code_transcript_{columns}"),
+            context_at("sample-journals/transcripts/claude-code", "claude-code", columns)
+        );
+    }
+}

@@ -517,3 +517,28 @@ fn regression_synthetic_cache_reads_below_the_models_minimum() {
     }
     assert!(reads > 0, "no cache read at all");
 }
+
+/// Issue 30: docs/experiments.md omitted that age-truncate loses the cache (7 % hits against
+/// baseline's 65 %, contradicting seed 001's "keeps the cache"). The table's cache columns are
+/// the bundled experiment's own measures: each arm's hit rate and breaks per run, as printed
+/// there, equal what `ctxj experiment` computes, and age-truncate's row says it loses the cache.
+#[test]
+fn regression_docs_omitted_that_age_truncate_loses_the_cache() {
+    let doc = json(&manifest(), &[]);
+    let md = std::fs::read_to_string(repo().join("docs/experiments.md")).unwrap();
+    for label in ["baseline", "truncate-500", "age-truncate-500-keep-3", "compact-at-12000-structured"] {
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {label} |")))
+            .unwrap_or_else(|| panic!("docs/experiments.md has no row for {label}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let a = arm(&doc, label);
+        let hits = format!("{:.1} %", metric(a, "cache_hit_rate")["mean"].as_f64().unwrap() * 100.0);
+        let breaks = metric(a, "cache_breaks")["mean"].as_f64().unwrap();
+        assert_eq!(cells[4], hits, "{label}: cache hit column");
+        let shown: f64 = cells[5].parse().unwrap_or_else(|_| panic!("{label}: breaks column {:?}", cells[5]));
+        assert!((shown - breaks).abs() < 0.05, "{label}: {shown} breaks shown, {breaks} measured");
+    }
+    let age = md.lines().find(|l| l.starts_with("| age-truncate-500-keep-3 |")).unwrap();
+    assert!(age.contains("loses the cache"), "{age}");
+}

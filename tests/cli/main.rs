@@ -4,6 +4,7 @@
 //! chromium, `../shared/samples`) is ignored with a reason, and fails under `CI=true` (build.rs).
 
 mod agent_profiles;
+mod agreement;
 mod audit;
 mod billed;
 mod bundled;

@@ -59,6 +59,9 @@ pub struct ContextView {
     pub free_space: Option<u64>,
     /// Largest first; the tool results split by tool.
     pub parts: Vec<ContextPart>,
+    /// The harness's own `/context` rows, in its order (Claude Code, Command Code; empty under
+    /// the other profiles): calibrated tokens, `None` for a row the journal cannot know.
+    pub categories: Vec<ContextPart>,
     pub hints: Vec<Hint>,
 }
 
@@ -149,7 +152,9 @@ pub fn context_view(
         // the imported agents' lever is their own compaction, which the hints of journal-v1 are not
         _ => hints.retain(|h| matches!(h, Hint::Dominates { .. })),
     }
+    let categories = categories(harness, r, blocks, est, used, free_space, autocompact_buffer);
     ContextView {
+        categories,
         harness: harness.name(),
         used,
         window,
@@ -162,6 +167,85 @@ pub fn context_view(
         parts,
         hints,
     }
+}
+
+/// The rows Claude Code's `/context` lists (system prompt, system tools, MCP tools, custom
+/// agents, memory files, skills, messages, free space, autocompact buffer) and Command Code's
+/// (seed 003: system prompt, memory, taste, system tools, MCP, skills, subagents, messages), in
+/// calibrated tokens so they add up to `used`. A journal records the system prompt and the tool
+/// schemas (MCP tools are those named `mcp__…`, Claude Code's convention) and the conversation
+/// ("messages": every block after the system block, with the request framing); memory files,
+/// skills, agents and taste are not recorded apart (they live inside the system prompt or the
+/// unrecorded prefix an imported session's usage reveals), so their rows say "not recorded".
+fn categories(
+    harness: Harness,
+    r: &RequestTokens,
+    blocks: &[Block],
+    est: &dyn Estimator,
+    used: u64,
+    free_space: Option<u64>,
+    buffer: Option<u64>,
+) -> Vec<ContextPart> {
+    let names: [&str; 8] = match harness {
+        Harness::ClaudeCode => {
+            ["System prompt", "System tools", "MCP tools", "Custom agents", "Memory files", "Skills", "Messages", ""]
+        }
+        Harness::CommandCode => {
+            ["System prompt", "Memory", "Taste", "System tools", "MCP", "Skills", "Subagents", "Messages"]
+        }
+        _ => return Vec::new(),
+    };
+    let part = |name: &str| r.breakdown.parts.iter().find(|p| p.name == name);
+    let cal = |n: u64| calibrate::apply(n, r.multiplier);
+    let system = part("system prompt").and_then(|p| p.tokens).map(cal);
+    let schemas = part("tool schemas").and_then(|p| p.tokens);
+    // the MCP tools' share of the schemas, counted tool by tool
+    let tools: Vec<&serde_json::Value> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::System { tools: Some(t), .. } => t.as_array(),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let mcp: Vec<&serde_json::Value> =
+        tools.iter().copied().filter(|t| t["name"].as_str().is_some_and(|n| n.starts_with("mcp__"))).collect();
+    let mcp_raw: u64 = mcp.iter().map(|t| est.count(&crate::projection::block::canonical_value(t))).sum();
+    let n_mcp = mcp.len();
+    let (sys_tools, mcp) = match schemas {
+        Some(all) => (Some(cal(all.saturating_sub(mcp_raw))), Some(cal(mcp_raw.min(all)))),
+        None => (None, None),
+    };
+    let prefix = r.unrecorded_prefix;
+    let known = system.unwrap_or(0) + sys_tools.unwrap_or(0) + mcp.unwrap_or(0) + prefix.unwrap_or(0);
+    let messages = used.saturating_sub(known);
+    let n_messages = blocks.iter().filter(|b| !matches!(b, Block::System { .. })).count();
+    let row = |name: &str, tokens: Option<u64>, items: usize| ContextPart {
+        name: name.to_string(),
+        tokens,
+        items,
+        inferred: false,
+    };
+    let mut out = Vec::new();
+    for name in names.into_iter().filter(|n| !n.is_empty()) {
+        out.push(match name {
+            "System prompt" => row(name, system, usize::from(system.is_some())),
+            "System tools" => row(name, sys_tools, tools.len() - n_mcp),
+            "MCP tools" | "MCP" => row(name, mcp, n_mcp),
+            "Messages" => row(name, Some(messages), n_messages),
+            _ => row(name, None, 0),
+        });
+    }
+    if let Some(x) = prefix {
+        // an imported session: what its usage shows beyond the counted blocks, the unrecorded rows
+        // above together
+        out.push(ContextPart { name: "unrecorded rows (inferred)".into(), tokens: Some(x), items: 1, inferred: true });
+    }
+    out.push(row("Free space", free_space, 0));
+    if harness == Harness::ClaudeCode {
+        out.push(row("Autocompact buffer", buffer, 0));
+    }
+    out
 }
 
 /// A hint, typed (the renderer words it).

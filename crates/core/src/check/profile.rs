@@ -150,7 +150,10 @@ impl Harness {
         let named = harness_field(journal);
         let h = harness.unwrap_or_else(|| named.as_deref().and_then(Harness::of_name).unwrap_or(Harness::Ctxj));
         let mut p = h.profile();
-        if h == Harness::ClaudeCode && named.as_deref().and_then(major_version).is_some_and(|v| v < 2) {
+        // the version is Claude Code's only when the field names Claude Code (`--harness
+        // claude-code` over a `pi-agent 0.9` journal is 2.x's rule, not 1.x's)
+        let claude_version = named.as_deref().filter(|n| Harness::of_name(n) == Some(Harness::ClaudeCode));
+        if h == Harness::ClaudeCode && claude_version.and_then(major_version).is_some_and(|v| v < 2) {
             p.auto_buffer = CLAUDE_CODE_LEGACY_BUFFER;
         }
         if h == Harness::PiAgent {
@@ -424,5 +427,14 @@ mod tests {
         assert_eq!(Harness::of_name("pi 0.9"), Some(Harness::Pi));
         assert_eq!(major_version("claude-code 1.0.51"), Some(1));
         assert_eq!(major_version("claude-code v2.1.39"), Some(2));
+    }
+
+    /// `--harness claude-code` over a journal whose `harness` field names another harness took
+    /// that harness's version for Claude Code's (`pi-agent 0.9` → 1.x's 45,000 buffer).
+    #[test]
+    fn regression_another_harness_version_picked_claude_codes_buffer() {
+        let text = "{\"rev\":1,\"ts\":\"2026-01-01T00:00:00Z\",\"kind\":\"session\",\"id\":\"s\",\"model\":\"m\",\"harness\":\"pi-agent 0.9\"}\n";
+        let j = crate::journal::reader::parse_bytes_for_test(text);
+        assert_eq!(Harness::profile_of(&j, Some(Harness::ClaudeCode)).auto_buffer, CLAUDE_CODE_BUFFER);
     }
 }

@@ -83,6 +83,35 @@ pub fn plan_cut(conv: &[&Block], sizes: &[u64], budget: u64) -> Option<usize> {
     (cut >= MIN_SUMMARIZED).then_some(cut)
 }
 
+/// A `compact-at-N` pass judged on a recorded projection (`audit`'s `pi-agent` profile): the
+/// strategy's own measure and cut rule (strategies.md §2), not a window share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Due {
+    /// The conversation size: every block but the system block, in the threshold's unit.
+    pub size: u64,
+    /// Whether a pass would compact (a cut qualifies and at least 5 blocks are summarized).
+    pub cuts: bool,
+    /// What the summarized blocks measure, in the threshold's unit (before the summary's size).
+    pub frees: u64,
+}
+
+/// [`Due`] of `p` for `compact-at-N` with its tail budget N/4: `size` measures a block in the
+/// threshold's unit ([`Block::chars`] or the raw token estimate), `pinned` is the session's first
+/// `user` block (compact-at keeps it out of the summary).
+pub fn due(
+    p: &crate::projection::Projection,
+    pinned: Option<&str>,
+    n: u64,
+    size: &mut dyn FnMut(&Block) -> u64,
+) -> Due {
+    let total: u64 = p.summaries.iter().chain(p.conv.iter().map(|b| &b.block)).map(&mut *size).sum();
+    let conv: Vec<&Block> =
+        p.conv.iter().map(|b| &b.block).filter(|b| pinned.is_none_or(|id| b.id() != Some(id))).collect();
+    let sizes: Vec<u64> = conv.iter().map(|b| size(b)).collect();
+    let cut = plan_cut(&conv, &sizes, n / 4);
+    Due { size: total, cuts: cut.is_some(), frees: cut.map_or(0, |c| sizes[..c].iter().sum()) }
+}
+
 /// The pause after an ineffective pass.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Pause {

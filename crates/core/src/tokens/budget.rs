@@ -65,6 +65,25 @@ pub struct InForce {
     pub keep_results: u64,
 }
 
+impl InForce {
+    /// The window these settings assume: the recorded one, else journal-v1 §6's default
+    /// ([`DEFAULT_WINDOW`], which the auto budget assumes too).
+    pub fn assumed_window(&self) -> u64 {
+        self.window.unwrap_or(DEFAULT_WINDOW)
+    }
+
+    /// `ctx_window − context_reserve`: what a request may fill (journal-v1 §6).
+    pub fn room(&self) -> u64 {
+        self.assumed_window().saturating_sub(self.reserve)
+    }
+
+    /// The budget does not fit in [`InForce::room`]: the one rule `audit`'s `budget-over-window`
+    /// and `ctxj budget`'s exit 1 share.
+    pub fn over_window(&self) -> bool {
+        self.budget > self.room()
+    }
+}
+
 /// Applies the defaults and auto rules to recorded settings: `context_budget` 0/absent →
 /// [`auto_budget`] of the window ([`DEFAULT_WINDOW`] when absent); `context_target` 0/absent or ≥
 /// budget → [`auto_target`]; `context_reserve` and `keep_results` absent → their defaults.
@@ -201,7 +220,18 @@ impl Resolved {
     /// Whether `context_budget` is above `ctx_window − context_reserve`: the error `audit` reports
     /// as `budget-over-window` for a journal recording these settings (journal-v1 §6).
     pub fn over_window(&self) -> bool {
-        self.get("context_budget") > self.get("ctx_window").saturating_sub(self.get("context_reserve"))
+        self.in_force().over_window()
+    }
+
+    /// The resolved settings as the settings in force of a journal that recorded them.
+    pub fn in_force(&self) -> InForce {
+        InForce {
+            window: Some(self.get("ctx_window")),
+            budget: self.get("context_budget"),
+            target: self.get("context_target"),
+            reserve: self.get("context_reserve"),
+            keep_results: self.get("keep_results"),
+        }
     }
 
     /// The value of `key`.

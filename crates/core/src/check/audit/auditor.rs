@@ -32,6 +32,8 @@ pub(super) struct Pending {
     pub compact_missing: bool,
     /// `prompt + completion` tokens the previous turn reported.
     pub last_usage: Option<u64>,
+    /// Compactions recorded so far (`compact-at-N` compacts once).
+    pub compactions: usize,
 }
 
 /// One pass over the journal: the recorded projection replayed ([`Replayer`]), token counts
@@ -226,6 +228,7 @@ impl<'j> Auditor<'j> {
         };
         let (kind, what, recorded_before, recorded_after) = judge.judge(&mut self.memory, fs);
         self.pending.compacted |= kind == "compact";
+        self.pending.compactions += usize::from(kind == "compact");
         self.after_elide(rec, before, after_raw, settings, fs);
         let trigger_judged = match &rec.body {
             Body::Elide(e) => e.by.as_deref().is_none_or(|b| b == "auto"),

@@ -370,12 +370,12 @@ impl Judge<'_> {
         {
             // `pi-agent`: the strategy's own threshold (strategies.md §2 "compact-at-N"): the
             // conversation size in characters (every block but the system block), or the raw
-            // token estimate for `compact-at-Nt`
+            // token estimate for `compact-at-Nt` — the measure `compact-missing` uses too
+            use crate::strategy::compact::{due, Unit};
+            let est = self.est;
             let (size, what) = match unit {
-                crate::strategy::compact::Unit::Chars => {
-                    (self.before_p.conv.iter().map(|b| b.block.chars() as u64).sum::<u64>(), "characters")
-                }
-                crate::strategy::compact::Unit::Tokens => (self.before_raw, "tokens"),
+                Unit::Chars => (due(self.before_p, None, n, &mut |b| b.chars() as u64).size, "characters"),
+                Unit::Tokens => (due(self.before_p, None, n, &mut |b| est.block(b)).size, "tokens"),
             };
             if size <= n {
                 fs.push(find(

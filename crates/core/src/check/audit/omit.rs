@@ -137,6 +137,9 @@ impl Auditor<'_> {
         let usage =
             a.usage.as_ref().and_then(|u| Some(u.prompt_tokens?.saturating_add(u.completion_tokens.unwrap_or(0))));
         let last = std::mem::replace(&mut self.pending.last_usage, usage);
+        if let Some(crate::strategy::Kind::CompactAt { n, unit, mode, .. }) = self.profile.strategy {
+            return self.compact_at_missing(rec, a, raw, (n, unit, mode), compacted, fs);
+        }
         let Some(point) = self.profile.compaction_point(window) else { return };
         // Claude Code and the imported agents decide on the usage their last response reported
         // (plus, for some, a rough estimate of what was added since, left out here so the rule
@@ -179,6 +182,55 @@ impl Auditor<'_> {
         )).with_block(&a.id));
     }
 
+    /// `pi-agent` under `compact-at-N`: the strategy's own rule (strategies.md §2) — before a turn
+    /// whose conversation size (characters, or the raw estimate for `-Nt`) exceeds N, a pass
+    /// compacts when a cut qualifies; `once` never again after a compaction, `repeat`/`chain`
+    /// whenever the threshold is crossed again, unless paused after an ineffective pass.
+    fn compact_at_missing(
+        &mut self,
+        rec: &Record,
+        a: &AssistantRec,
+        raw: u64,
+        (n, unit, mode): (u64, crate::strategy::compact::Unit, crate::strategy::compact::Mode),
+        compacted: bool,
+        fs: &mut Vec<Finding>,
+    ) {
+        use crate::strategy::compact::{due, Mode, Unit};
+        if compacted || (mode == Mode::Once && self.pending.compactions > 0) {
+            self.pending.compact_missing = false;
+            return;
+        }
+        let pinned = self.journal.records.iter().find_map(|r| match &r.body {
+            Body::User(u) => Some(u.id.as_str()),
+            _ => None,
+        });
+        let memo = &mut self.memo;
+        let mut size = |b: &crate::projection::Block| match unit {
+            Unit::Chars => b.chars() as u64,
+            Unit::Tokens => memo.block(b),
+        };
+        let d = due(self.r.projection(), pinned, n, &mut size);
+        if d.size <= n || !d.cuts {
+            self.pending.compact_missing = false;
+            return;
+        }
+        let mut pause = self.memory.pause;
+        if pause.paused_at().is_some() && !pause.allows(self.calibrated(raw)) {
+            return;
+        }
+        if std::mem::replace(&mut self.pending.compact_missing, true) {
+            return;
+        }
+        let what = match unit {
+            Unit::Chars => "characters",
+            Unit::Tokens => "tokens (raw estimate)",
+        };
+        fs.push(find("compact-missing", rec, format!(
+            "conversation of {} {what}, past compact-at-{n}'s threshold of {n} ({}), and no compaction preceded this request: the strategy's pass would have summarized {} {what} (tail budget {})",
+            d.size, self.profile.harness, d.frees, n / 4
+        )).with_block(&a.id));
+    }
+
     /// At a `manage_context` notice: needless when the estimate is already at or below target.
     pub(super) fn invite_needless(&mut self, rec: &Record, s: InForce, fs: &mut Vec<Finding>) {
         if !self.budget_rules {
@@ -206,11 +258,12 @@ impl Auditor<'_> {
             return;
         }
         self.pending.judged = Some(s);
-        let Some(w) = s.window else { return };
-        let room = w.saturating_sub(s.reserve);
-        if s.budget > room {
+        // the window the settings assume (recorded, else journal-v1 §6's default, as `ctxj budget`)
+        if s.over_window() {
+            let (w, room) = (s.assumed_window(), s.room());
+            let assumed = if s.window.is_none() { " (not recorded: journal-v1 §6's default)" } else { "" };
             fs.push(find("budget-over-window", rec, format!(
-                "context_budget {} is above ctx_window − context_reserve = {w} − {} = {room}: the window overflows before elision starts",
+                "context_budget {} is above ctx_window − context_reserve = {w}{assumed} − {} = {room}: the window overflows before elision starts",
                 s.budget, s.reserve
             )));
         }
