@@ -69,6 +69,21 @@ fn prefix_blocks(p: &strategy::UnrecordedPrefix) -> Vec<(Key, u64)> {
     }
 }
 
+/// The same virtual blocks (same keys, same number) resized to a later segment's `tokens`
+/// ([`strategy::prefix_segments`]): the warm block keeps at most its size, the rest takes the
+/// remainder. The keys stay: whether the provider still read the prefix after the change is in
+/// its record, which the environment replays ([`super::environment`]).
+fn resized(blocks: &[(Key, u64)], tokens: u64) -> Vec<(Key, u64)> {
+    match blocks {
+        [(WARM_KEY, _)] => vec![(WARM_KEY, tokens)],
+        [(WARM_KEY, w), (k, _)] => {
+            let w = (*w).min(tokens);
+            vec![(WARM_KEY, w), (*k, tokens - w)]
+        }
+        _ => blocks.iter().map(|&(k, _)| (k, tokens)).collect(),
+    }
+}
+
 /// Replays `strategy` and simulates the cache; `progress(done, total)` is called after each turn.
 ///
 /// Linear in the journal: per turn, only the blocks after the ones the replay repeated unchanged
@@ -96,9 +111,15 @@ pub fn simulate_observed(
     let total = journal.turns.len();
     // The unrecorded prefix of an imported session: a virtual first block with a fixed key and
     // the inferred token count, cached like a real system block.
-    let prefix = strategy::unrecorded_prefix(journal, est);
+    let (prefix, segments) = match strategy::prefix_segments(journal, est) {
+        Some((p, s)) => (Some(p), s),
+        None => (None, Vec::new()),
+    };
     let pblocks = prefix.as_ref().map(prefix_blocks).unwrap_or_default();
     let pre = pblocks.len();
+    // The prefix in force: its segment's index and tokens.
+    let segment_at = |turn: usize| segments.partition_point(|s| s.0 <= turn).saturating_sub(1);
+    let mut segment = 0;
     let mut caches = super::caches::Caches::new(journal, &opts, pre);
     let mut memo = BlockMemo::default();
     let mut tail = Tail::default();
@@ -106,25 +127,35 @@ pub fn simulate_observed(
     let mut breaks = Vec::new();
     strategy::replay(journal, strat, est, |r| {
         let keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
+        // A new prefix segment: the provider counted another prefix from here on, in every
+        // strategy; the previous request's head is resized so the blocks after it still match.
+        let seg = segment_at(r.turn);
+        let resegment = seg != segment && !turns.is_empty();
+        let seg_tokens = segments.get(seg).map_or(0, |s| s.1);
+        if resegment {
+            tail.req.set_head(&resized(&pblocks, seg_tokens));
+        }
+        segment = seg;
+        let prefix_now = prefix.map(|p| strategy::UnrecordedPrefix { tokens: seg_tokens, ..p });
         let prev_len = tail.req.len() - if turns.is_empty() { 0 } else { pre };
         let mut fresh = memo.get(&r.blocks[keep..], est);
         if let Some(p) = prefix {
             // Imported sessions count in provider tokens: × the fit's slope.
             fresh.iter_mut().for_each(|f| f.1 = crate::tokens::calibrate::apply(f.1, p.slope));
             if turns.is_empty() {
-                fresh.splice(0..0, pblocks.iter().copied());
+                fresh.splice(0..0, resized(&pblocks, seg_tokens));
             }
         }
         let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
         caches.switch_to(r.turn);
-        if let (true, Some(&(WARM_KEY, w))) = (turns.is_empty(), pblocks.first()) {
+        if let (true, Some(&(WARM_KEY, w))) = (turns.is_empty(), resized(&pblocks, seg_tokens).first()) {
             // The first call read this part from a cache warmed before the session: so does the replay.
             caches.sim.step(&Request::new(vec![WARM_KEY], vec![w], 1, time));
         }
         let keep_req = if turns.is_empty() { 0 } else { keep + pre };
         let price = caches.price(r.turn);
-        let summarizer = super::summarizer::figures(&caches.sim, r.summarized, est, prefix, PREFIX_KEY, price, time);
+        let summarizer = super::summarizer::figures(&caches.sim, r.summarized, est, prefix_now, PREFIX_KEY, price, time);
         let gone = tail.req.replace_tail(keep_req, &fresh, system_len, time);
         // A break (spec §4): the first block of the previous request not repeated in place.
         let same = gone.iter().zip(&fresh).take_while(|(a, (b, _))| *a == b).count();
@@ -154,7 +185,7 @@ pub fn simulate_observed(
             turn: r.turn,
             blocks: req.len(),
             prompt: o.prompt,
-            unrecorded_prefix: prefix.map_or(0, |p| p.tokens),
+            unrecorded_prefix: prefix_now.map_or(0, |p| p.tokens),
             cached: o.cached,
             new,
             write: o.write,

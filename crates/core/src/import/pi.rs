@@ -176,7 +176,9 @@ impl Reader<'_> {
                 u(us, "cacheWrite").unwrap_or(0),
                 u(us, "output").unwrap_or(0),
             );
-            (i + cr + cw + out > 0).then_some(Usage {
+            // All zero is kept: the log says the provider billed nothing for this message (an
+            // aborted or failed request, a gateway-injected reply), so no replay bills it either.
+            Some(Usage {
                 prompt_tokens: Some(i + cr + cw),
                 cached_tokens: Some(cr),
                 completion_tokens: Some(out),

@@ -47,6 +47,9 @@ struct Pending {
     line: usize,
     offset: u64,
     ts: Option<String>,
+    /// Hosted tool calls of the response (`web_search_call` items): the provider sampled it in
+    /// several steps and its usage sums their inputs ([`Usage::server_tool_calls`]).
+    server_tools: u64,
 }
 
 pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
@@ -206,6 +209,8 @@ impl Reader {
                 self.report.lose("reasoning item");
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => self.call(line, pt, p),
+            // A tool search Codex runs itself: a call whose `tool_search_output` is its result.
+            "tool_search_call" if s(p, "execution") == Some("client") => self.call(line, pt, p),
             t if TOOL_OUTPUTS.contains(&t) => {
                 self.flush();
                 let cid = s(p, "call_id").unwrap_or("");
@@ -215,7 +220,11 @@ impl Reader {
                     return;
                 };
                 let rule = Some(super::ImageRule::openai(self.model.as_deref()));
-                let mut text = output_text(p.get("output"), rule, &mut self.report);
+                let mut text = match pt {
+                    // The tool definitions the search returned: the provider reads them as input.
+                    "tool_search_output" => p.get("tools").map(Value::to_string).unwrap_or_default(),
+                    _ => output_text(p.get("output"), rule, &mut self.report),
+                };
                 if let Some(cut) = self.truncation.and_then(|budget| truncated(&text, budget)) {
                     self.report.note(TRUNCATED_NOTE);
                     text = cut;
@@ -225,6 +234,7 @@ impl Reader {
             // The other items the model produces (`pairing::MODEL_ITEMS`) are not represented.
             t if MODEL_ITEMS.contains(&t) => {
                 self.pending.start(line, ts);
+                self.pending.server_tools += u64::from(HOSTED_TOOL_CALLS.contains(&t));
                 self.report.lose(pt.to_string());
             }
             other => self.report.skip(format!("response_item/{other}")),
@@ -278,6 +288,7 @@ impl Reader {
             "custom_tool_call" => {
                 (s(p, "name").unwrap_or("?").to_string(), Value::String(s(p, "input").unwrap_or("").to_string()))
             }
+            "tool_search_call" => ("tool_search".to_string(), p.get("arguments").cloned().unwrap_or(Value::Null)),
             _ => ("local_shell".to_string(), p.get("action").cloned().unwrap_or(Value::Null)),
         };
         let dup = format!("{pt} without a new call_id");
@@ -298,6 +309,12 @@ impl Reader {
         flush(&mut { done }, Some(usage), &mut self.seen, &mut self.b, &mut self.report);
     }
 }
+
+/// Response items of tools the provider runs itself (OpenAI's hosted `web_search`; a
+/// `tool_search_call` not marked `"execution": "client"`): the response holding one was sampled in
+/// several steps, each billed with its whole input plus what the tool returned, none of which the
+/// rollout records.
+const HOSTED_TOOL_CALLS: &[&str] = &["web_search_call", "tool_search_call"];
 
 const ORPHAN_NOTE: &str = "a token_count billing a model call whose items are not in the rollout (a compaction's summarising call, an aborted call) is kept as an empty assistant record carrying its usage";
 
@@ -416,6 +433,7 @@ fn flush(p: &mut Pending, usage: Option<Usage>, seen: &mut Seen, b: &mut Builder
     if usage.is_none() {
         report.skip("response without a token_count (turn kept, no usage)");
     }
+    let usage = usage.map(|u| Usage { server_tool_calls: (done.server_tools > 0).then_some(done.server_tools), ..u });
     let id = b.unique_id(&format!("a{}", done.line));
     let text = done.texts.join("\n\n");
     seen.push("assistant", text.clone(), id.clone());
