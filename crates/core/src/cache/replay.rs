@@ -172,15 +172,20 @@ pub fn simulate_observed(
         tail.origins.extend_from_slice(&r.origins[keep..]);
         memo.prune(&tail.blocks);
         let req = &tail.req;
-        let o: Outcome = caches.step(r.turn, req, keep_req + same);
         let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {
             Some((_, Some(c), p, cc)) => (c, true, p, cc),
             Some((b, None, p, cc)) => (est.block(&b), false, p, cc),
             None => (0, false, None, None),
         };
-        let new = o.new_tokens();
-        // A call the provider billed nothing for (usage all zero: pi's aborted requests).
+        // A call the provider billed nothing for (usage all zero: pi's and OpenClaw's aborted or
+        // failed requests): it costs nothing and, as in the record, wrote nothing to the cache
+        // (the next call is served as if it had not happened).
         let free = rp == Some(0) && output_recorded && output == 0;
+        let o: Outcome = match free {
+            true => Outcome { prompt: req.prompt(), ..Outcome::default() },
+            false => caches.step(r.turn, req, keep_req + same),
+        };
+        let new = o.new_tokens();
         turns.push(TurnFigures {
             turn: r.turn,
             blocks: req.len(),

@@ -29,10 +29,11 @@ pub struct RecordedTurn {
 impl RecordedTurn {
     /// `prompt_tokens` as a measure of this request: `None` when the call ran hosted tools
     /// (`docs/tokens-and-cache.md`, "Server-side sampling": the provider billed each sampling
-    /// step's input and the tools' results, which no request of the journal holds), so the
-    /// calibration neither learns from it nor scores its estimate against it.
+    /// step's input and the tools' results, which no request of the journal holds) or billed
+    /// nothing (0: an aborted request), so the calibration neither learns from it nor scores its
+    /// estimate against it.
     pub fn observed(&self) -> Option<u64> {
-        self.prompt_tokens.filter(|_| self.server_tool_calls == 0)
+        self.prompt_tokens.filter(|&p| p > 0 && self.server_tool_calls == 0)
     }
 }
 
@@ -132,11 +133,32 @@ pub fn unrecorded_prefix(journal: &Journal, est: &dyn Estimator) -> Option<Unrec
     prefix_segments(journal, est).map(|(p, _)| p)
 }
 
+/// Whether a `notice` (a Codex developer message: the permissions and environment context Codex
+/// records again when a process resumes the session, or changed settings) or a `system` record
+/// lies between turn `turn`'s call and the last observed call before it — the agent re-sent its
+/// instructions there, and with them a tool list it builds per process — or the two calls went to
+/// different models (a `model` record between them, another assistant `model`): another
+/// tokenizer counts the instructions and tools, and another provider may wrap them differently.
+fn instructions_before(journal: &Journal, turns: &[RecordedTurn], turn: usize) -> bool {
+    let Some(at) = turns.iter().position(|t| t.turn == turn) else { return false };
+    let from = turns[..at].iter().rev().find(|t| t.observed().is_some()).map_or(0, |t| t.record);
+    let to = turns[at].record;
+    let model = |i: usize| match journal.records.get(i).map(|r| &r.body) {
+        Some(Body::Assistant(a)) => a.model.clone(),
+        _ => None,
+    };
+    model(from) != model(to)
+        || (journal.records.get(from..to).unwrap_or_default())
+            .iter()
+            .any(|r| matches!(r.body, Body::Notice(_) | Body::System(_) | Body::Model(_)))
+}
+
 /// [`unrecorded_prefix`] and the prefix of each of its segments, `(first turn, tokens)` in turn
 /// order, the first starting at turn 1. A new segment starts where the calibration saw what the
-/// provider counts beyond the journal change ([`Calibrator::prefix_changes`]: Codex builds its
-/// instructions and tool list per process and per request — a resumed session, MCP servers not
-/// connected — and the format records neither); each segment's prefix is the mean residual of its
+/// provider counts beyond the journal change ([`Calibrator::prefix_changes`]) after the agent
+/// re-sent its instructions ([`instructions_before`]: Codex builds its instructions and tool list
+/// per process — a resumed session, MCP servers connected or not — and the format records
+/// neither); each segment's prefix is the mean residual of its
 /// own observed turns at the session's final slope, so a replay carries the prefix the provider
 /// counted then, in every strategy. One segment: `[(1, tokens)]`, the session-wide mean.
 pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(UnrecordedPrefix, Vec<(usize, u64)>)> {
@@ -157,7 +179,11 @@ pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(Unreco
     if residuals.is_empty() {
         return None;
     }
-    let changes = cal.prefix_changes();
+    // A rewrite after a plain input is the conversation's (a new task: OpenAI stops counting the
+    // earlier tasks' reasoning); one after re-sent or changed instructions is the prefix's.
+    let changes: Vec<usize> = (cal.prefix_changes().into_iter())
+        .filter(|&turn| instructions_before(journal, &turns, turn))
+        .collect();
     let segments = if changes.is_empty() {
         vec![(1, tokens)]
     } else {
