@@ -312,6 +312,82 @@ mod tests {
         assert_eq!(s.recorded_hit_rate, Some(16.0 / 60.0));
     }
 
+    /// An imported Codex session: calls with the given provider counts, a developer `notice`
+    /// (or a plain user message when `resumed` is false) before call `at`.
+    fn codex_session(prompts: &[u64], at: usize, resumed: bool) -> Journal {
+        let mut lines = vec![
+            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"gpt-5","harness":"codex"}"#
+                .to_string(),
+        ];
+        for (i, p) in prompts.iter().enumerate() {
+            let rev = lines.len() + 1;
+            if i + 1 == at && resumed {
+                lines.push(format!(
+                    r#"{{"rev":{rev},"ts":"2026-11-29T10:00:{i:02}Z","kind":"notice","id":"n{i}","text":"permissions","topic":"developer"}}"#
+                ));
+            }
+            let rev = lines.len() + 1;
+            lines.push(format!(
+                r#"{{"rev":{rev},"ts":"2026-11-29T10:00:{i:02}Z","kind":"user","id":"u{i}","text":"{}"}}"#,
+                "word ".repeat(40)
+            ));
+            let rev = lines.len() + 1;
+            lines.push(format!(
+                r#"{{"rev":{rev},"ts":"2026-11-29T10:00:{i:02}Z","kind":"assistant","id":"a{i}","text":"ok","usage":{{"prompt_tokens":{p},"cached_tokens":0,"completion_tokens":1}}}}"#
+            ));
+        }
+        journal(&lines.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+
+    /// Codex builds its instructions and tool list per process; a session resumed by another
+    /// process (which records its developer instructions again) was sent a prefix 18k tokens
+    /// smaller, yet every replay carried the session-wide mean prefix on every turn: +20 % on
+    /// the simulated cost of a real rollout whose last turns came after such a resume.
+    #[test]
+    fn regression_replayed_prefix_was_one_mean_across_a_resumed_process() {
+        let raw: Vec<u64> = strategy::recorded_turns(&codex_session(&[1; 6], 4, true), &CharEstimator)
+            .iter()
+            .map(|t| t.raw)
+            .collect();
+        let prompts: Vec<u64> =
+            raw.iter().enumerate().map(|(i, r)| r + if i < 3 { 20_000 } else { 2_000 }).collect();
+        let opts = Options::plain(CacheModel::Ideal, None);
+        let recorded = strategy::parse("recorded").unwrap();
+        let sim = simulate(&codex_session(&prompts, 4, true), &recorded, &CharEstimator, opts, |_, _| {});
+        for t in &sim.turns {
+            let want = prompts[t.turn - 1] as f64;
+            assert!((t.prompt as f64 - want).abs() < 0.05 * want, "turn {}: {} vs {want}", t.turn, t.prompt);
+        }
+        // The same drop after a plain user message is the conversation's (a new task): one
+        // prefix, as before.
+        let opts = Options::plain(CacheModel::Ideal, None);
+        let plain = simulate(&codex_session(&prompts, 4, false), &recorded, &CharEstimator, opts, |_, _| {});
+        let prefixes: std::collections::BTreeSet<u64> = plain.turns.iter().map(|t| t.unrecorded_prefix).collect();
+        assert_eq!(prefixes.len(), 1, "{prefixes:?}");
+    }
+
+    /// pi and OpenClaw log an aborted or failed request with all-zero usage: the provider billed
+    /// nothing and cached nothing. The replay still let it write the cache, so the next call read
+    /// a prefix the provider never held.
+    #[test]
+    fn regression_a_call_billed_nothing_warmed_the_replayed_cache() {
+        let j = journal(&[
+            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"openai/gpt-5"}"#,
+            r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"hello there"}"#,
+            r#"{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a1","text":"hi","usage":{"prompt_tokens":20,"cached_tokens":0,"completion_tokens":2}}"#,
+            r#"{"rev":4,"ts":"2026-11-29T10:00:03Z","kind":"user","id":"u2","text":"a long question that the provider aborted"}"#,
+            r#"{"rev":5,"ts":"2026-11-29T10:00:04Z","kind":"assistant","id":"a2","text":"","usage":{"prompt_tokens":0,"cached_tokens":0,"completion_tokens":0}}"#,
+            r#"{"rev":6,"ts":"2026-11-29T10:00:05Z","kind":"user","id":"u3","text":"again"}"#,
+            r#"{"rev":7,"ts":"2026-11-29T10:00:06Z","kind":"assistant","id":"a3","text":"done","usage":{"prompt_tokens":40,"cached_tokens":20,"completion_tokens":1}}"#,
+        ]);
+        let price = Price { input: 1e6, cached: Some(0.0), write: None, output: 0.0 };
+        let opts = Options::plain(CacheModel::Ideal, Some(price));
+        let sim = simulate(&j, &strategy::parse("recorded").unwrap(), &CharEstimator, opts, |_, _| {});
+        let t = &sim.turns;
+        assert_eq!((t[1].cost, t[1].cached, t[1].write), (Some(0.0), 0, 0));
+        assert_eq!(t[2].cached, t[0].prompt - crate::tokens::FRAMING, "only the first call's request was cached");
+    }
+
     #[test]
     fn each_model_keeps_its_own_cache_and_price() {
         let sys = "s".repeat(8_000);

@@ -551,6 +551,83 @@ mod tests {
         assert_eq!(truncated("é".repeat(10).as_str(), 5).unwrap(), "é…4 tokens truncated…é", "char boundaries");
     }
 
+    /// A token_count line billing `input` prompt tokens (running total `total`).
+    fn tc(ts: u32, input: u64, total: u64) -> String {
+        format!(
+            r#"{{"timestamp":"2026-01-01T00:00:{ts:02}Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{total},"cached_input_tokens":0,"output_tokens":1,"total_tokens":{total}}},"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":1,"total_tokens":{input}}}}}}}}}"#
+        )
+    }
+
+    /// The response of a hosted web search (reasoning, `web_search_call` items, a reply: one
+    /// response the provider sampled in several steps) was imported like any call: its usage,
+    /// which sums every step's input and the search results, entered the calibration as the size
+    /// of a request (OpenAI web search; openai/codex `ResponseItem::WebSearchCall`).
+    #[test]
+    fn regression_web_search_response_usage_was_taken_for_one_request() {
+        let head = r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"W"}}
+{"timestamp":"2026-01-01T00:00:01Z","type":"turn_context","payload":{"model":"gpt-x"}}
+{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"look it up"}]}}
+{"timestamp":"2026-01-01T00:00:03Z","type":"response_item","payload":{"type":"reasoning","summary":[]}}
+{"timestamp":"2026-01-01T00:00:04Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}}}
+{"timestamp":"2026-01-01T00:00:05Z","type":"response_item","payload":{"type":"reasoning","summary":[]}}
+{"timestamp":"2026-01-01T00:00:06Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"open_page","url":"https://example.com"}}}
+{"timestamp":"2026-01-01T00:00:07Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"found"}]}}
+"#;
+        let rollout = format!(
+            "{head}{}\n{}\n{}\n",
+            tc(8, 9_000, 9_000),
+            r#"{"timestamp":"2026-01-01T00:00:09Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"thanks"}]}}
+{"timestamp":"2026-01-01T00:00:10Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}"#,
+            tc(11, 4_000, 13_000)
+        );
+        let im = read(Path::new("rollout-w.jsonl"), rollout.as_bytes()).unwrap();
+        let usages: Vec<Usage> = (im.journal.records.iter())
+            .filter_map(|r| match &r.body {
+                Body::Assistant(a) => a.usage.clone(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(usages.len(), 2);
+        assert_eq!((usages[0].prompt_tokens, usages[0].server_tool_calls), (Some(9_000), Some(2)));
+        assert_eq!((usages[1].prompt_tokens, usages[1].server_tool_calls), (Some(4_000), None));
+        // The calibration does not learn from the sampled call.
+        let turns = crate::strategy::recorded_turns(&im.journal, &crate::tokens::CharEstimator);
+        assert_eq!(turns[0].prompt_tokens, Some(9_000));
+        assert_eq!(turns[0].observed(), None, "several sampling steps: no measure of the request");
+        assert_eq!(turns[1].observed(), Some(4_000));
+    }
+
+    /// 0.142 Desktop rollouts hold `tool_search_call` (`"execution":"client"`) and its
+    /// `tool_search_output` (the deferred tools' definitions). The output did not end the
+    /// response, so the model's next call joined the first and every later `token_count` billed
+    /// the response after the one it billed: a request counted 14.8k tokens the provider had
+    /// not yet been sent.
+    #[test]
+    fn regression_client_tool_search_output_did_not_end_the_response() {
+        let rollout = format!(
+            "{}\n{}\n{}\n{}\n",
+            r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"S"}}
+{"timestamp":"2026-01-01T00:00:01Z","type":"turn_context","payload":{"model":"gpt-x"}}
+{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"status?"}]}}
+{"timestamp":"2026-01-01T00:00:03Z","type":"response_item","payload":{"type":"reasoning","summary":[]}}
+{"timestamp":"2026-01-01T00:00:04Z","type":"response_item","payload":{"type":"tool_search_call","call_id":"ts1","status":"completed","execution":"client","arguments":{"query":"jobs","limit":8}}}
+{"timestamp":"2026-01-01T00:00:05Z","type":"response_item","payload":{"type":"tool_search_output","call_id":"ts1","status":"completed","execution":"client","tools":[{"type":"function","name":"job_status","description":"Status of a job."}]}}"#,
+            tc(6, 1_000, 1_000),
+            r#"{"timestamp":"2026-01-01T00:00:07Z","type":"response_item","payload":{"type":"function_call","name":"job_status","arguments":"{}","call_id":"c2"}}
+{"timestamp":"2026-01-01T00:00:08Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"running"}}"#,
+            tc(9, 1_100, 2_100)
+        );
+        let im = read(Path::new("rollout-s.jsonl"), rollout.as_bytes()).unwrap();
+        let kinds: Vec<&str> = im.journal.records.iter().map(|r| r.kind()).collect();
+        assert_eq!(kinds, vec!["session", "user", "assistant", "result", "assistant", "result"]);
+        let Body::Assistant(a) = &im.journal.records[2].body else { panic!() };
+        assert_eq!((a.calls[0].tool.as_str(), a.usage.as_ref().and_then(|u| u.prompt_tokens)), ("tool_search", Some(1_000)));
+        let Body::Result(r) = &im.journal.records[3].body else { panic!() };
+        assert!(r.text.contains("job_status"), "the definitions are the next call's input: {}", r.text);
+        let Body::Assistant(b) = &im.journal.records[4].body else { panic!() };
+        assert_eq!(b.usage.as_ref().and_then(|u| u.prompt_tokens), Some(1_100));
+    }
+
     #[test]
     fn reads_a_pre_2025_09_rollout() {
         let s = r#"{"id":"old","timestamp":"2025-08-01T00:00:00Z","instructions":"be brief","git":{}}
