@@ -155,7 +155,8 @@ pub fn simulate_observed(
         }
         let keep_req = if turns.is_empty() { 0 } else { keep + pre };
         let price = caches.price(r.turn);
-        let summarizer = super::summarizer::figures(&caches.sim, r.summarized, est, prefix_now, PREFIX_KEY, price, time);
+        let summarizer =
+            super::summarizer::figures(&caches.sim, r.summarized, est, prefix_now, PREFIX_KEY, price, time);
         let gone = tail.req.replace_tail(keep_req, &fresh, system_len, time);
         // A break (spec §4): the first block of the previous request not repeated in place.
         let same = gone.iter().zip(&fresh).take_while(|(a, (b, _))| *a == b).count();
@@ -345,12 +346,9 @@ mod tests {
     /// the simulated cost of a real rollout whose last turns came after such a resume.
     #[test]
     fn regression_replayed_prefix_was_one_mean_across_a_resumed_process() {
-        let raw: Vec<u64> = strategy::recorded_turns(&codex_session(&[1; 6], 4, true), &CharEstimator)
-            .iter()
-            .map(|t| t.raw)
-            .collect();
-        let prompts: Vec<u64> =
-            raw.iter().enumerate().map(|(i, r)| r + if i < 3 { 20_000 } else { 2_000 }).collect();
+        let raw: Vec<u64> =
+            strategy::recorded_turns(&codex_session(&[1; 6], 4, true), &CharEstimator).iter().map(|t| t.raw).collect();
+        let prompts: Vec<u64> = raw.iter().enumerate().map(|(i, r)| r + if i < 3 { 20_000 } else { 2_000 }).collect();
         let opts = Options::plain(CacheModel::Ideal, None);
         let recorded = strategy::parse("recorded").unwrap();
         let sim = simulate(&codex_session(&prompts, 4, true), &recorded, &CharEstimator, opts, |_, _| {});

@@ -169,23 +169,23 @@ impl Reader<'_> {
                 _ => self.report.lose(format!("assistant block {kind}")),
             }
         }
-        let usage = m.get("usage").and_then(Value::as_object).and_then(|us| {
+        // All zero is kept: the log says the provider billed nothing for this message (an aborted
+        // or failed request, a gateway-injected reply), so no replay bills it either.
+        let usage = m.get("usage").and_then(Value::as_object).map(|us| {
             let (i, cr, cw, out) = (
                 u(us, "input").unwrap_or(0),
                 u(us, "cacheRead").unwrap_or(0),
                 u(us, "cacheWrite").unwrap_or(0),
                 u(us, "output").unwrap_or(0),
             );
-            // All zero is kept: the log says the provider billed nothing for this message (an
-            // aborted or failed request, a gateway-injected reply), so no replay bills it either.
-            Some(Usage {
+            Usage {
                 prompt_tokens: Some(i + cr + cw),
                 cached_tokens: Some(cr),
                 completion_tokens: Some(out),
                 cache_write_tokens: Some(cw),
                 cost_usd: us.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64).filter(|c| *c >= 0.0),
                 ..Default::default()
-            })
+            }
         });
         let this = slug(s(m, "provider"), s(m, "model"));
         let aid = self.b.unique_id(&s(&line.obj, "id").map_or_else(|| format!("a{}", line.no), str::to_string));

@@ -181,9 +181,8 @@ pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(Unreco
     }
     // A rewrite after a plain input is the conversation's (a new task: OpenAI stops counting the
     // earlier tasks' reasoning); one after re-sent or changed instructions is the prefix's.
-    let changes: Vec<usize> = (cal.prefix_changes().into_iter())
-        .filter(|&turn| instructions_before(journal, &turns, turn))
-        .collect();
+    let changes: Vec<usize> =
+        (cal.prefix_changes().into_iter()).filter(|&turn| instructions_before(journal, &turns, turn)).collect();
     let segments = if changes.is_empty() {
         vec![(1, tokens)]
     } else {

@@ -236,7 +236,9 @@ impl TurnEstimate {
     /// for a call sampled server-side ([`TurnEstimate::server_sampled`]), whose `prompt_tokens`
     /// is not the size of a request.
     pub fn calibrated_error_pct(&self) -> Option<f64> {
-        self.prompt_tokens.filter(|_| self.fitted && !self.server_sampled).and_then(|p| super::calibrate::error_pct(self.calibrated, p))
+        self.prompt_tokens
+            .filter(|_| self.fitted && !self.server_sampled)
+            .and_then(|p| super::calibrate::error_pct(self.calibrated, p))
     }
 }
 

@@ -621,7 +621,10 @@ mod tests {
         let kinds: Vec<&str> = im.journal.records.iter().map(|r| r.kind()).collect();
         assert_eq!(kinds, vec!["session", "user", "assistant", "result", "assistant", "result"]);
         let Body::Assistant(a) = &im.journal.records[2].body else { panic!() };
-        assert_eq!((a.calls[0].tool.as_str(), a.usage.as_ref().and_then(|u| u.prompt_tokens)), ("tool_search", Some(1_000)));
+        assert_eq!(
+            (a.calls[0].tool.as_str(), a.usage.as_ref().and_then(|u| u.prompt_tokens)),
+            ("tool_search", Some(1_000))
+        );
         let Body::Result(r) = &im.journal.records[3].body else { panic!() };
         assert!(r.text.contains("job_status"), "the definitions are the next call's input: {}", r.text);
         let Body::Assistant(b) = &im.journal.records[4].body else { panic!() };
