@@ -464,6 +464,24 @@ mod tests {
         assert_eq!(im.report.skipped["model_change to the current model"], 1);
     }
 
+    /// An aborted request logs a partial answer with all-zero usage: the provider billed
+    /// nothing. The importer dropped that usage, so every replay estimated and priced the call
+    /// as a full request (OpenClaw through OpenRouter: an aborted Claude call billed $0.027).
+    #[test]
+    fn regression_all_zero_usage_of_an_aborted_call_was_dropped() {
+        let s = r#"{"type":"session","version":3,"id":"P","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}
+{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"q"}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"text","text":"partial"}],"provider":"openrouter","model":"anthropic/claude-3.7-sonnet","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"total":0}},"stopReason":"aborted","errorMessage":"Request was aborted"}}
+"#;
+        let im = read(Path::new("p.jsonl"), s.as_bytes()).unwrap();
+        let usage = im.journal.records.iter().find_map(|r| match &r.body {
+            Body::Assistant(a) => a.usage.clone(),
+            _ => None,
+        });
+        let u = usage.expect("the log's usage is kept");
+        assert_eq!((u.prompt_tokens, u.completion_tokens, u.cost_usd), (Some(0), Some(0), Some(0.0)));
+    }
+
     #[test]
     fn v3_tree_follows_the_last_leaf() {
         let s = r#"{"type":"session","version":3,"id":"P","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}
