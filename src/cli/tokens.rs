@@ -14,7 +14,7 @@ use ctxj_core::check::context::context_view;
 use ctxj_core::check::Harness;
 use ctxj_core::journal::Journal;
 use ctxj_core::projection::Replayer;
-use ctxj_core::strategy::{calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, Strategy};
+use ctxj_core::strategy::{calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, RecordedTurn, Strategy};
 use ctxj_core::tokens::breakdown::{RequestTokens, TurnEstimate};
 use ctxj_core::tokens::TiktokenEstimator;
 
@@ -162,15 +162,17 @@ fn per_turn(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec<Tur
 fn per_turn_raw(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec<TurnEstimate> {
     let rec = recorded_turns(journal, est);
     let mut cal = new_calibrator(journal);
-    rec.iter().for_each(|t| cal.observe(t.turn, t.prompt_tokens, t.raw));
+    rec.iter().for_each(|t| cal.observe(t.turn, t.observed(), t.raw));
+    let sampled = |turn: usize| rec.get(turn - 1).is_some_and(|t| t.server_tool_calls > 0);
     if s.is_recorded() {
-        return rec.iter().map(|t| TurnEstimate::new(t.turn, t.raw, t.prompt_tokens, &cal)).collect();
+        let row = |t: &RecordedTurn| TurnEstimate::new(t.turn, t.raw, t.prompt_tokens, &cal).sampled(sampled(t.turn));
+        return rec.iter().map(row).collect();
     }
     let mut rows = Vec::with_capacity(rec.len());
     ctxj_core::strategy::replay(journal, s, est, |r| {
         let raw = ctxj_core::tokens::request_tokens(est, r.blocks.iter());
         let prompt = rec.get(r.turn - 1).and_then(|t| t.prompt_tokens);
-        rows.push(TurnEstimate::new(r.turn, raw, prompt, &cal));
+        rows.push(TurnEstimate::new(r.turn, raw, prompt, &cal).sampled(sampled(r.turn)));
     });
     rows
 }

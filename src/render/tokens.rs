@@ -413,6 +413,14 @@ pub fn per_turn_text(strategy: &str, encoding: &str, rows: &[TurnEstimate], pain
             extrapolated.join(", ")
         );
     }
+    let sampled: Vec<String> = rows.iter().filter(|r| r.server_sampled).map(|r| r.turn.to_string()).collect();
+    if !sampled.is_empty() {
+        out += &format!(
+            "server-side tool calls (prompt_tokens sums several sampling steps and their results; not a calibration sample, no calibrated error): turn{} {}\n",
+            if sampled.len() == 1 { "" } else { "s" },
+            sampled.join(", ")
+        );
+    }
     if affine {
         let last = rows.iter().rev().find(|r| r.prompt_tokens.is_some()).map_or(0, |r| r.prefix);
         out += &format!(

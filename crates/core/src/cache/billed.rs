@@ -499,9 +499,12 @@ fn call_cost(p: &Price, u: &crate::journal::record::Usage) -> Option<f64> {
     Some(p.billed(input, write - w1h, w1h, read, u.completion_tokens.unwrap_or(0)))
 }
 
-/// Sums the turns that carry usage.
+/// Sums the turns that carry usage (a call whose usage is all zero — pi's and OpenClaw's aborted
+/// or failed requests — billed nothing and is not counted).
 fn totals(per_turn: Vec<BilledTurn>, breaks: Vec<RecordedBreak>) -> Billed {
-    let with: Vec<&BilledTurn> = per_turn.iter().filter(|t| t.prompt.is_some() || t.output.is_some()).collect();
+    let billed_nothing = |t: &BilledTurn| t.prompt == Some(0) && t.output.unwrap_or(0) == 0;
+    let with: Vec<&BilledTurn> =
+        per_turn.iter().filter(|t| (t.prompt.is_some() || t.output.is_some()) && !billed_nothing(t)).collect();
     let sum = |f: fn(&BilledTurn) -> Option<u64>| {
         let v: Vec<u64> = with.iter().filter_map(|t| f(t)).collect();
         (!v.is_empty()).then(|| v.iter().fold(0u64, |a, b| a.saturating_add(*b)))

@@ -173,6 +173,18 @@ impl Request {
         gone
     }
 
+    /// Replaces the first `head.len()` blocks (keys and tokens) and hashes the request again:
+    /// the unrecorded prefix of an imported session whose size changed
+    /// (`strategy::UnrecordedPrefix::segments`).
+    pub fn set_head(&mut self, head: &[(Key, u64)]) {
+        let mut all: Vec<(Key, u64)> = self.keys.iter().copied().zip(self.tokens.iter().copied()).collect();
+        for (slot, &h) in all.iter_mut().zip(head) {
+            *slot = h;
+        }
+        let (system_len, time_ms) = (self.system_len, self.time_ms);
+        self.replace_tail(0, &all, system_len, time_ms);
+    }
+
     /// Number of blocks.
     pub fn len(&self) -> usize {
         self.keys.len()

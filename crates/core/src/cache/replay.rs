@@ -69,6 +69,21 @@ fn prefix_blocks(p: &strategy::UnrecordedPrefix) -> Vec<(Key, u64)> {
     }
 }
 
+/// The same virtual blocks (same keys, same number) resized to a later segment's `tokens`
+/// ([`strategy::prefix_segments`]): the warm block keeps at most its size, the rest takes the
+/// remainder. The keys stay: whether the provider still read the prefix after the change is in
+/// its record, which the environment replays ([`super::environment`]).
+fn resized(blocks: &[(Key, u64)], tokens: u64) -> Vec<(Key, u64)> {
+    match blocks {
+        [(WARM_KEY, _)] => vec![(WARM_KEY, tokens)],
+        [(WARM_KEY, w), (k, _)] => {
+            let w = (*w).min(tokens);
+            vec![(WARM_KEY, w), (*k, tokens - w)]
+        }
+        _ => blocks.iter().map(|&(k, _)| (k, tokens)).collect(),
+    }
+}
+
 /// Replays `strategy` and simulates the cache; `progress(done, total)` is called after each turn.
 ///
 /// Linear in the journal: per turn, only the blocks after the ones the replay repeated unchanged
@@ -96,9 +111,15 @@ pub fn simulate_observed(
     let total = journal.turns.len();
     // The unrecorded prefix of an imported session: a virtual first block with a fixed key and
     // the inferred token count, cached like a real system block.
-    let prefix = strategy::unrecorded_prefix(journal, est);
+    let (prefix, segments) = match strategy::prefix_segments(journal, est) {
+        Some((p, s)) => (Some(p), s),
+        None => (None, Vec::new()),
+    };
     let pblocks = prefix.as_ref().map(prefix_blocks).unwrap_or_default();
     let pre = pblocks.len();
+    // The prefix in force: its segment's index and tokens.
+    let segment_at = |turn: usize| segments.partition_point(|s| s.0 <= turn).saturating_sub(1);
+    let mut segment = 0;
     let mut caches = super::caches::Caches::new(journal, &opts, pre);
     let mut memo = BlockMemo::default();
     let mut tail = Tail::default();
@@ -106,25 +127,36 @@ pub fn simulate_observed(
     let mut breaks = Vec::new();
     strategy::replay(journal, strat, est, |r| {
         let keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
+        // A new prefix segment: the provider counted another prefix from here on, in every
+        // strategy; the previous request's head is resized so the blocks after it still match.
+        let seg = segment_at(r.turn);
+        let resegment = seg != segment && !turns.is_empty();
+        let seg_tokens = segments.get(seg).map_or(0, |s| s.1);
+        if resegment {
+            tail.req.set_head(&resized(&pblocks, seg_tokens));
+        }
+        segment = seg;
+        let prefix_now = prefix.map(|p| strategy::UnrecordedPrefix { tokens: seg_tokens, ..p });
         let prev_len = tail.req.len() - if turns.is_empty() { 0 } else { pre };
         let mut fresh = memo.get(&r.blocks[keep..], est);
         if let Some(p) = prefix {
             // Imported sessions count in provider tokens: × the fit's slope.
             fresh.iter_mut().for_each(|f| f.1 = crate::tokens::calibrate::apply(f.1, p.slope));
             if turns.is_empty() {
-                fresh.splice(0..0, pblocks.iter().copied());
+                fresh.splice(0..0, resized(&pblocks, seg_tokens));
             }
         }
         let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
         caches.switch_to(r.turn);
-        if let (true, Some(&(WARM_KEY, w))) = (turns.is_empty(), pblocks.first()) {
+        if let (true, Some(&(WARM_KEY, w))) = (turns.is_empty(), resized(&pblocks, seg_tokens).first()) {
             // The first call read this part from a cache warmed before the session: so does the replay.
             caches.sim.step(&Request::new(vec![WARM_KEY], vec![w], 1, time));
         }
         let keep_req = if turns.is_empty() { 0 } else { keep + pre };
         let price = caches.price(r.turn);
-        let summarizer = super::summarizer::figures(&caches.sim, r.summarized, est, prefix, PREFIX_KEY, price, time);
+        let summarizer =
+            super::summarizer::figures(&caches.sim, r.summarized, est, prefix_now, PREFIX_KEY, price, time);
         let gone = tail.req.replace_tail(keep_req, &fresh, system_len, time);
         // A break (spec §4): the first block of the previous request not repeated in place.
         let same = gone.iter().zip(&fresh).take_while(|(a, (b, _))| *a == b).count();
@@ -141,20 +173,25 @@ pub fn simulate_observed(
         tail.origins.extend_from_slice(&r.origins[keep..]);
         memo.prune(&tail.blocks);
         let req = &tail.req;
-        let o: Outcome = caches.step(r.turn, req, keep_req + same);
         let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {
             Some((_, Some(c), p, cc)) => (c, true, p, cc),
             Some((b, None, p, cc)) => (est.block(&b), false, p, cc),
             None => (0, false, None, None),
         };
-        let new = o.new_tokens();
-        // A call the provider billed nothing for (usage all zero: pi's aborted requests).
+        // A call the provider billed nothing for (usage all zero: pi's and OpenClaw's aborted or
+        // failed requests): it costs nothing and, as in the record, wrote nothing to the cache
+        // (the next call is served as if it had not happened).
         let free = rp == Some(0) && output_recorded && output == 0;
+        let o: Outcome = match free {
+            true => Outcome { prompt: req.prompt(), ..Outcome::default() },
+            false => caches.step(r.turn, req, keep_req + same),
+        };
+        let new = o.new_tokens();
         turns.push(TurnFigures {
             turn: r.turn,
             blocks: req.len(),
             prompt: o.prompt,
-            unrecorded_prefix: prefix.map_or(0, |p| p.tokens),
+            unrecorded_prefix: prefix_now.map_or(0, |p| p.tokens),
             cached: o.cached,
             new,
             write: o.write,
@@ -274,6 +311,79 @@ mod tests {
         assert_eq!(s.breaks, 1);
         assert_eq!(s.recorded_turns, 2);
         assert_eq!(s.recorded_hit_rate, Some(16.0 / 60.0));
+    }
+
+    /// An imported Codex session: calls with the given provider counts, a developer `notice`
+    /// (or a plain user message when `resumed` is false) before call `at`.
+    fn codex_session(prompts: &[u64], at: usize, resumed: bool) -> Journal {
+        let mut lines = vec![
+            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"gpt-5","harness":"codex"}"#
+                .to_string(),
+        ];
+        for (i, p) in prompts.iter().enumerate() {
+            let rev = lines.len() + 1;
+            if i + 1 == at && resumed {
+                lines.push(format!(
+                    r#"{{"rev":{rev},"ts":"2026-11-29T10:00:{i:02}Z","kind":"notice","id":"n{i}","text":"permissions","topic":"developer"}}"#
+                ));
+            }
+            let rev = lines.len() + 1;
+            lines.push(format!(
+                r#"{{"rev":{rev},"ts":"2026-11-29T10:00:{i:02}Z","kind":"user","id":"u{i}","text":"{}"}}"#,
+                "word ".repeat(40)
+            ));
+            let rev = lines.len() + 1;
+            lines.push(format!(
+                r#"{{"rev":{rev},"ts":"2026-11-29T10:00:{i:02}Z","kind":"assistant","id":"a{i}","text":"ok","usage":{{"prompt_tokens":{p},"cached_tokens":0,"completion_tokens":1}}}}"#
+            ));
+        }
+        journal(&lines.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+
+    /// Codex builds its instructions and tool list per process; a session resumed by another
+    /// process (which records its developer instructions again) was sent a prefix 18k tokens
+    /// smaller, yet every replay carried the session-wide mean prefix on every turn: +20 % on
+    /// the simulated cost of a real rollout whose last turns came after such a resume.
+    #[test]
+    fn regression_replayed_prefix_was_one_mean_across_a_resumed_process() {
+        let raw: Vec<u64> =
+            strategy::recorded_turns(&codex_session(&[1; 6], 4, true), &CharEstimator).iter().map(|t| t.raw).collect();
+        let prompts: Vec<u64> = raw.iter().enumerate().map(|(i, r)| r + if i < 3 { 20_000 } else { 2_000 }).collect();
+        let opts = Options::plain(CacheModel::Ideal, None);
+        let recorded = strategy::parse("recorded").unwrap();
+        let sim = simulate(&codex_session(&prompts, 4, true), &recorded, &CharEstimator, opts, |_, _| {});
+        for t in &sim.turns {
+            let want = prompts[t.turn - 1] as f64;
+            assert!((t.prompt as f64 - want).abs() < 0.05 * want, "turn {}: {} vs {want}", t.turn, t.prompt);
+        }
+        // The same drop after a plain user message is the conversation's (a new task): one
+        // prefix, as before.
+        let opts = Options::plain(CacheModel::Ideal, None);
+        let plain = simulate(&codex_session(&prompts, 4, false), &recorded, &CharEstimator, opts, |_, _| {});
+        let prefixes: std::collections::BTreeSet<u64> = plain.turns.iter().map(|t| t.unrecorded_prefix).collect();
+        assert_eq!(prefixes.len(), 1, "{prefixes:?}");
+    }
+
+    /// pi and OpenClaw log an aborted or failed request with all-zero usage: the provider billed
+    /// nothing and cached nothing. The replay still let it write the cache, so the next call read
+    /// a prefix the provider never held.
+    #[test]
+    fn regression_a_call_billed_nothing_warmed_the_replayed_cache() {
+        let j = journal(&[
+            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"openai/gpt-5"}"#,
+            r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u1","text":"hello there"}"#,
+            r#"{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a1","text":"hi","usage":{"prompt_tokens":20,"cached_tokens":0,"completion_tokens":2}}"#,
+            r#"{"rev":4,"ts":"2026-11-29T10:00:03Z","kind":"user","id":"u2","text":"a long question that the provider aborted"}"#,
+            r#"{"rev":5,"ts":"2026-11-29T10:00:04Z","kind":"assistant","id":"a2","text":"","usage":{"prompt_tokens":0,"cached_tokens":0,"completion_tokens":0}}"#,
+            r#"{"rev":6,"ts":"2026-11-29T10:00:05Z","kind":"user","id":"u3","text":"again"}"#,
+            r#"{"rev":7,"ts":"2026-11-29T10:00:06Z","kind":"assistant","id":"a3","text":"done","usage":{"prompt_tokens":40,"cached_tokens":20,"completion_tokens":1}}"#,
+        ]);
+        let price = Price { input: 1e6, cached: Some(0.0), write: None, output: 0.0 };
+        let opts = Options::plain(CacheModel::Ideal, Some(price));
+        let sim = simulate(&j, &strategy::parse("recorded").unwrap(), &CharEstimator, opts, |_, _| {});
+        let t = &sim.turns;
+        assert_eq!((t[1].cost, t[1].cached, t[1].write), (Some(0.0), 0, 0));
+        assert_eq!(t[2].cached, t[0].prompt - crate::tokens::FRAMING, "only the first call's request was cached");
     }
 
     #[test]

@@ -169,21 +169,23 @@ impl Reader<'_> {
                 _ => self.report.lose(format!("assistant block {kind}")),
             }
         }
-        let usage = m.get("usage").and_then(Value::as_object).and_then(|us| {
+        // All zero is kept: the log says the provider billed nothing for this message (an aborted
+        // or failed request, a gateway-injected reply), so no replay bills it either.
+        let usage = m.get("usage").and_then(Value::as_object).map(|us| {
             let (i, cr, cw, out) = (
                 u(us, "input").unwrap_or(0),
                 u(us, "cacheRead").unwrap_or(0),
                 u(us, "cacheWrite").unwrap_or(0),
                 u(us, "output").unwrap_or(0),
             );
-            (i + cr + cw + out > 0).then_some(Usage {
+            Usage {
                 prompt_tokens: Some(i + cr + cw),
                 cached_tokens: Some(cr),
                 completion_tokens: Some(out),
                 cache_write_tokens: Some(cw),
                 cost_usd: us.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64).filter(|c| *c >= 0.0),
                 ..Default::default()
-            })
+            }
         });
         let this = slug(s(m, "provider"), s(m, "model"));
         let aid = self.b.unique_id(&s(&line.obj, "id").map_or_else(|| format!("a{}", line.no), str::to_string));
@@ -460,6 +462,24 @@ mod tests {
         assert_eq!((model(2), model(4)), (None, None), "answered by the current model");
         assert_eq!(model(5).as_deref(), Some("google/gem-c"), "answered by another model: priced at its own");
         assert_eq!(im.report.skipped["model_change to the current model"], 1);
+    }
+
+    /// An aborted request logs a partial answer with all-zero usage: the provider billed
+    /// nothing. The importer dropped that usage, so every replay estimated and priced the call
+    /// as a full request (OpenClaw through OpenRouter: an aborted Claude call billed $0.027).
+    #[test]
+    fn regression_all_zero_usage_of_an_aborted_call_was_dropped() {
+        let s = r#"{"type":"session","version":3,"id":"P","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}
+{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"q"}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"text","text":"partial"}],"provider":"openrouter","model":"anthropic/claude-3.7-sonnet","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"total":0}},"stopReason":"aborted","errorMessage":"Request was aborted"}}
+"#;
+        let im = read(Path::new("p.jsonl"), s.as_bytes()).unwrap();
+        let usage = im.journal.records.iter().find_map(|r| match &r.body {
+            Body::Assistant(a) => a.usage.clone(),
+            _ => None,
+        });
+        let u = usage.expect("the log's usage is kept");
+        assert_eq!((u.prompt_tokens, u.completion_tokens, u.cost_usd), (Some(0), Some(0), Some(0.0)));
     }
 
     #[test]

@@ -252,6 +252,13 @@ pub struct Usage {
     /// no price.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// Extension (written by `ctxj import`, optional): the hosted (server-side) tool calls this
+    /// response ran (a Codex rollout's `web_search_call` items). The provider samples the model
+    /// once per step of such a response and bills every step's input, search results included,
+    /// so `prompt_tokens` is more than this request held: not a calibration sample, and the
+    /// excess is billed as recorded in every replay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_tool_calls: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -21,6 +21,20 @@ pub struct RecordedTurn {
     pub cached_tokens: Option<u64>,
     /// `usage.completion_tokens` of the turn, when recorded.
     pub completion_tokens: Option<u64>,
+    /// `usage.server_tool_calls`: the call ran hosted tools and was sampled in several steps, so
+    /// `prompt_tokens` sums their inputs ([`RecordedTurn::observed`]).
+    pub server_tool_calls: u64,
+}
+
+impl RecordedTurn {
+    /// `prompt_tokens` as a measure of this request: `None` when the call ran hosted tools
+    /// (`docs/tokens-and-cache.md`, "Server-side sampling": the provider billed each sampling
+    /// step's input and the tools' results, which no request of the journal holds) or billed
+    /// nothing (0: an aborted request), so the calibration neither learns from it nor scores its
+    /// estimate against it.
+    pub fn observed(&self) -> Option<u64> {
+        self.prompt_tokens.filter(|&p| p > 0 && self.server_tool_calls == 0)
+    }
 }
 
 /// The raw estimate of every recorded request, with the provider's usage figures, in turn order.
@@ -52,6 +66,7 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
             prompt_tokens: usage.prompt_tokens,
             cached_tokens: usage.cached_tokens,
             completion_tokens: usage.completion_tokens,
+            server_tool_calls: usage.server_tool_calls.unwrap_or(0),
         });
     });
     out
@@ -84,7 +99,7 @@ pub fn new_calibrator(journal: &Journal) -> Calibrator {
 pub fn calibrator_for(journal: &Journal, est: &dyn Estimator) -> Calibrator {
     let mut c = new_calibrator(journal);
     for t in recorded_turns(journal, est) {
-        c.observe(t.turn, t.prompt_tokens, t.raw);
+        c.observe(t.turn, t.observed(), t.raw);
     }
     c
 }
@@ -115,19 +130,67 @@ pub struct UnrecordedPrefix {
 /// 47.7k against a session-wide 21.4k on the shared long Codex rollout, +22 % on every replayed
 /// request (`docs/tokens-and-cache.md`).
 pub fn unrecorded_prefix(journal: &Journal, est: &dyn Estimator) -> Option<UnrecordedPrefix> {
+    prefix_segments(journal, est).map(|(p, _)| p)
+}
+
+/// Whether a `notice` (a Codex developer message: the permissions and environment context Codex
+/// records again when a process resumes the session, or changed settings) or a `system` record
+/// lies between turn `turn`'s call and the last observed call before it — the agent re-sent its
+/// instructions there, and with them a tool list it builds per process — or the two calls went to
+/// different models (a `model` record between them, another assistant `model`): another
+/// tokenizer counts the instructions and tools, and another provider may wrap them differently.
+fn instructions_before(journal: &Journal, turns: &[RecordedTurn], turn: usize) -> bool {
+    let Some(at) = turns.iter().position(|t| t.turn == turn) else { return false };
+    let from = turns[..at].iter().rev().find(|t| t.observed().is_some()).map_or(0, |t| t.record);
+    let to = turns[at].record;
+    let model = |i: usize| match journal.records.get(i).map(|r| &r.body) {
+        Some(Body::Assistant(a)) => a.model.clone(),
+        _ => None,
+    };
+    model(from) != model(to)
+        || (journal.records.get(from..to).unwrap_or_default())
+            .iter()
+            .any(|r| matches!(r.body, Body::Notice(_) | Body::System(_) | Body::Model(_)))
+}
+
+/// [`unrecorded_prefix`] and the prefix of each of its segments, `(first turn, tokens)` in turn
+/// order, the first starting at turn 1. A new segment starts where the calibration saw what the
+/// provider counts beyond the journal change ([`Calibrator::prefix_changes`]) after the agent
+/// re-sent its instructions ([`instructions_before`]: Codex builds its instructions and tool list
+/// per process — a resumed session, MCP servers connected or not — and the format records
+/// neither); each segment's prefix is the mean residual of its
+/// own observed turns at the session's final slope, so a replay carries the prefix the provider
+/// counted then, in every strategy. One segment: `[(1, tokens)]`, the session-wide mean.
+pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(UnrecordedPrefix, Vec<(usize, u64)>)> {
     if !prefix_unrecorded(journal) {
         return None;
     }
     let turns = recorded_turns(journal, est);
     let mut cal = new_calibrator(journal);
     for t in &turns {
-        cal.observe(t.turn, t.prompt_tokens, t.raw);
+        cal.observe(t.turn, t.observed(), t.raw);
     }
     let slope = cal.last_multiplier();
-    let residuals: Vec<f64> =
-        turns.iter().filter_map(|t| Some(t.prompt_tokens? as f64 - slope * t.raw as f64)).collect();
-    let mean = residuals.iter().sum::<f64>() / residuals.len().max(1) as f64;
-    let tokens = crate::tokens::calibrate::apply(1, mean);
+    let residual = |t: &RecordedTurn| Some(t.observed()? as f64 - slope * t.raw as f64);
+    let residuals: Vec<f64> = turns.iter().filter_map(residual).collect();
+    let mean = |v: &[f64]| crate::tokens::calibrate::apply(1, v.iter().sum::<f64>() / v.len().max(1) as f64);
+    let tokens = mean(&residuals);
     let warm = turns.first().filter(|t| t.turn == 1).and_then(|t| t.cached_tokens).unwrap_or(0).min(tokens);
-    (!residuals.is_empty()).then_some(UnrecordedPrefix { tokens, slope, warm })
+    if residuals.is_empty() {
+        return None;
+    }
+    // A rewrite after a plain input is the conversation's (a new task: OpenAI stops counting the
+    // earlier tasks' reasoning); one after re-sent or changed instructions is the prefix's.
+    let changes: Vec<usize> =
+        (cal.prefix_changes().into_iter()).filter(|&turn| instructions_before(journal, &turns, turn)).collect();
+    let segments = if changes.is_empty() {
+        vec![(1, tokens)]
+    } else {
+        let starts: Vec<usize> = std::iter::once(1).chain(changes).collect();
+        let seg = |turn: usize| starts.partition_point(|&s| s <= turn) - 1;
+        let mut sums = vec![Vec::new(); starts.len()];
+        turns.iter().for_each(|t| sums[seg(t.turn)].extend(residual(t)));
+        starts.iter().zip(&sums).map(|(&s, v)| (s, if v.is_empty() { tokens } else { mean(v) })).collect()
+    };
+    Some((UnrecordedPrefix { tokens, slope, warm }, segments))
 }

@@ -189,6 +189,10 @@ pub struct TurnEstimate {
     /// usage was seen before this turn, `calibrated` is the raw count and has no calibrated error
     /// (on an imported session it lacks the unrecorded system prompt and tools).
     pub fitted: bool,
+    /// The call ran hosted tools (`usage.server_tool_calls`): the provider sampled it in several
+    /// steps and `prompt_tokens` sums their inputs, so it measures no request and the turn has no
+    /// calibrated error (`docs/tokens-and-cache.md`, "Server-side sampling").
+    pub server_sampled: bool,
 }
 
 impl TurnEstimate {
@@ -197,7 +201,22 @@ impl TurnEstimate {
         let (multiplier, prefix) = cal.terms(turn, raw);
         let (calibrated, extrapolated) = (cal.calibrate(turn, raw), cal.extrapolated(turn, raw));
         let fitted = cal.fitted(turn);
-        TurnEstimate { turn, raw, multiplier, prefix, calibrated, prompt_tokens, extrapolated, fitted }
+        TurnEstimate {
+            turn,
+            raw,
+            multiplier,
+            prefix,
+            calibrated,
+            prompt_tokens,
+            extrapolated,
+            fitted,
+            server_sampled: false,
+        }
+    }
+
+    /// This row with [`TurnEstimate::server_sampled`] set to `sampled`.
+    pub fn sampled(self, sampled: bool) -> TurnEstimate {
+        TurnEstimate { server_sampled: sampled, ..self }
     }
 
     /// The calibrated error's median, p90 and worst over the turns after the first one that
@@ -213,9 +232,13 @@ impl TurnEstimate {
     }
 
     /// Signed error of the calibrated estimate against `prompt_tokens`, in percent; `None` before
-    /// any fit ([`TurnEstimate::fitted`]): an uncalibrated count has no calibrated error.
+    /// any fit ([`TurnEstimate::fitted`]): an uncalibrated count has no calibrated error; `None`
+    /// for a call sampled server-side ([`TurnEstimate::server_sampled`]), whose `prompt_tokens`
+    /// is not the size of a request.
     pub fn calibrated_error_pct(&self) -> Option<f64> {
-        self.prompt_tokens.filter(|_| self.fitted).and_then(|p| super::calibrate::error_pct(self.calibrated, p))
+        self.prompt_tokens
+            .filter(|_| self.fitted && !self.server_sampled)
+            .and_then(|p| super::calibrate::error_pct(self.calibrated, p))
     }
 }
 

@@ -175,10 +175,12 @@ impl Calibrator {
     }
 
     /// Records turn `turn`'s provider figure and the raw estimate of its recorded request. Turns
-    /// without `prompt_tokens` are not observations; pass `None` and nothing is kept. Turns come
+    /// without `prompt_tokens` (or with 0) are not observations; pass `None` and nothing is kept. Turns come
     /// in increasing order (an earlier or repeated turn is ignored).
     pub fn observe(&mut self, turn: usize, prompt_tokens: Option<u64>, raw_recorded_estimate: u64) {
-        let Some(prompt) = prompt_tokens else { return };
+        // A call the provider billed nothing for (an aborted request: usage all zero) measured
+        // nothing.
+        let Some(prompt) = prompt_tokens.filter(|&p| p > 0) else { return };
         if let Some(last) = self.points.last() {
             if turn <= last.turn {
                 return;
@@ -289,6 +291,17 @@ impl Calibrator {
     pub fn rewrite_at(&self, t: usize) -> bool {
         let n = self.points.partition_point(|p| p.turn < t);
         self.points.get(n).is_some_and(|p| p.turn == t && p.rewrite)
+    }
+
+    /// Affine mode: the observed turns whose observation was a rewrite other than a drop — the
+    /// provider's count moved by more than the request's change explains, so what it counts
+    /// beyond the journal (the unrecorded prefix: instructions, tool schemas) changed there.
+    /// Compactions (drops) change the conversation, not the prefix, and are not listed.
+    pub fn prefix_changes(&self) -> Vec<usize> {
+        (self.points.windows(2))
+            .filter(|w| w[1].rewrite && w[1].counted >= DROP_RATIO * w[0].counted)
+            .map(|w| w[1].turn)
+            .collect()
     }
 
     /// Whether the estimate of turn `t` is calibrated at all: some turn before it was observed.

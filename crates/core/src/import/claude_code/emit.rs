@@ -231,6 +231,7 @@ impl Emitter<'_> {
             cache_write_tokens: Some(us.cache_creation),
             cache_write_1h_tokens: (us.cache_creation_1h > 0).then_some(us.cache_creation_1h),
             cost_usd: None,
+            server_tool_calls: None,
         });
         let rec = AssistantRec {
             id: aid.clone(),

@@ -47,6 +47,9 @@ struct Pending {
     line: usize,
     offset: u64,
     ts: Option<String>,
+    /// Hosted tool calls of the response (`web_search_call` items): the provider sampled it in
+    /// several steps and its usage sums their inputs ([`Usage::server_tool_calls`]).
+    server_tools: u64,
 }
 
 pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
@@ -206,6 +209,8 @@ impl Reader {
                 self.report.lose("reasoning item");
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => self.call(line, pt, p),
+            // A tool search Codex runs itself: a call whose `tool_search_output` is its result.
+            "tool_search_call" if s(p, "execution") == Some("client") => self.call(line, pt, p),
             t if TOOL_OUTPUTS.contains(&t) => {
                 self.flush();
                 let cid = s(p, "call_id").unwrap_or("");
@@ -215,7 +220,11 @@ impl Reader {
                     return;
                 };
                 let rule = Some(super::ImageRule::openai(self.model.as_deref()));
-                let mut text = output_text(p.get("output"), rule, &mut self.report);
+                let mut text = match pt {
+                    // The tool definitions the search returned: the provider reads them as input.
+                    "tool_search_output" => p.get("tools").map(Value::to_string).unwrap_or_default(),
+                    _ => output_text(p.get("output"), rule, &mut self.report),
+                };
                 if let Some(cut) = self.truncation.and_then(|budget| truncated(&text, budget)) {
                     self.report.note(TRUNCATED_NOTE);
                     text = cut;
@@ -225,6 +234,7 @@ impl Reader {
             // The other items the model produces (`pairing::MODEL_ITEMS`) are not represented.
             t if MODEL_ITEMS.contains(&t) => {
                 self.pending.start(line, ts);
+                self.pending.server_tools += u64::from(HOSTED_TOOL_CALLS.contains(&t));
                 self.report.lose(pt.to_string());
             }
             other => self.report.skip(format!("response_item/{other}")),
@@ -278,6 +288,7 @@ impl Reader {
             "custom_tool_call" => {
                 (s(p, "name").unwrap_or("?").to_string(), Value::String(s(p, "input").unwrap_or("").to_string()))
             }
+            "tool_search_call" => ("tool_search".to_string(), p.get("arguments").cloned().unwrap_or(Value::Null)),
             _ => ("local_shell".to_string(), p.get("action").cloned().unwrap_or(Value::Null)),
         };
         let dup = format!("{pt} without a new call_id");
@@ -298,6 +309,12 @@ impl Reader {
         flush(&mut { done }, Some(usage), &mut self.seen, &mut self.b, &mut self.report);
     }
 }
+
+/// Response items of tools the provider runs itself (OpenAI's hosted `web_search`; a
+/// `tool_search_call` not marked `"execution": "client"`): the response holding one was sampled in
+/// several steps, each billed with its whole input plus what the tool returned, none of which the
+/// rollout records.
+const HOSTED_TOOL_CALLS: &[&str] = &["web_search_call", "tool_search_call"];
 
 const ORPHAN_NOTE: &str = "a token_count billing a model call whose items are not in the rollout (a compaction's summarising call, an aborted call) is kept as an empty assistant record carrying its usage";
 
@@ -416,6 +433,7 @@ fn flush(p: &mut Pending, usage: Option<Usage>, seen: &mut Seen, b: &mut Builder
     if usage.is_none() {
         report.skip("response without a token_count (turn kept, no usage)");
     }
+    let usage = usage.map(|u| Usage { server_tool_calls: (done.server_tools > 0).then_some(done.server_tools), ..u });
     let id = b.unique_id(&format!("a{}", done.line));
     let text = done.texts.join("\n\n");
     seen.push("assistant", text.clone(), id.clone());
@@ -531,6 +549,86 @@ mod tests {
         );
         assert_eq!(truncated(m, 90_000), None);
         assert_eq!(truncated("é".repeat(10).as_str(), 5).unwrap(), "é…4 tokens truncated…é", "char boundaries");
+    }
+
+    /// A token_count line billing `input` prompt tokens (running total `total`).
+    fn tc(ts: u32, input: u64, total: u64) -> String {
+        format!(
+            r#"{{"timestamp":"2026-01-01T00:00:{ts:02}Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{total},"cached_input_tokens":0,"output_tokens":1,"total_tokens":{total}}},"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":1,"total_tokens":{input}}}}}}}}}"#
+        )
+    }
+
+    /// The response of a hosted web search (reasoning, `web_search_call` items, a reply: one
+    /// response the provider sampled in several steps) was imported like any call: its usage,
+    /// which sums every step's input and the search results, entered the calibration as the size
+    /// of a request (OpenAI web search; openai/codex `ResponseItem::WebSearchCall`).
+    #[test]
+    fn regression_web_search_response_usage_was_taken_for_one_request() {
+        let head = r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"W"}}
+{"timestamp":"2026-01-01T00:00:01Z","type":"turn_context","payload":{"model":"gpt-x"}}
+{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"look it up"}]}}
+{"timestamp":"2026-01-01T00:00:03Z","type":"response_item","payload":{"type":"reasoning","summary":[]}}
+{"timestamp":"2026-01-01T00:00:04Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}}}
+{"timestamp":"2026-01-01T00:00:05Z","type":"response_item","payload":{"type":"reasoning","summary":[]}}
+{"timestamp":"2026-01-01T00:00:06Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"open_page","url":"https://example.com"}}}
+{"timestamp":"2026-01-01T00:00:07Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"found"}]}}
+"#;
+        let rollout = format!(
+            "{head}{}\n{}\n{}\n",
+            tc(8, 9_000, 9_000),
+            r#"{"timestamp":"2026-01-01T00:00:09Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"thanks"}]}}
+{"timestamp":"2026-01-01T00:00:10Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}"#,
+            tc(11, 4_000, 13_000)
+        );
+        let im = read(Path::new("rollout-w.jsonl"), rollout.as_bytes()).unwrap();
+        let usages: Vec<Usage> = (im.journal.records.iter())
+            .filter_map(|r| match &r.body {
+                Body::Assistant(a) => a.usage.clone(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(usages.len(), 2);
+        assert_eq!((usages[0].prompt_tokens, usages[0].server_tool_calls), (Some(9_000), Some(2)));
+        assert_eq!((usages[1].prompt_tokens, usages[1].server_tool_calls), (Some(4_000), None));
+        // The calibration does not learn from the sampled call.
+        let turns = crate::strategy::recorded_turns(&im.journal, &crate::tokens::CharEstimator);
+        assert_eq!(turns[0].prompt_tokens, Some(9_000));
+        assert_eq!(turns[0].observed(), None, "several sampling steps: no measure of the request");
+        assert_eq!(turns[1].observed(), Some(4_000));
+    }
+
+    /// 0.142 Desktop rollouts hold `tool_search_call` (`"execution":"client"`) and its
+    /// `tool_search_output` (the deferred tools' definitions). The output did not end the
+    /// response, so the model's next call joined the first and every later `token_count` billed
+    /// the response after the one it billed: a request counted 14.8k tokens the provider had
+    /// not yet been sent.
+    #[test]
+    fn regression_client_tool_search_output_did_not_end_the_response() {
+        let rollout = format!(
+            "{}\n{}\n{}\n{}\n",
+            r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"S"}}
+{"timestamp":"2026-01-01T00:00:01Z","type":"turn_context","payload":{"model":"gpt-x"}}
+{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"status?"}]}}
+{"timestamp":"2026-01-01T00:00:03Z","type":"response_item","payload":{"type":"reasoning","summary":[]}}
+{"timestamp":"2026-01-01T00:00:04Z","type":"response_item","payload":{"type":"tool_search_call","call_id":"ts1","status":"completed","execution":"client","arguments":{"query":"jobs","limit":8}}}
+{"timestamp":"2026-01-01T00:00:05Z","type":"response_item","payload":{"type":"tool_search_output","call_id":"ts1","status":"completed","execution":"client","tools":[{"type":"function","name":"job_status","description":"Status of a job."}]}}"#,
+            tc(6, 1_000, 1_000),
+            r#"{"timestamp":"2026-01-01T00:00:07Z","type":"response_item","payload":{"type":"function_call","name":"job_status","arguments":"{}","call_id":"c2"}}
+{"timestamp":"2026-01-01T00:00:08Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"running"}}"#,
+            tc(9, 1_100, 2_100)
+        );
+        let im = read(Path::new("rollout-s.jsonl"), rollout.as_bytes()).unwrap();
+        let kinds: Vec<&str> = im.journal.records.iter().map(|r| r.kind()).collect();
+        assert_eq!(kinds, vec!["session", "user", "assistant", "result", "assistant", "result"]);
+        let Body::Assistant(a) = &im.journal.records[2].body else { panic!() };
+        assert_eq!(
+            (a.calls[0].tool.as_str(), a.usage.as_ref().and_then(|u| u.prompt_tokens)),
+            ("tool_search", Some(1_000))
+        );
+        let Body::Result(r) = &im.journal.records[3].body else { panic!() };
+        assert!(r.text.contains("job_status"), "the definitions are the next call's input: {}", r.text);
+        let Body::Assistant(b) = &im.journal.records[4].body else { panic!() };
+        assert_eq!(b.usage.as_ref().and_then(|u| u.prompt_tokens), Some(1_100));
     }
 
     #[test]

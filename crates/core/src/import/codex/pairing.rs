@@ -45,8 +45,10 @@ pub(super) const MODEL_ITEMS: &[&str] = &[
 ];
 
 /// `response_item` types of tool outputs: they end a response (inputs of the next call).
+/// `tool_search_output` answers a `tool_search_call` that Codex ran itself (`"execution":
+/// "client"`, 0.142 Desktop: the definitions of deferred tools), so the model is sampled again.
 pub(super) const TOOL_OUTPUTS: &[&str] =
-    &["function_call_output", "custom_tool_call_output", "local_shell_call_output"];
+    &["function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output"];
 
 /// `event_msg` types that open or close a user turn (`turn_*` are their aliases).
 pub(super) const TURN_EVENTS: &[&str] =
