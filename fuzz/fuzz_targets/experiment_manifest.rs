@@ -75,10 +75,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(x.resamples <= m.resamples.unwrap_or(100));
             for arm in &m.arms {
                 let runs: Vec<_> = x.runs.iter().filter(|r| r.arm == arm.label).collect();
-                let ids: Vec<_> = runs
-                    .iter()
-                    .map(|r| experiment::manifest::identity(&fixture().join(&r.session)))
-                    .collect();
+                let ids: Vec<_> =
+                    runs.iter().map(|r| experiment::manifest::identity(&fixture().join(&r.session))).collect();
                 for (i, id) in ids.iter().enumerate() {
                     assert!(id.is_none() || !ids[..i].contains(id), "arm {:?}: a run counted twice", arm.label);
                 }

@@ -277,7 +277,10 @@ fn regression_spark_u64_max_tokens_overflowed_int64() {
     }
     assert!(err.contains("2 row(s) had counts past int64: clamped to 9223372036854775807"), "{err}");
     // A row within range names nothing.
-    let (rows, _) = partition_of(&[("projects/p/0a0a0a0a-small.jsonl", cc_max_usage_transcript(1).replace("18446744073709551615", "7").as_bytes())]);
+    let (rows, _) = partition_of(&[(
+        "projects/p/0a0a0a0a-small.jsonl",
+        cc_max_usage_transcript(1).replace("18446744073709551615", "7").as_bytes(),
+    )]);
     assert_eq!(rows[0]["clamped_int64"], Value::Null, "{rows:?}");
 }
 
