@@ -63,6 +63,9 @@ COLUMNS = [
 # What the job adds to each row (see `export_partition`): its stable id, and the working directory
 # and repository the transcript records.
 COLUMNS += [("row_id", "STRING"), ("cwd", "STRING"), ("repository", "STRING")]
+# The count columns whose value was past int64 and clamped to its maximum (comma-separated; null
+# when none): Arrow and Parquet have no unsigned 64-bit Spark type (see `clamp_int64`).
+COLUMNS += [("clamped_int64", "STRING")]
 DDL = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
 
 _SUBAGENT = re.compile(r"/subagents/[^/]+\.jsonl$")
@@ -121,6 +124,29 @@ def recorded_place(content: bytes) -> tuple[str | None, str | None]:
     return cwd, repo
 
 
+INT64_MAX = (1 << 63) - 1
+_COUNTS = [name for name, kind in COLUMNS if kind == "BIGINT"]
+
+# What `ctxj export` says (exit 2) when none of its inputs is a transcript it exports.
+_NO_TRANSCRIPT = b"no transcript of an agent ctxj imports found"
+
+
+def clamp_int64(row: dict) -> list[str]:
+    """Clamps `row`'s counts past int64 (a damaged or hostile transcript's u64 tokens: a BIGINT
+    cannot hold them and Arrow would fail the whole partition) to int64's maximum, as the OTLP
+    export does, and names them in `clamped_int64`. Returns the names."""
+    clamped = [c for c in _COUNTS if isinstance(row.get(c), int) and row[c] > INT64_MAX]
+    for c in clamped:
+        row[c] = INT64_MAX
+    row["clamped_int64"] = ",".join(clamped) or None
+    return clamped
+
+
+def _note(msg: str) -> None:
+    """A line on the task's stderr (the driver's with a local master, the executor's log else)."""
+    print(f"ctxj_spark: {msg}", file=sys.stderr, flush=True)
+
+
 def export_partition(
     files: Iterable[tuple[str, bytes]], ctxj: str, strategies: list[str], tmp_root: str | None = None
 ) -> Iterator[dict]:
@@ -148,15 +174,23 @@ def export_partition(
         out_path = os.path.join(work, "rows.ndjson")
         with open(out_path, "wb") as out:
             r = subprocess.run(args, stdout=out, stderr=subprocess.PIPE, env={"PATH": os.environ.get("PATH", ""), "TZ": "UTC"})
+        if r.returncode == 2 and _NO_TRANSCRIPT in r.stderr:
+            # Only ctxj journals (or other files ctxj does not export) here: nothing to add.
+            _note(f"skipped a partition of {len(back)} file(s): none is a transcript ctxj exports (ctxj journals?)")
+            return
         if r.returncode != 0:
             raise RuntimeError(f"ctxj export failed ({r.returncode}): {r.stderr.decode(errors='replace')[-2000:]}")
+        clamped_rows = 0
         with open(out_path, "rb") as f:
             for line in f:
                 row = json.loads(line)
+                clamped_rows += bool(clamp_int64(row))
                 row["cwd"], row["repository"] = place.get(row["source"], (None, None))
                 row["source"] = back.get(row["source"], row["source"])
                 row["row_id"] = row_id(row["source"], row["strategy"], row["turn"])
                 yield row
+        if clamped_rows:
+            _note(f"{clamped_rows} row(s) had counts past int64: clamped to {INT64_MAX} (column clamped_int64 names them)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -203,22 +237,32 @@ def _default_partitions(spark) -> int:
 
 def rollups(requests):
     """Per day x agent x model x strategy: requests, tokens, cost, hit rate, breaks and their
-    cost, and each strategy's savings against `recorded` in the same group."""
+    cost, the rows with a clamped count, and each strategy's savings against `recorded` in the
+    same group."""
     from pyspark.sql import functions as F
 
-    prompt = F.col("input_tokens") + F.col("cache_read_tokens") + F.col("cache_write_tokens")
+    # Token sums saturate at int64's maximum (ctxj's own sums saturate at u64's): a BIGINT sum of
+    # clamped counts would overflow and fail the job under ANSI mode. Summed as DECIMAL(38,0).
+    wide = "decimal(38,0)"
+    top = F.lit(INT64_MAX).cast(wide)
+
+    def sat_sum(col):
+        return F.least(F.sum(col.cast(wide)), top).cast("bigint")
+
+    prompt = F.col("input_tokens").cast(wide) + F.col("cache_read_tokens").cast(wide) + F.col("cache_write_tokens").cast(wide)
     keys = ["day", "agent", "model", "strategy"]
     g = requests.groupBy(*keys).agg(
         F.count(F.lit(1)).alias("requests"),
         F.countDistinct("session").alias("sessions"),
-        F.sum(prompt).alias("prompt_tokens"),
-        F.sum("input_tokens").alias("input_tokens"),
-        F.sum("cache_read_tokens").alias("cache_read_tokens"),
-        F.sum("cache_write_tokens").alias("cache_write_tokens"),
-        F.sum("output_tokens").alias("output_tokens"),
+        sat_sum(prompt).alias("prompt_tokens"),
+        sat_sum(F.col("input_tokens")).alias("input_tokens"),
+        sat_sum(F.col("cache_read_tokens")).alias("cache_read_tokens"),
+        sat_sum(F.col("cache_write_tokens")).alias("cache_write_tokens"),
+        sat_sum(F.col("output_tokens")).alias("output_tokens"),
         F.sum("cost_usd").alias("cost_usd"),
         F.count("break_cause").alias("breaks"),
         F.sum("break_cost_usd").alias("break_cost_usd"),
+        F.count("clamped_int64").alias("clamped_rows"),
     )
     g = g.withColumn("hit_rate", F.col("cache_read_tokens") / F.when(F.col("prompt_tokens") > 0, F.col("prompt_tokens")))
     rec = g.filter(F.col("strategy") == "recorded").select(
@@ -313,6 +357,11 @@ def main(argv: list[str] | None = None) -> int:
         SparkSession.builder.appName("ctxj-fleet")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+        # Local files through Hadoop's raw file system: the default one looks for a checksum file
+        # `.<name>.crc` beside each file and cannot make that path for a name holding `:` (pi's
+        # and many tools' timestamps), which failed the whole job ("Relative path in absolute
+        # URI"). Agents write no checksum files, so nothing is lost.
+        .config("spark.hadoop.fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem")
     )
     if a.master:
         b = b.master(a.master)
@@ -326,6 +375,10 @@ def main(argv: list[str] | None = None) -> int:
     files = read_inputs(spark, inputs)
     if files is None:
         print("none of the inputs exists: nothing to read", file=sys.stderr)
+        spark.stop()
+        return 2
+    if files.isEmpty():
+        print(f"no transcripts: no *.jsonl file under {', '.join(inputs)}: nothing to export", file=sys.stderr)
         spark.stop()
         return 2
     key = F.udf(session_key, "string")
@@ -344,7 +397,18 @@ def main(argv: list[str] | None = None) -> int:
                 raise
     requests.write.mode(a.mode).partitionBy("day").parquet(out_requests)
 
-    requests = spark.read.parquet(out_requests)
+    try:
+        requests = spark.read.parquet(out_requests)
+    except Exception as e:  # no partition wrote a row (overwrite mode): Spark cannot read it back
+        if "UNABLE_TO_INFER_SCHEMA" not in str(e):
+            raise
+        print(
+            "no transcripts: none of the *.jsonl files is a transcript ctxj exports (ctxj journals are not "
+            "exported; `ctxj export --help` names the agents): no request rows",
+            file=sys.stderr,
+        )
+        spark.stop()
+        return 2
     r = rollups(requests)
     r.write.mode("overwrite").parquet(a.output.rstrip("/") + "/rollups")
     r = spark.read.parquet(a.output.rstrip("/") + "/rollups").orderBy("day", "agent", "model", "strategy")

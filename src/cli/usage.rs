@@ -6,8 +6,8 @@ use std::io::Write;
 use anyhow::Result;
 use clap::ValueEnum;
 
-use ctxj::render::rows::write_output;
-use ctxj::render::usage::usage_table;
+use ctxj::render::rows::write_output_streamed;
+use ctxj::render::usage::write_usage_table;
 use ctxj_core::usage::{usage, By, Options};
 
 use super::args::{agent_files, LogArgs, OrderArg, RowsArgs, WindowArgs};
@@ -116,8 +116,8 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     let (last, order) = (args.last.map(|n| n as usize), args.order.map(OrderArg::order));
     let r = usage(&files, &Options { by, tz, window, breakdown: args.breakdown, week_start, last, order });
     let mut out = super::stdout();
-    let table = || usage_table(&r, args.output.layout(), !args.no_cost);
-    write_output(&mut out, args.output.format(), &r, &r.rows, table)?;
+    let table = |o: &mut dyn Write| write_usage_table(&r, args.output.layout(), !args.no_cost, o);
+    write_output_streamed(&mut out, args.output.format(), &r, &r.rows, table)?;
     out.flush()?;
     Ok(EXIT_OK)
 }

@@ -3,8 +3,16 @@
 //! compact mode), then the widest text column is cut with `…` — or, for a column of names
 //! ([`Column::name`]: session paths and keys a user copies) or of prose ([`Column::prose`]:
 //! causes, messages, model lists), wrapped onto more lines whole.
+//!
+//! The table is streamed (issue 31: `usage` over 50,000 transcripts took 358 MiB, comfy-table
+//! holding every cell): the rows come from a source that can be read more than once
+//! ([`fit_to`]); one pass measures each column, then comfy-table lays out [`CHUNK`] rows at a time
+//! with the measured widths fixed, so every chunk's lines are the whole table's lines and memory
+//! holds one chunk, not the table.
 
-use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
+use std::io::{self, Write};
+
+use comfy_table::{presets, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
 
 /// One column: its header, whether it holds numbers (right-aligned), and when it goes
 /// (0 = never; higher numbers are dropped first).
@@ -44,22 +52,129 @@ pub struct Layout {
     pub ascii: bool,
 }
 
-fn build(columns: &[Column], keep: &[usize], rows: &[Vec<String>], layout: Layout) -> String {
-    let mut t = Table::new();
-    t.load_preset(if layout.ascii { presets::ASCII_FULL_CONDENSED } else { presets::UTF8_FULL_CONDENSED });
-    t.set_content_arrangement(ContentArrangement::Disabled);
-    t.set_header(keep.iter().map(|&i| columns[i].header));
-    for r in rows {
-        t.add_row(keep.iter().map(|&i| r.get(i).cloned().unwrap_or_default()));
-    }
-    for (ci, &i) in keep.iter().enumerate() {
-        if columns[i].numeric {
-            if let Some(c) = t.column_mut(ci) {
-                c.set_cell_alignment(CellAlignment::Right);
+/// Rows laid out by one comfy-table at a time.
+pub const CHUNK: usize = 512;
+
+/// A source of rows that can be read more than once: calls its argument with each row in order.
+pub type RowSource<'a> = &'a dyn Fn(&mut dyn FnMut(Vec<String>));
+
+/// A cut or wrap of one column to a width, applied to every cell of it, in order ([`shrink`]).
+#[derive(Debug, Clone, Copy)]
+struct Edit {
+    col: usize,
+    target: usize,
+}
+
+/// One table's choices so far: the columns kept and the edits made.
+struct Shape<'a> {
+    columns: &'a [Column],
+    keep: Vec<usize>,
+    edits: Vec<Edit>,
+    layout: Layout,
+}
+
+impl Shape<'_> {
+    /// `row` with every edit applied.
+    fn edited(&self, mut row: Vec<String>) -> Vec<String> {
+        for e in &self.edits {
+            if let Some(c) = row.get_mut(e.col) {
+                *c = if self.columns[e.col].wrap { wrap(c, e.target) } else { cut(c, e.target, self.layout.ascii) };
             }
         }
+        row
     }
-    t.to_string()
+
+    /// A comfy-table of `rows` over the kept columns, with the header or without, each column
+    /// fixed to `widths` (content widths, by column index) when given.
+    fn table(&self, rows: &[Vec<String>], header: bool, widths: Option<&[u16]>) -> Table {
+        let mut t = Table::new();
+        t.load_preset(if self.layout.ascii { presets::ASCII_FULL_CONDENSED } else { presets::UTF8_FULL_CONDENSED });
+        t.set_content_arrangement(ContentArrangement::Disabled);
+        if header {
+            t.set_header(self.keep.iter().map(|&i| self.columns[i].header));
+        }
+        for r in rows {
+            t.add_row(self.keep.iter().map(|&i| r.get(i).cloned().unwrap_or_default()));
+        }
+        if let Some(w) = widths {
+            t.set_constraints(
+                self.keep.iter().map(|&i| ColumnConstraint::Absolute(Width::Fixed(w[i].saturating_add(2)))),
+            );
+        }
+        for (ci, &i) in self.keep.iter().enumerate() {
+            if self.columns[i].numeric {
+                if let Some(c) = t.column_mut(ci) {
+                    c.set_cell_alignment(CellAlignment::Right);
+                }
+            }
+        }
+        t
+    }
+
+    /// Each edited row of `rows`, in chunks of [`CHUNK`].
+    fn chunks(&self, rows: RowSource, f: &mut dyn FnMut(&[Vec<String>], bool)) {
+        let mut buf = Vec::with_capacity(CHUNK.min(64));
+        let mut first = true;
+        rows(&mut |r| {
+            buf.push(self.edited(r));
+            if buf.len() == CHUNK {
+                f(&buf, first);
+                first = false;
+                buf.clear();
+            }
+        });
+        if !buf.is_empty() || first {
+            f(&buf, first);
+        }
+    }
+
+    /// Per column index: comfy-table's content width (header included) and the widest cell's
+    /// visible width (rows only, for [`shrink`]).
+    fn measure(&self, rows: RowSource) -> (Vec<u16>, Vec<usize>) {
+        let (mut comfy, mut widest) = (vec![0u16; self.columns.len()], vec![0usize; self.columns.len()]);
+        self.chunks(rows, &mut |chunk, _| {
+            for (ci, w) in self.table(chunk, true, None).column_max_content_widths().into_iter().enumerate() {
+                let i = self.keep[ci];
+                comfy[i] = comfy[i].max(w);
+            }
+            for r in chunk {
+                for &i in &self.keep {
+                    widest[i] = widest[i].max(r.get(i).map_or(0, |c| width_of(c)));
+                }
+            }
+        });
+        (comfy, widest)
+    }
+
+    /// The table's lines in order (no line ends), laid out a chunk at a time with `widths`.
+    fn lines(&self, rows: RowSource, widths: &[u16], out: &mut dyn FnMut(&str) -> io::Result<()>) -> io::Result<()> {
+        let mut bottom = String::new();
+        let mut result = Ok(());
+        self.chunks(rows, &mut |chunk, first| {
+            if result.is_err() {
+                return;
+            }
+            let text = self.table(chunk, first, Some(widths)).to_string();
+            let mut lines: Vec<&str> = text.lines().collect();
+            // Every chunk but the first lacks the top border and header; all but the last, the bottom.
+            if let Some(last) = lines.pop() {
+                bottom = last.to_string();
+            }
+            result = lines.iter().skip(usize::from(!first)).try_for_each(|l| out(l));
+        });
+        result?;
+        out(&bottom)
+    }
+
+    /// The widest line of the table laid out with `widths`.
+    fn width(&self, rows: RowSource, widths: &[u16]) -> usize {
+        let mut w = 0;
+        let _ = self.lines(rows, widths, &mut |l| {
+            w = w.max(visible(l));
+            Ok(())
+        });
+        w
+    }
 }
 
 /// `s` without its ANSI colour sequences (`ESC [ … m`).
@@ -126,70 +241,65 @@ fn wrap(s: &str, n: usize) -> String {
     lines.join("\n")
 }
 
-/// The widest text column of `keep` and its width.
-fn widest_text(columns: &[Column], keep: &[usize], rows: &[Vec<String>]) -> Option<(usize, usize)> {
-    keep.iter()
+/// The cut (or wrap) of the widest text column by the `over` characters the table is too wide,
+/// to no less than `floor`; `None` when there is nothing to cut.
+fn shrink(s: &Shape, widest: &[usize], over: usize, floor: usize) -> Option<Edit> {
+    let (w, cur) = s
+        .keep
+        .iter()
         .copied()
-        .filter(|&i| !columns[i].numeric)
-        .map(|i| (i, rows.iter().map(|r| r.get(i).map_or(0, |c| width_of(c))).max().unwrap_or(0)))
-        .max_by_key(|&(i, w)| (w, std::cmp::Reverse(i)))
+        .filter(|&i| !s.columns[i].numeric)
+        .map(|i| (i, widest[i]))
+        .max_by_key(|&(i, w)| (w, std::cmp::Reverse(i)))?;
+    let target = cur.saturating_sub(over).max(floor).max(s.columns[w].header.chars().count());
+    (target < cur).then_some(Edit { col: w, target })
 }
 
-/// `rows` with the widest text column cut by the `over` characters it is too wide, to no less
-/// than `floor`; `None` when there is nothing to cut.
-fn shrink(
-    columns: &[Column],
-    keep: &[usize],
-    rows: &[Vec<String>],
-    over: usize,
-    floor: usize,
-    ascii: bool,
-) -> Option<Vec<Vec<String>>> {
-    let (w, cur) = widest_text(columns, keep, rows)?;
-    let target = cur.saturating_sub(over).max(floor).max(columns[w].header.chars().count());
-    (target < cur).then(|| {
-        rows.iter()
-            .map(|r| {
-                r.iter()
-                    .enumerate()
-                    .map(|(i, c)| match (i == w, columns[w].wrap) {
-                        (true, true) => wrap(c, target),
-                        (true, false) => cut(c, target, ascii),
-                        _ => c.clone(),
-                    })
-                    .collect()
-            })
-            .collect()
-    })
-}
-
-/// The table of `rows` (one cell per column) fitted to `layout`: first the widest text column is
-/// cut to no less than 40 characters, then low-value columns go, then text is cut to 8.
+/// The table of `rows` (one cell per column) fitted to `layout` (see [`fit_to`]), as a string.
 pub fn fit(columns: &[Column], rows: &[Vec<String>], layout: Layout) -> String {
-    let mut keep: Vec<usize> = (0..columns.len()).collect();
-    let mut rows = rows.to_vec();
-    let mut text = build(columns, &keep, &rows, layout);
-    let Some(limit) = layout.width else { return text };
-    let over = |t: &str| width_of(t).saturating_sub(limit);
-    for floor in [40, 0] {
-        while over(&text) > 0 {
-            let Some(r) = shrink(columns, &keep, &rows, over(&text), floor.max(8), layout.ascii) else { break };
-            rows = r;
-            text = build(columns, &keep, &rows, layout);
-        }
-        if floor == 0 {
-            break;
-        }
-        while over(&text) > 0 {
-            let Some(&victim) = keep.iter().filter(|&&i| columns[i].drop > 0).max_by_key(|&&i| (columns[i].drop, i))
-            else {
+    let mut out = Vec::new();
+    let source = |f: &mut dyn FnMut(Vec<String>)| rows.iter().for_each(|r| f(r.clone()));
+    fit_to(columns, &source, layout, &mut out).expect("writing to memory does not fail");
+    String::from_utf8(out).expect("the table of UTF-8 cells is UTF-8")
+}
+
+/// Writes the table of the rows of `rows` (read several times: measured, then written) fitted to
+/// `layout`, lines separated by `\n` with none after the last: first the widest text column is
+/// cut to no less than 40 characters, then low-value columns go, then text is cut to 8. Holds
+/// at most [`CHUNK`] rows at a time.
+pub fn fit_to(columns: &[Column], rows: RowSource, layout: Layout, out: &mut dyn Write) -> io::Result<()> {
+    let mut s = Shape { columns, keep: (0..columns.len()).collect(), edits: Vec::new(), layout };
+    let (mut comfy, mut widest) = s.measure(rows);
+    if let Some(limit) = layout.width {
+        let mut width = s.width(rows, &comfy);
+        for floor in [40, 0] {
+            while width > limit {
+                let Some(e) = shrink(&s, &widest, width - limit, floor.max(8)) else { break };
+                s.edits.push(e);
+                (comfy, widest) = s.measure(rows);
+                width = s.width(rows, &comfy);
+            }
+            if floor == 0 {
                 break;
-            };
-            keep.retain(|&i| i != victim);
-            text = build(columns, &keep, &rows, layout);
+            }
+            while width > limit {
+                let Some(&victim) =
+                    s.keep.iter().filter(|&&i| columns[i].drop > 0).max_by_key(|&&i| (columns[i].drop, i))
+                else {
+                    break;
+                };
+                s.keep.retain(|&i| i != victim);
+                width = s.width(rows, &comfy);
+            }
         }
     }
-    text
+    let mut first = true;
+    s.lines(rows, &comfy, &mut |l| {
+        if !std::mem::take(&mut first) {
+            out.write_all(b"\n")?;
+        }
+        out.write_all(l.as_bytes())
+    })
 }
 
 #[cfg(test)]
@@ -241,6 +351,85 @@ mod tests {
             .map(|l| l.split(" |").next().unwrap_or("").trim_end())
             .collect();
         assert!(cells.contains(name), "the name whole, in order: {narrow}");
+    }
+
+    /// The whole table through one comfy-table, as `fit` built it before it was streamed.
+    fn whole(columns: &[Column], rows: &[Vec<String>], ascii: bool) -> String {
+        let s = Shape {
+            columns,
+            keep: (0..columns.len()).collect(),
+            edits: Vec::new(),
+            layout: Layout { width: None, ascii },
+        };
+        s.table(rows, true, None).to_string()
+    }
+
+    fn many_rows(n: usize) -> Vec<Vec<String>> {
+        (0..n)
+            .map(|i| {
+                let name = if i % 97 == 0 {
+                    format!("projects/p/{}-long/name/ü/{i}.jsonl", "x".repeat(i % 50))
+                } else {
+                    format!("s{i}")
+                };
+                vec![name, format!("{}", i * 1_234), if i % 3 == 0 { "a\nb".into() } else { String::new() }]
+            })
+            .collect()
+    }
+
+    /// Laid out a chunk at a time with the measured widths fixed, the table is byte for byte the
+    /// table comfy-table lays out whole (several chunks, multi-line and non-ASCII cells).
+    #[test]
+    fn chunked_table_is_the_whole_table() {
+        let cols = [Column::name("session", 0), Column::number("tokens", 0), Column::text("note", 1)];
+        for n in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 7] {
+            let rows = many_rows(n);
+            for ascii in [false, true] {
+                assert_eq!(fit(&cols, &rows, Layout { width: None, ascii }), whole(&cols, &rows, ascii), "{n} rows");
+            }
+        }
+    }
+
+    /// Issue 31: the table held every cell of every row (50,000 sessions under `usage`: 358 MiB).
+    /// Streamed, it reads at most one chunk ahead of what it has written, whatever the row count
+    /// and whether it cuts or drops columns to fit.
+    #[test]
+    fn regression_usage_table_held_every_cell() {
+        use std::cell::Cell;
+        let cols = [Column::name("session", 0), Column::number("tokens", 0), Column::text("note", 1)];
+        let rows = many_rows(5 * CHUNK);
+        let made = Cell::new(0usize);
+        let source = |f: &mut dyn FnMut(Vec<String>)| {
+            made.set(0);
+            for r in &rows {
+                made.set(made.get() + 1);
+                f(r.clone());
+            }
+        };
+        /// Records, for each line written, how many rows the source had made by then.
+        struct Probe<'a>(&'a Cell<usize>, Vec<usize>, usize);
+        impl Write for Probe<'_> {
+            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+                self.2 += b.iter().filter(|&&c| c == b'\n').count();
+                self.1.push(self.0.get());
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        for width in [None, Some(30)] {
+            let mut p = Probe(&made, Vec::new(), 0);
+            fit_to(&cols, &source, Layout { width, ascii: true }, &mut p).unwrap();
+            // Line k of the output (header: 3 lines) was written when at most k + CHUNK rows were made.
+            assert!(p.2 >= rows.len(), "{width:?}: every row written ({} lines)", p.2);
+            let mut lines = 0usize;
+            for (k, &m) in p.1.iter().enumerate().step_by(2) {
+                lines = lines.max(k / 2);
+                assert!(m <= lines + CHUNK + 1, "{width:?}: {m} rows made by line {lines}");
+            }
+            assert_eq!(p.1[0], CHUNK, "{width:?}: the first line is written after one chunk, not the table");
+        }
     }
 
     #[test]

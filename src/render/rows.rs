@@ -64,8 +64,19 @@ pub fn write_output<D: Serialize, R: Serialize>(
     rows: &[R],
     table: impl FnOnce() -> String,
 ) -> Result<(), RowsError> {
+    write_output_streamed(out, format, doc, rows, |o| o.write_all(table().as_bytes()))
+}
+
+/// [`write_output`] with a table that writes itself (streamed, not built as one string first).
+pub fn write_output_streamed<D: Serialize, R: Serialize>(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    doc: &D,
+    rows: &[R],
+    table: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), RowsError> {
     match format {
-        OutputFormat::Table => Ok(out.write_all(table().as_bytes())?),
+        OutputFormat::Table => Ok(table(out)?),
         f => write_rows(out, f, doc, rows),
     }
 }

@@ -1,9 +1,9 @@
 //! The `ctxj usage` table: token and cost totals per session, period or model (per-model rows
 //! under each with `--breakdown`), then notes on what the totals leave out.
 
-use std::fmt::Write as _;
+use std::io::{self, Write};
 
-use crate::render::fit::{fit, Column, Layout};
+use crate::render::fit::{fit_to, Column, Layout};
 use crate::render::format::{percent_or_dash, thousands, usd};
 use ctxj_core::text::escape_line;
 use ctxj_core::usage::{Row, UsageReport};
@@ -51,26 +51,17 @@ fn block_key(b: &ctxj_core::usage::report::BlockInfo, tz: chrono_tz::Tz) -> Stri
     }
 }
 
-/// `columns` and `rows` without the column headed `header`.
-fn without(columns: &[Column], rows: Vec<Vec<String>>, header: &str) -> (Vec<Column>, Vec<Vec<String>>) {
-    let Some(i) = columns.iter().position(|c| c.header == header) else { return (columns.to_vec(), rows) };
-    let mut columns = columns.to_vec();
-    columns.remove(i);
-    let rows = rows
-        .into_iter()
-        .map(|mut r| {
-            if i < r.len() {
-                r.remove(i);
-            }
-            r
-        })
-        .collect();
-    (columns, rows)
+/// The table (rows, per-model rows under each with `--breakdown`, then the totals row) and its
+/// notes, fitted to `layout`, as a string ([`write_usage_table`]).
+pub fn usage_table(r: &UsageReport, layout: Layout, with_cost: bool) -> String {
+    let mut out = Vec::new();
+    write_usage_table(r, layout, with_cost, &mut out).expect("writing to memory does not fail");
+    String::from_utf8(out).expect("the table is UTF-8")
 }
 
-/// The table (rows, per-model rows under each with `--breakdown`, then the totals row) and its
-/// notes, fitted to `layout`.
-pub fn usage_table(r: &UsageReport, layout: Layout, with_cost: bool) -> String {
+/// Writes the table and its notes to `out`, streamed: the cells of a row are made when the table
+/// needs them (`fit::fit_to`), so 50,000 sessions hold no 600,000 cells (issue 31).
+pub fn write_usage_table(r: &UsageReport, layout: Layout, with_cost: bool, out: &mut dyn Write) -> io::Result<()> {
     let first = match r.by {
         "session" => "session",
         "project" => "project",
@@ -96,65 +87,73 @@ pub fn usage_table(r: &UsageReport, layout: Layout, with_cost: bool) -> String {
     ];
     let by_model = r.by == "model";
     let tz: chrono_tz::Tz = r.timezone.parse().unwrap_or(chrono_tz::Tz::UTC);
-    let mut rows = Vec::new();
-    for row in &r.rows {
-        let key = match &row.block {
-            Some(b) => block_key(b, tz),
-            None => escape_line(&row.key),
+    let cost_at = (!with_cost).then(|| columns.iter().position(|c| c.header == "cost")).flatten();
+    let shown: Vec<Column> = columns.iter().enumerate().filter(|&(i, _)| Some(i) != cost_at).map(|(_, c)| *c).collect();
+    let source = |f: &mut dyn FnMut(Vec<String>)| {
+        let mut emit = |mut cells: Vec<String>| {
+            if let Some(i) = cost_at {
+                cells.remove(i);
+            }
+            f(cells)
         };
-        rows.push(cells(row, key, by_model));
-        for sub in &row.breakdown {
-            let mark = if layout.ascii { "-" } else { "└" };
-            rows.push(cells(sub, format!("  {mark} {}", escape_line(&sub.key)), true));
+        for row in &r.rows {
+            let key = match &row.block {
+                Some(b) => block_key(b, tz),
+                None => escape_line(&row.key),
+            };
+            emit(cells(row, key, by_model));
+            for sub in &row.breakdown {
+                let mark = if layout.ascii { "-" } else { "└" };
+                emit(cells(sub, format!("  {mark} {}", escape_line(&sub.key)), true));
+            }
         }
-    }
-    rows.push(cells(&r.totals, "total".into(), by_model));
-    let (columns, rows) = if with_cost { (columns.to_vec(), rows) } else { without(&columns, rows, "cost") };
-    let mut out = fit(&columns, &rows, layout);
-    let _ = writeln!(
+        emit(cells(&r.totals, "total".into(), by_model));
+    };
+    fit_to(&shown, &source, layout, out)?;
+    writeln!(
         out,
         "\n{} file(s), {} duplicate(s) counted once; dates in {}",
         r.files.len(),
         r.duplicates,
         escape_line(&r.timezone)
-    );
+    )?;
     for u in &r.unreadable {
-        let _ = writeln!(
+        writeln!(
             out,
             "! not read (counted as nothing): {}: {}",
             escape_line(&u.path.display().to_string()),
             escape_line(&u.why)
-        );
+        )?;
     }
     if !r.unpriced.is_empty() {
-        let _ = writeln!(
+        writeln!(
             out,
             "* leaves out {} call(s) of models without a price: {}",
             r.totals.unpriced_calls,
             escape_line(&r.unpriced.join(", "))
-        );
+        )?;
     }
     if !r.totals.not_counted_by_ccusage.is_zero() {
-        let _ = writeln!(
+        writeln!(
             out,
             "{} token(s) come from lines written with a space after the colon, which ccusage does not count",
             thousands(r.totals.not_counted_by_ccusage.total())
-        );
+        )?;
     }
     if r.totals.double_counted_cache > 0 {
-        let _ = writeln!(
+        writeln!(
             out,
             "{} cache token(s) are counted twice, as ccusage does: the agent's input already includes them \
              (Qwen, Cline, Codebuff; `double_counted_cache` in JSON)",
             thousands(r.totals.double_counted_cache)
-        );
+        )?;
     }
     if r.totals.extra_tokens > 0 {
-        let _ = writeln!(
+        writeln!(
             out,
             "total tokens include {} reasoning/thought token(s) reported apart, priced as output",
             thousands(r.totals.extra_tokens)
-        );
+        )?;
     }
-    out
+    Ok(())
 }

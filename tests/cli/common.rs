@@ -165,3 +165,22 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>, std::time::SystemTime)> {
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
+
+/// A Claude Code transcript of `n` billed calls with `u64::MAX` in every usage field (what
+/// `scripts/hostile-gen cc-max-usage` writes), for the arithmetic-extremes tests.
+pub fn cc_max_usage_transcript(n: usize) -> String {
+    let max = u64::MAX;
+    let mut t = String::from(
+        r#"{"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}"#,
+    );
+    t.push('\n');
+    for k in 0..n {
+        let parent = if k == 0 { "u0".to_string() } else { format!("a{}", k - 1) };
+        t.push_str(&format!(
+            r#"{{"type":"assistant","uuid":"a{k}","parentUuid":"{parent}","sessionId":"s","requestId":"r{k}","timestamp":"2026-01-01T00:00:{:02}Z","message":{{"id":"m{k}","model":"claude-sonnet-4-5","role":"assistant","content":[{{"type":"text","text":"ok"}}],"usage":{{"input_tokens":{max},"output_tokens":{max},"cache_creation_input_tokens":{max},"cache_read_input_tokens":{max},"cache_creation":{{"ephemeral_1h_input_tokens":{max}}}}}}}}}"#,
+            k % 60
+        ));
+        t.push('\n');
+    }
+    t
+}

@@ -1159,21 +1159,29 @@ fn usage_and_sessions_saturate_u64_max_usage_instead_of_wrapping() {
     let dir = d.path().join("projects").join("p");
     std::fs::create_dir_all(&dir).unwrap();
     let max = u64::MAX;
-    let mut t = String::from(
-        r#"{"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}"#,
-    );
-    t.push('\n');
-    for k in 0..4 {
-        let parent = if k == 0 { "u0".to_string() } else { format!("a{}", k - 1) };
-        t.push_str(&format!(
-            r#"{{"type":"assistant","uuid":"a{k}","parentUuid":"{parent}","sessionId":"s","requestId":"r{k}","timestamp":"2026-01-01T00:00:0{k}Z","message":{{"id":"m{k}","model":"claude-sonnet-4-5","role":"assistant","content":[{{"type":"text","text":"ok"}}],"usage":{{"input_tokens":{max},"output_tokens":{max},"cache_creation_input_tokens":{max},"cache_read_input_tokens":{max},"cache_creation":{{"ephemeral_1h_input_tokens":{max}}}}}}}}}"#
-        ));
-        t.push('\n');
-    }
-    std::fs::write(dir.join("s.jsonl"), t).unwrap();
+    std::fs::write(dir.join("s.jsonl"), cc_max_usage_transcript(4)).unwrap();
     for cmd in ["usage", "sessions"] {
         let out = run(&[cmd.into(), s(d.path()), "--format".into(), "json".into()]).unwrap();
         assert_eq!(code(&out), Some(0), "{cmd}: {out:?}");
         assert!(stdout(&out).contains(&max.to_string()), "{cmd}: the sums saturate at u64::MAX: {}", stdout(&out));
+    }
+}
+
+/// Issue 31 (found reproducing the Spark job's u64::MAX case): `export` on a transcript with
+/// `u64::MAX` usage panicked ("attempt to add with overflow" in the cache model's prompt size:
+/// framing + the calibrated blocks) with overflow checks on, and wrapped in release. The prompt
+/// sizes saturate; the rows carry `u64::MAX` as recorded.
+#[test]
+fn regression_export_of_u64_max_usage_overflowed_the_cache_model() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("projects").join("p");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("s.jsonl"), cc_max_usage_transcript(3)).unwrap();
+    for extra in [&["--format", "ndjson", "-s", "sliding-8"][..], &["--format", "csv"], &["--format", "otlp-json"]] {
+        let mut args = vec!["export".to_string(), s(d.path())];
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let out = run(&args).unwrap();
+        assert_eq!(code(&out), Some(0), "{extra:?}: {out:?}");
+        assert!(!stdout(&out).is_empty(), "{extra:?}");
     }
 }

@@ -166,7 +166,7 @@ impl Request {
             self.keys.push(k);
             self.tokens.push(t);
             self.ph.push(chain(*self.ph.last().unwrap_or(&0), k));
-            self.cum.push(self.cum.last().unwrap_or(&0) + t);
+            self.cum.push(self.cum.last().unwrap_or(&0).saturating_add(t));
         }
         self.system_len = system_len.min(self.keys.len());
         self.time_ms = time_ms;
@@ -196,7 +196,7 @@ impl Request {
 
     /// Prompt tokens: framing plus every block.
     pub fn prompt(&self) -> u64 {
-        FRAMING + self.block_tokens()
+        FRAMING.saturating_add(self.block_tokens())
     }
 
     /// Tokens of the blocks (framing excluded).

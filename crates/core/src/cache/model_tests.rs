@@ -303,3 +303,20 @@ proptest::proptest! {
         }
     }
 }
+
+/// Issue 31: blocks of `u64::MAX` tokens (a transcript's u64::MAX usage, calibrated) made
+/// `prompt()` overflow — a panic with overflow checks on (`ctxj export`), a wrap in release. The
+/// cumulative sizes and the prompt saturate, and every model steps through such a request.
+#[test]
+fn regression_u64_max_block_tokens_overflowed_the_prompt() {
+    let r = Request::new(vec![1, 2, 3], vec![u64::MAX; 3], 1, Some(0));
+    assert_eq!(r.prompt(), u64::MAX);
+    assert_eq!(r.prefix_tokens(2), u64::MAX);
+    for m in CacheModel::ALL {
+        let mut s = Simulator::new(m);
+        let o = s.step(&r);
+        assert!(o.cached <= o.prompt, "{m:?}: {o:?}");
+        let o = s.step(&Request::new(vec![1, 2, 3, 4], vec![u64::MAX; 4], 1, Some(1000)));
+        assert!(o.cached <= o.prompt, "{m:?}: {o:?}");
+    }
+}

@@ -78,6 +78,20 @@ pub fn cache_in(base: &std::path::Path) -> Result<CacheDir, crate::journal::Sess
     CacheDir::new(base, "summaries")
 }
 
+/// The cached summary `name` in `dir`: a regular file (no link) of at most [`MAX_OUTPUT`] bytes
+/// plus its header, [`cache_dir::seal`]ed as a summary, whose content is non-blank UTF-8; `None`
+/// (a cache miss) otherwise. The one reader of the summary cache (fuzzed: `summary_cache`).
+pub fn read_cached(dir: &CacheDir, name: &str) -> Option<String> {
+    let bytes = dir.read(name, MAX_OUTPUT as u64 + 256)?;
+    let body = cache_dir::unseal(ENTRY_KIND, &bytes)?;
+    std::str::from_utf8(body).ok().filter(|s| !s.trim().is_empty()).map(str::to_string)
+}
+
+/// `summary` framed as a summary cache entry (what [`read_cached`] reads back).
+pub fn seal_entry(summary: &str) -> Vec<u8> {
+    cache_dir::seal(ENTRY_KIND, summary.as_bytes())
+}
+
 impl Summarizer {
     /// A summarizer running `cmd`, its answers cached in `cache` (`None`: not cached).
     pub fn new(cmd: &str, timeout: Duration, cache: Option<CacheDir>) -> Summarizer {
@@ -101,7 +115,7 @@ impl Summarizer {
             Ok(s) => {
                 if let Some(d) = &self.cache {
                     // A cache that cannot be written only costs the next run a call.
-                    let _ = d.write(&name, &cache_dir::seal(ENTRY_KIND, s.as_bytes()));
+                    let _ = d.write(&name, &seal_entry(&s));
                 }
                 s
             }
@@ -113,11 +127,9 @@ impl Summarizer {
         }
     }
 
-    /// The cached answer `name`: a sealed, non-empty UTF-8 entry of at most [`MAX_OUTPUT`] bytes.
+    /// The cached answer `name` ([`read_cached`]).
     fn cached(&self, name: &str) -> Option<String> {
-        let bytes = self.cache.as_ref()?.read(name, MAX_OUTPUT as u64 + 256)?;
-        let body = cache_dir::unseal(ENTRY_KIND, &bytes)?;
-        std::str::from_utf8(body).ok().filter(|s| !s.trim().is_empty()).map(str::to_string)
+        read_cached(self.cache.as_ref()?, name)
     }
 
     /// The first failure of the replays so far, if any (and forgets it).
