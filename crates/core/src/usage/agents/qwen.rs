@@ -112,7 +112,7 @@ mod tests {
             r#"{"uuid":"a","timestamp":"[trimmed]","type":"assistant","model":"m","usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1}}"#,
             "\n",
         ));
-        let r = read(&[p.clone()], 0);
+        let r = read(std::slice::from_ref(&p), 0);
         assert_eq!(r.entries.len(), 1);
         let e = &r.entries[0];
         assert_eq!(e.ts, mtime(&p));
