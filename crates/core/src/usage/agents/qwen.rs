@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::util::{folder, from_ms, json_lines, n, s, total_fallback, walk};
+use super::util::{file_time, folder, json_lines, n, s, total_fallback, walk};
 use super::Agent;
 use crate::usage::entry::{Read, SessionKey, Tokens, UsageEntry};
 
@@ -50,7 +50,7 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
             let session = s(&l, "sessionId").unwrap_or_else(|| format!("{project}-{stem}"));
             let ts = match s(&l, "timestamp").filter(|t| chrono::DateTime::parse_from_rfc3339(t).is_ok()) {
                 Some(t) => t,
-                None => modified.get_or_insert_with(|| mtime(p)).clone(),
+                None => modified.get_or_insert_with(|| file_time(p)).clone(),
             };
             let model = s(&l, "model").unwrap_or_else(|| "unknown".into());
             let key =
@@ -65,16 +65,6 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
         }
     }
     out
-}
-
-/// A file's modification time as RFC 3339 (empty when it cannot be read).
-fn mtime(p: &Path) -> String {
-    std::fs::metadata(p)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| from_ms(i64::try_from(d.as_millis()).unwrap_or(i64::MAX)))
-        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -115,7 +105,7 @@ mod tests {
         let r = read(std::slice::from_ref(&p), 0);
         assert_eq!(r.entries.len(), 1);
         let e = &r.entries[0];
-        assert_eq!(e.ts, mtime(&p));
+        assert_eq!(e.ts, file_time(&p));
         assert!(chrono::DateTime::parse_from_rfc3339(&e.ts).is_ok(), "{}", e.ts);
         assert_eq!(e.session.key(), "proj/proj-c1");
     }
