@@ -242,3 +242,31 @@ fn a_gemini_session_is_named_with_its_format_when_forced_wrong() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("a Gemini CLI session"), "{err}");
 }
+
+/// SYNTHETIC, Gemini CLI's legacy chat schema: a session holding only a `warning` message (a
+/// hook failing at exit, seen in a real chat) was refused with "not one record read as gemini
+/// … is --from right?", though its format was detected from its own content. It is a Gemini
+/// CLI session with nothing to replay: it imports with no turns, the warning counted as skipped.
+#[test]
+fn regression_gemini_session_with_only_a_warning_was_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("session-2026-02-03T04-09-aaaabbbb.json");
+    std::fs::write(
+        &p,
+        r#"{"sessionId": "aaaabbbb-0000-0000-0000-000000000000", "projectHash": "h",
+  "startTime": "2026-02-03T04:09:57.093Z", "lastUpdated": "2026-02-03T04:09:57.093Z",
+  "messages": [{"id": "w", "timestamp": "2026-02-03T04:09:57.093Z", "type": "warning", "content": "Hook failed.\n"}]}"#,
+    )
+    .unwrap();
+    let dest = d.path().join("out");
+    let out = ctxj().arg("import").arg(&p).arg("-o").arg(&dest).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("warning") && !err.contains("is --from right"), "{err}");
+    ctxj().args(["validate"]).arg(&dest).assert().success();
+    // A file of another format forced as gemini is still an error.
+    let other = d.path().join("x.jsonl");
+    std::fs::write(&other, "{\"x\":1}\n{\"y\":2}\n").unwrap();
+    let out = ctxj().args(["show", "--from", "gemini"]).arg(&other).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}

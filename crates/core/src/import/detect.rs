@@ -43,6 +43,11 @@ pub fn detect_file(path: &Path) -> Option<Format> {
     let mut buf = Vec::with_capacity(HEAD);
     f.by_ref().take(HEAD as u64).read_to_end(&mut buf).ok()?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // An SQLite store whose schema is past the head: ask SQLite for its tables.
+    if buf.starts_with(b"SQLite format 3\0") && !super::opencode::is_store(&buf) {
+        let tables = super::sqlite::tables_at(path, &buf);
+        return super::opencode::has_store_tables(&tables).then_some(Format::OpenCode);
+    }
     detect_bytes(&buf, &name)
 }
 
@@ -90,10 +95,22 @@ pub fn detect_bytes(bytes: &[u8], name: &str) -> Option<Format> {
         }
     }
     let best = (0..ALL.len()).max_by_key(|&i| (score[i], tie_break(i, name)))?;
-    if score[best] == 0 {
+    if score[best] == 0 || (ALL[best] == Format::Pi && is_droid_session(bytes)) {
         return None;
     }
     Some(ALL[best])
+}
+
+/// Whether the first line is a Factory Droid session log's header (`{"type":"session_start"}`):
+/// its `message` lines look like pi's, but pi's header is `type: session`, and ctxj does not
+/// import Droid sessions (`describe` names the file).
+pub(crate) fn is_droid_session(bytes: &[u8]) -> bool {
+    let Some(first) = crate::journal::typed::lines(bytes).find(|l| !l.iter().all(u8::is_ascii_whitespace)) else {
+        return false;
+    };
+    serde_json::from_slice::<Value>(first)
+        .ok()
+        .is_some_and(|v| v.get("type").and_then(Value::as_str) == Some("session_start"))
 }
 
 /// Whether the first non-blank byte opens a JSON array.
@@ -209,6 +226,23 @@ pub(super) fn vote(o: &Map<String, Value>) -> Option<Format> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// SYNTHETIC, the shape third-party readers document for Factory Droid's `<id>.jsonl`
+    /// (`session_start`, then pi-like `message` lines): it was imported as a pi transcript
+    /// ("the first line is not a pi session header") instead of being named.
+    #[test]
+    fn regression_droid_session_log_was_imported_as_pi() {
+        let droid = br#"{"type":"session_start","id":"d1","title":"t","cwd":"/w","version":"0.81.0"}
+{"type":"message","id":"m1","parentId":"d1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}
+{"type":"message","id":"m2","parentId":"m1","timestamp":"2026-01-01T00:00:01Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]}}"#;
+        assert_eq!(detect_bytes(droid, "d1.jsonl"), None);
+        match super::describe::describe_bytes(droid, "d1.jsonl", droid.len() as u64) {
+            Some(super::describe::Described::Known { what, hint }) => {
+                assert!(what.contains("Droid session log") && hint.contains("settings.json"), "{what}: {hint}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn detects_each_format_by_content() {

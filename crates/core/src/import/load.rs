@@ -175,16 +175,22 @@ pub fn import_file(path: &Path, fmt: Format, part: Option<&str>) -> Result<Impor
     let bytes = crate::journal::input::read_regular(path)
         .map_err(|err| ImportError::Io { path: path.display().to_string(), err })?;
     let imported = import_bytes(path, &bytes, fmt, part)?;
-    nothing_read(path, fmt, &imported)?;
+    nothing_read(path, &bytes, fmt, &imported)?;
     Ok(imported)
 }
 
 /// A transcript with lines of which the reader used none is an error (an empty file is not: it
 /// stays the reader's "holds no records" case). The journal then holds at most the header the
-/// reader writes itself.
-fn nothing_read(path: &Path, fmt: Format, i: &Imported) -> Result<(), ImportError> {
+/// reader writes itself. A file whose own content is detected as `fmt` is not an error either:
+/// it is that agent's session with nothing ctxj replays (a Gemini CLI chat holding only a
+/// warning), imported with no turns and its skipped records in the report.
+fn nothing_read(path: &Path, bytes: &[u8], fmt: Format, i: &Imported) -> Result<(), ImportError> {
     let skipped: usize = i.report.skipped.values().sum();
     if fmt == Format::Ctxj || i.journal.records.len() > 1 || skipped == 0 {
+        return Ok(());
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if super::detect::detect_bytes(&bytes[..bytes.len().min(256 * 1024)], &name) == Some(fmt) {
         return Ok(());
     }
     let kinds: Vec<String> = i.report.skipped.iter().take(4).map(|(k, n)| format!("{n} {k}")).collect();

@@ -31,13 +31,16 @@ pub fn describe(path: &Path) -> Option<Described> {
     let mut bytes = Vec::new();
     f.take(WHOLE).read_to_end(&mut bytes).ok()?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if bytes.starts_with(b"SQLite format 3\0") {
+        return Some(sqlite(crate::import::sqlite::tables_at(path, &bytes)));
+    }
     describe_bytes(&bytes, &name, meta.len())
 }
 
 /// Describes file bytes (`len` is the file's full length, `name` its file name).
 pub fn describe_bytes(bytes: &[u8], name: &str, len: u64) -> Option<Described> {
     if bytes.starts_with(b"SQLite format 3\0") {
-        return Some(sqlite(bytes));
+        return Some(sqlite(sqlite_tables(bytes)));
     }
     let first = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
     if matches!(bytes[first], b'{' | b'[') && (super::super::gemini::is_whole_json(bytes) || bytes[first] == b'[') {
@@ -71,8 +74,7 @@ fn known(what: &str, hint: &str) -> Described {
 
 /// An SQLite file no importer claims (OpenCode and Kilo stores are imported), named by its
 /// tables.
-fn sqlite(bytes: &[u8]) -> Described {
-    let tables = sqlite_tables(bytes);
+fn sqlite(tables: Vec<String>) -> Described {
     let has = |t: &str| tables.iter().any(|x| x == t);
     if has("sessions") && has("messages") {
         return known(
@@ -160,6 +162,12 @@ fn json_lines(objs: &[Map<String, Value>]) -> Described {
         return known(
             "a Kimi CLI wire log (wire.jsonl, protocol 1.x)",
             "it holds usage per step, not the requests; the conversation is context.jsonl beside it",
+        );
+    }
+    if objs.first().is_some_and(|o| ty(o).as_deref() == Some("session_start")) {
+        return known(
+            "a Factory Droid session log (<id>.jsonl)",
+            "ctxj does not import Droid sessions; `ctxj usage --agent droid` reads the usage totals of the <id>.settings.json beside it",
         );
     }
     if objs.iter().any(|o| ty(o).is_some_and(|t| t.starts_with("session.")) && o.contains_key("data")) {

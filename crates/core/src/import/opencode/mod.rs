@@ -54,7 +54,7 @@ use std::io::Read;
 use std::path::Path;
 
 pub use legacy::is_session as is_legacy_session;
-pub use store::{is_store, part_spec, sessions, StoreSession};
+pub use store::{has_store_tables, is_store, part_spec, sessions, StoreSession};
 
 use super::{ImportError, Imported};
 

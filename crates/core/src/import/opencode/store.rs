@@ -28,7 +28,11 @@ pub fn is_store(bytes: &[u8]) -> bool {
     if !bytes.starts_with(b"SQLite format 3\0") {
         return false;
     }
-    let tables = crate::import::sqlite::sqlite_tables(bytes);
+    has_store_tables(&crate::import::sqlite::sqlite_tables(bytes))
+}
+
+/// Whether a table list is an OpenCode/Kilo store's (`session`, `message`, `part`).
+pub fn has_store_tables(tables: &[String]) -> bool {
     ["session", "message", "part"].iter().all(|t| tables.iter().any(|x| x == t))
 }
 

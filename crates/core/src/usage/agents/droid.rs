@@ -1,7 +1,8 @@
 //! Droid (Factory; `${DROID_SESSIONS_DIR:-~/.factory/sessions}`, every `*.settings.json` below)
 //! counted the way ccusage 20.0.24 counts it: one entry per session from
 //! `tokenUsage {inputTokens, outputTokens, cacheCreationTokens, cacheReadTokens, thinkingTokens}`
-//! (session totals; thinking is extra, priced as output), dated at `providerLockTimestamp`
+//! (session totals; thinking, and a `totalTokens` above all the parts, are extra, priced as
+//! output), dated at `providerLockTimestamp`
 //! (else the file's modification time); the model is `model`, else the `Model: …` line of the
 //! sidecar `<id>.jsonl`, normalised (`custom:` and `[…]` dropped, lower case, `.` and spaces as
 //! `-`); a session id seen twice keeps the latest.
@@ -10,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::util::{json_file, n, s, walk};
+use super::util::{json_file, n, s, total_fallback, walk};
 use super::Agent;
 use crate::usage::entry::{Read, SessionKey, Tokens, UsageEntry};
 
@@ -61,13 +62,14 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
         let Some(v) = json_file(p) else { continue };
         let Some(u) = v.get("tokenUsage").filter(|u| u.is_object()) else { continue };
         let id = super::util::name(p).strip_suffix(".settings.json").unwrap_or_default().to_string();
-        let tokens = Tokens {
+        let mut tokens = Tokens {
             input: n(u, "inputTokens"),
             output: n(u, "outputTokens"),
             cache_creation: n(u, "cacheCreationTokens"),
             cache_read: n(u, "cacheReadTokens"),
         };
-        let extra = n(u, "thinkingTokens");
+        // A `totalTokens` above the parts and the thinking is counted (ccusage's total fallback).
+        let extra = total_fallback(&mut tokens, n(u, "thinkingTokens"), n(u, "totalTokens"));
         let ts = s(&v, "providerLockTimestamp").unwrap_or_else(|| {
             let m = std::fs::metadata(p).and_then(|m| m.modified()).ok();
             m.map(|t| chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
@@ -98,5 +100,22 @@ mod tests {
         assert_eq!(super::normalize("Claude-Opus-4.5-Thinking-[Anthropic]"), "claude-opus-4-5-thinking");
         assert_eq!(super::normalize("Claude Opus 4.5 Thinking [Anthropic]"), "claude-opus-4-5-thinking");
         assert_eq!(super::normalize("custom:GPT-5.1"), "gpt-5-1");
+    }
+
+    /// SYNTHETIC `settings.json` in Droid's schema, checked against ccusage 20.0.24 (`ccusage
+    /// droid session --json`): `totalTokens` 20 over input 5 + output 5 lost the 10 tokens
+    /// ccusage counts as extra (priced as output), so the total and the cost were lower.
+    #[test]
+    fn regression_total_above_the_parts_was_not_counted() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("slug/s3.settings.json");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(
+            &p,
+            r#"{"model":"Claude Opus 4.1","tokenUsage":{"inputTokens":5,"outputTokens":5,"totalTokens":20}}"#,
+        )
+        .unwrap();
+        let r = super::read(&[p], 0);
+        assert_eq!((r.entries[0].tokens.output, r.entries[0].extra), (5, 10));
     }
 }

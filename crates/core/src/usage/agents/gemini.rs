@@ -4,14 +4,15 @@
 //! legacy whole-file JSON's `messages[]`). Gemini's `input` includes the cached part: input =
 //! input − cached when `total` = input + output + thoughts + tool (ccusage's
 //! `normalize_session_input`), then + tool; cache read = cached; thoughts are extra, priced as
-//! output. The model is the record's, else the last one seen in the file.
+//! output; a `total` above all the parts adds the rest as extra (or as output when there is
+//! none: ccusage's total fallback). The model is the record's, else the last one seen in the file.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::util::{folder, json_file, json_lines, n, s, walk};
+use super::util::{folder, json_file, json_lines, n, s, total_fallback, walk};
 use super::Agent;
 use crate::usage::entry::{Parse, Read, SessionKey, Tokens, UsageEntry};
 
@@ -68,7 +69,9 @@ pub fn read_file(file: usize, path: &Path, _: Parse) -> Read {
             (n(t, "input"), n(t, "output"), n(t, "cached"), n(t, "thoughts"), n(t, "tool"), n(t, "total"));
         let parts = input.saturating_add(output).saturating_add(thoughts).saturating_add(tool);
         let input = if total == parts { input.saturating_sub(cached) } else { input };
-        let tokens = Tokens { input: input.saturating_add(tool), output, cache_creation: 0, cache_read: cached };
+        let mut tokens = Tokens { input: input.saturating_add(tool), output, cache_creation: 0, cache_read: cached };
+        // A recorded total above the parts (thoughts not itemised) is counted, as ccusage does.
+        let thoughts = total_fallback(&mut tokens, thoughts, total);
         if tokens.is_zero() && thoughts == 0 {
             continue;
         }
@@ -114,5 +117,23 @@ mod tests {
         assert_eq!(a.tokens, Tokens { input: 63, output: 10, cache_creation: 0, cache_read: 40 });
         assert_eq!((a.extra, a.session.key()), (5, "proj/s".to_string()));
         assert_eq!(r.entries[1].model.as_deref(), Some("gemini-2.5-flash"), "the last model seen");
+    }
+
+    /// SYNTHETIC, Gemini CLI's JSONL schema, checked against ccusage 20.0.24 (`ccusage gemini
+    /// session --json`): a record whose `total` (400) is above input + output (330) with no
+    /// `thoughts` lost the 70 tokens that ccusage counts as extra (total and cost were lower).
+    #[test]
+    fn regression_total_above_the_parts_was_not_counted() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("proj/chats/session-y.jsonl");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let text = [
+            r#"{"sessionId":"s","projectHash":"h","startTime":"2026-01-01T00:00:00Z","kind":"main"}"#,
+            r#"{"id":"g","timestamp":"2026-01-01T00:00:01Z","type":"gemini","model":"gemini-2.5-flash","tokens":{"input":300,"output":30,"total":400}}"#,
+        ]
+        .join("\n");
+        std::fs::write(&p, text).unwrap();
+        let r = read_file(0, &p, Parse::Fast);
+        assert_eq!((r.entries[0].tokens.input, r.entries[0].tokens.output, r.entries[0].extra), (300, 30, 70));
     }
 }

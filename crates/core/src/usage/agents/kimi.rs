@@ -8,7 +8,9 @@
 //!   `usageScope: "turn"` (`"session"` records are cumulative), `usage {inputOther, output,
 //!   inputCacheRead, inputCacheCreation}`, dated by `time` (ms), model without `kimi-code/`.
 //!
-//! Calls equal in session, message id, time, model and counts are counted once.
+//! Calls equal in session, message id, time, model and counts are counted once. As in ccusage, a
+//! legacy `token_usage.total` above the parts is extra, and a record whose time cannot be read
+//! (a Kimi Code `time` that is no integer) is dated by the file's modification time.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -16,7 +18,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::util::{folder, from_ms, json_file, json_lines, n, s, time_of, walk};
+use super::util::{file_time, folder, from_ms, json_file, json_lines, n, s, time_of, total_fallback, walk};
 use super::Agent;
 use crate::usage::entry::{Read, SessionKey, Tokens, UsageEntry};
 
@@ -46,6 +48,7 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
         let sk = Arc::new(SessionKey { agent: Agent::Kimi, project, session: session.clone() });
         let model = if code { String::new() } else { legacy_model(p) };
         for l in json_lines(p) {
+            let mut extra = 0;
             let (tokens, ts, model, id) = if code {
                 if l.get("type").and_then(Value::as_str) != Some("usage.record")
                     || l.get("usageScope").and_then(Value::as_str) != Some("turn")
@@ -61,7 +64,12 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
                 };
                 let m = s(&l, "model").unwrap_or_default();
                 let m = m.strip_prefix("kimi-code/").unwrap_or(&m).to_string();
-                (t, l.get("time").and_then(Value::as_i64).map(from_ms).unwrap_or_default(), m, String::new())
+                // ccusage dates a record whose `time` is no integer (ms) by the file's mtime.
+                let ts = match l.get("time").and_then(Value::as_i64) {
+                    Some(ms) => from_ms(ms),
+                    None => file_time(p),
+                };
+                (t, ts, m, String::new())
             } else {
                 let Some(msg) = l.get("message") else { continue };
                 if msg.get("type").and_then(Value::as_str) != Some("StatusUpdate") {
@@ -70,16 +78,18 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
                 let Some(u) = msg.get("payload").and_then(|p| p.get("token_usage")).filter(|u| u.is_object()) else {
                     continue;
                 };
-                let t = Tokens {
+                let mut t = Tokens {
                     input: n(u, "input_other"),
                     output: n(u, "output"),
                     cache_creation: n(u, "input_cache_creation"),
                     cache_read: n(u, "input_cache_read"),
                 };
+                extra = total_fallback(&mut t, 0, n(u, "total"));
                 let id = msg.get("payload").and_then(|p| s(p, "message_id")).unwrap_or_default();
-                (t, time_of(l.get("timestamp")), model.clone(), id)
+                let ts = Some(time_of(l.get("timestamp"))).filter(|t| !t.is_empty()).unwrap_or_else(|| file_time(p));
+                (t, ts, model.clone(), id)
             };
-            if tokens.is_zero() {
+            if tokens.is_zero() && extra == 0 {
                 continue;
             }
             let key = (session.clone(), id, ts.clone(), model.clone(), tokens);
@@ -87,8 +97,41 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
                 out.duplicates += 1;
                 continue;
             }
-            out.entries.push(UsageEntry::with_extra(sk.clone(), first + i, ts, Some(model), tokens, 0, 0, None));
+            out.entries.push(UsageEntry::with_extra(sk.clone(), first + i, ts, Some(model), tokens, extra, 0, None));
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SYNTHETIC records in Kimi CLI's and Kimi Code's wire schemas, checked against ccusage
+    /// 20.0.24 (`ccusage kimi session|daily --json`): a legacy `token_usage.total` (50) above
+    /// the parts (17) lost the rest, and a Kimi Code `usage.record` whose `time` is a string was
+    /// put on the day "unknown" where ccusage dates it by the file's modification time.
+    #[test]
+    fn regression_legacy_total_and_unreadable_time_were_missed() {
+        let d = tempfile::tempdir().unwrap();
+        let legacy = d.path().join("sessions/g1/s1/wire.jsonl");
+        std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
+        std::fs::write(
+            &legacy,
+            r#"{"timestamp":1775000000.5,"message":{"type":"StatusUpdate","payload":{"token_usage":{"input_other":10,"output":2,"input_cache_read":5,"total":50}}}}"#,
+        )
+        .unwrap();
+        let code = d.path().join("sessions/wd/session_k/agents/main/wire.jsonl");
+        std::fs::create_dir_all(code.parent().unwrap()).unwrap();
+        std::fs::write(
+            &code,
+            r#"{"type":"usage.record","model":"kimi-k2.5","usage":{"inputOther":3,"output":1},"usageScope":"turn","time":"2026-07-25T03:40:00Z"}"#,
+        )
+        .unwrap();
+        let r = read(&[legacy, code.clone()], 0);
+        assert_eq!(r.entries.len(), 2);
+        assert_eq!(r.entries[0].extra, 33);
+        assert_eq!(r.entries[1].ts, file_time(&code));
+        assert!(!r.entries[1].ts.is_empty());
+    }
 }

@@ -98,6 +98,17 @@ pub fn from_ms(ms: i64) -> String {
         .unwrap_or_default()
 }
 
+/// A file's modification time as RFC 3339 (empty when it cannot be read): the time ccusage gives
+/// a record whose own time it cannot read (Qwen Code, Kimi).
+pub fn file_time(p: &Path) -> String {
+    std::fs::metadata(p)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| from_ms(i64::try_from(d.as_millis()).unwrap_or(i64::MAX)))
+        .unwrap_or_default()
+}
+
 /// RFC 3339 of seconds (or milliseconds, when the number is that large) since the epoch.
 pub fn from_epoch(x: f64) -> String {
     if !x.is_finite() || x <= 0.0 {
