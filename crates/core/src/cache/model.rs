@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `ideal` | every earlier request is an entry forever; cached = longest common block prefix |
 //! | `openai` | every request is an entry alive 5 min after its last use; ≥ 1,024 tokens; rounded down to 1,024 + 128·n |
-//! | `anthropic` | entries at the end of the system block and at the last block (≥ 1,024 tokens); reads the longest live entry that is a prefix ending at the system block or within the last 20 blocks; 5 min, refreshed on a hit; the uncached part is billed as a write |
+//! | `anthropic` | entries at the end of the system block and at the last block — and at the request's second breakpoint, if any (Claude Code: the end of the previous response) — (≥ 1,024 tokens); reads the longest live entry that is a prefix ending at the system block or within the 20 blocks before a breakpoint; 5 min, refreshed on a hit; the uncached part is billed as a write |
 //! | `gemini` | `openai` without the 128-token rounding |
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -128,6 +128,10 @@ pub struct Request {
     pub system_len: usize,
     /// The time of the turn (ms since the epoch), from the `ts` of its `assistant` record.
     pub time_ms: Option<i64>,
+    /// anthropic: a second breakpoint, after this many blocks (0: none). Claude Code marks the
+    /// last two messages, so the end of the previous response is a breakpoint too
+    /// ([`Request::set_mark`]).
+    pub mark: usize,
     /// `ph[L]`: chained hash of the first L keys (`ph[0]` is the empty prefix).
     ph: Vec<Key>,
     /// `cum[L]`: tokens of the first L blocks.
@@ -170,6 +174,7 @@ impl Request {
         }
         self.system_len = system_len.min(self.keys.len());
         self.time_ms = time_ms;
+        self.mark = 0;
         gone
     }
 
@@ -181,8 +186,15 @@ impl Request {
         for (slot, &h) in all.iter_mut().zip(head) {
             *slot = h;
         }
-        let (system_len, time_ms) = (self.system_len, self.time_ms);
+        let (system_len, time_ms, mark) = (self.system_len, self.time_ms, self.mark);
         self.replace_tail(0, &all, system_len, time_ms);
+        self.mark = mark;
+    }
+
+    /// Sets the second breakpoint ([`Request::mark`]) after block `mark` (0, or one past the end:
+    /// none).
+    pub fn set_mark(&mut self, mark: usize) {
+        self.mark = if mark < self.len() { mark } else { 0 };
     }
 
     /// Number of blocks.
@@ -440,12 +452,15 @@ impl Simulator {
         let (ttl, long) = (self.ttl_ms, self.long);
         self.points.retain(|_, (l, t)| alive(*t, now, if *l <= long.0 { long.1.max(ttl) } else { ttl }));
         let n = req.len();
-        let lo = n.saturating_sub(LOOKBACK_BLOCKS - 1).max(1);
+        // Each breakpoint looks back over its last 20 blocks; the longest entry found is read.
         let mut hit = None;
-        for l in (lo..=n).rev() {
-            if self.points.get(&req.ph[l]).is_some_and(|(len, _)| *len == l) {
-                hit = Some(l);
-                break;
+        for end in [n, req.mark] {
+            if end == 0 || hit.is_some_and(|h| h >= end) {
+                continue;
+            }
+            let lo = end.saturating_sub(LOOKBACK_BLOCKS - 1).max(1);
+            if let Some(l) = (lo..=end).rev().find(|&l| self.points.get(&req.ph[l]).is_some_and(|(len, _)| *len == l)) {
+                hit = Some(hit.map_or(l, |h: usize| h.max(l)));
             }
         }
         let s = req.system_len;
@@ -458,7 +473,7 @@ impl Simulator {
                 p.1 = now;
             }
         }
-        for l in [s, n] {
+        for l in [s, req.mark, n] {
             if l > 0 && req.prefix_tokens(l) >= self.min {
                 self.points.insert(req.ph[l], (l, now));
             }

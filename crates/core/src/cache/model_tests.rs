@@ -166,6 +166,37 @@ fn anthropic_breakpoints_lookback_and_billing() {
     assert_eq!(s.step(&mk(41, 9)).cached, 0);
 }
 
+/// A Claude Code turn that appends more than 20 blocks (bash-mode user lines, each with its
+/// caveat, between two calls): the provider read the previous call's entry through the second
+/// breakpoint Claude Code puts at the end of the previous response; the replay read only the
+/// system block and wrote the rest again (a real session simulated at +31 % of its bill).
+#[test]
+fn regression_second_breakpoint_reads_past_a_long_append() {
+    let mk = |n: u128, minute: i64, mark: usize| {
+        let keys: Vec<u128> = (0..n).collect();
+        let mut tok = vec![100; n as usize];
+        tok[0] = 1200;
+        let mut r = Request::new(keys, tok, 1, Some(minute * 60_000));
+        r.set_mark(mark);
+        r
+    };
+    let mut s = Simulator::new(CacheModel::Anthropic);
+    s.step(&mk(5, 0, 0));
+    // Block 6 is the response; 24 user blocks follow.
+    let o = s.step(&mk(30, 1, 6));
+    assert_eq!(o.cached_blocks, 5, "the previous entry lies within 20 blocks of the second breakpoint");
+    let o = s.step(&mk(60, 2, 0));
+    assert_eq!(o.cached_blocks, 1, "without a second breakpoint only the system entry is in reach");
+    // Without the mark, the old rule: only the system block.
+    let mut s = Simulator::new(CacheModel::Anthropic);
+    s.step(&mk(5, 0, 0));
+    assert_eq!(s.step(&mk(30, 1, 0)).cached_blocks, 1);
+    // A mark at or past the end is none.
+    let mut r = mk(5, 0, 0);
+    r.set_mark(5);
+    assert_eq!(r.mark, 0);
+}
+
 #[test]
 fn anthropic_minimum_for_writes() {
     let mut s = Simulator::new(CacheModel::Anthropic);

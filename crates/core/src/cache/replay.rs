@@ -172,6 +172,7 @@ pub fn simulate_observed(
         tail.origins.truncate(keep);
         tail.origins.extend_from_slice(&r.origins[keep..]);
         memo.prune(&tail.blocks);
+        tail.req.set_mark(marks_previous_response(journal, r.blocks).map_or(0, |m| m + pre));
         let req = &tail.req;
         let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {
             Some((_, Some(c), p, cc)) => (c, true, p, cc),
@@ -212,6 +213,18 @@ pub fn simulate_observed(
     Simulation { summary, turns, breaks }
 }
 
+/// The second cache breakpoint of a request (blocks before it), for an agent known to place one:
+/// Claude Code marks its last two messages with `cache_control`, so besides the end of the request
+/// the end of the previous response (the last `assistant` block) is a breakpoint, and the
+/// provider looks back 20 blocks from each. A turn that appends more than 20 blocks (many user
+/// lines, parallel tool results) still reads the previous call's entry. Captured Claude Code
+/// requests carry about one breakpoint on a user and one on an assistant message each, besides
+/// the system prompt's (starbased-co/ccproxy `docs/caching/`).
+fn marks_previous_response(journal: &Journal, blocks: &[Block]) -> Option<usize> {
+    let cc = journal.session().and_then(|s| s.harness.as_deref()) == Some("claude-code");
+    cc.then(|| blocks.iter().rposition(|b| matches!(b, Block::Assistant { .. })).map(|i| i + 1)).flatten()
+}
+
 /// The figures of [`simulate`] computed from scratch: every request keyed, counted and hashed
 /// whole, breaks found with [`super::model::break_between`]. Tests compare the two.
 #[cfg(test)]
@@ -230,7 +243,8 @@ pub(crate) fn from_scratch(
         let tokens = r.blocks.iter().map(|b| est.block(b)).collect();
         let system_len = usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
-        let req = Request::new(keys, tokens, system_len, time);
+        let mut req = Request::new(keys, tokens, system_len, time);
+        req.set_mark(marks_previous_response(journal, r.blocks).unwrap_or(0));
         let brk = prev.as_ref().and_then(|p| super::model::break_between(p, &req)).map(|b| b.block + 1);
         let o = sim.step(&req);
         out.push((o.prompt, o.cached, o.write, brk));

@@ -317,12 +317,38 @@ fn linearize(lines: &[Line], report: &mut ImportReport) -> (Vec<usize>, Vec<usiz
     let mut chain: HashSet<usize> = HashSet::new();
     let mut older = OlderConv::new(lines);
     let mut cur = Some(leaf);
+    let mut orphans = 0usize;
+    let call_line: HashMap<&str, usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| ty(&l.obj) == Some("assistant"))
+        .flat_map(|(i, l)| blocks(&l.obj).iter().map(move |b| (i, b)))
+        .filter(|(_, b)| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter_map(|(i, b)| b.get("id").and_then(Value::as_str).map(|id| (id, i)))
+        .collect();
     while let Some(i) = cur {
         if !chain.insert(i) {
             report.note("parentUuid cycle broken");
             break;
         }
         cur = parent(i);
+        // A tool result whose `parentUuid` names a line the file does not hold: Claude Code hangs
+        // it off the `progress` lines of its call, which 2.0.x agent files never persist. It
+        // answers the call, so it follows the line that made it. (User lines pointing outside
+        // the file — a compaction call's copied reminders — still end the chain.)
+        // A response (`assistant` line) pointing outside the file answers the conversation so far:
+        // it follows the newest earlier conversation line.
+        if cur.is_none() && s(&lines[i].obj, "parentUuid").is_some() {
+            if only_results(&lines[i].obj) {
+                let id = blocks(&lines[i].obj).first().and_then(|b| b.get("tool_use_id")).and_then(Value::as_str);
+                cur = id.and_then(|id| call_line.get(id).copied()).filter(|&c| c < i);
+            } else if ty(&lines[i].obj) == Some("assistant") {
+                cur = older.newest_free(i, &chain);
+            }
+            if cur.is_some() {
+                orphans += 1;
+            }
+        }
         if cur.is_none() && is_boundary(&lines[i].obj) {
             let logical = s(&lines[i].obj, "logicalParentUuid");
             cur = logical.and_then(|p| by_uuid.get(p).copied());
@@ -333,6 +359,11 @@ fn linearize(lines: &[Line], report: &mut ImportReport) -> (Vec<usize>, Vec<usiz
                 cur = older.newest_free(i, &chain);
             }
         }
+    }
+    if orphans > 0 {
+        report.note(format!(
+            "{orphans} tool result(s) or response(s) point at a parentUuid absent from the file: continued from the call they answer, or the newest earlier line"
+        ));
     }
     // Streaming artefacts: other content-block lines of responses on the chain, then tool
     // results answering calls made on the chain.
@@ -496,6 +527,39 @@ mod tests {
         assert_eq!(im.report.branches, 0);
         assert_eq!(im.report.skipped.get("progress"), Some(&1));
         assert_eq!(im.report.missing, vec!["system prompt", "tool schemas"]);
+    }
+
+    /// A Claude Code 2.0.x agent file (`agent-<id>.jsonl`, every line `isSidechain`): each
+    /// tool result points at a `progress` line that was never written to the file. The chain
+    /// used to stop at the first such pointer, keeping only the last call (1 of 3 billed). A
+    /// response can point at a line never written there too.
+    #[test]
+    fn regression_agent_file_with_unpersisted_parents_keeps_every_call() {
+        let s = r#"{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":true,"agentId":"a7","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"explore"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","isSidechain":true,"agentId":"a7","requestId":"r1","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"path":"a"}}],"usage":{"input_tokens":5,"cache_creation_input_tokens":1000,"cache_read_input_tokens":0,"output_tokens":10}}}
+{"type":"user","uuid":"r1","parentUuid":"lost-progress-1","isSidechain":true,"agentId":"a7","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"file a"}]}}
+{"type":"assistant","uuid":"a2","parentUuid":"r1","isSidechain":true,"agentId":"a7","requestId":"r2","timestamp":"2026-01-01T00:00:03Z","message":{"id":"m2","model":"claude-x","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"path":"b"}}],"usage":{"input_tokens":5,"cache_creation_input_tokens":50,"cache_read_input_tokens":1000,"output_tokens":10}}}
+{"type":"user","uuid":"r2","parentUuid":"lost-progress-2","isSidechain":true,"agentId":"a7","timestamp":"2026-01-01T00:00:04Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"file b"}]}}
+{"type":"assistant","uuid":"a3","parentUuid":"lost-result-2","isSidechain":true,"agentId":"a7","requestId":"r3","timestamp":"2026-01-01T00:00:05Z","message":{"id":"m3","model":"claude-x","content":[{"type":"text","text":"done"}],"usage":{"input_tokens":5,"cache_creation_input_tokens":40,"cache_read_input_tokens":1050,"output_tokens":3}}}
+"#;
+        let im = import(s);
+        assert_eq!(im.journal.turns.len(), 3, "every call of the agent file is on the chain");
+        assert_eq!(im.journal.results.len(), 2);
+        assert_eq!(im.report.branches, 0);
+        assert!(im.report.notes.iter().any(|n| n.contains("parentUuid absent")), "{:?}", im.report.notes);
+    }
+
+    /// A compaction call's file (`agent-acompact-*`) holds reminders copied from the parent, each
+    /// pointing into the parent's file: they are not this call's conversation and stay off it.
+    #[test]
+    fn copied_lines_pointing_outside_the_file_stay_off_the_chain() {
+        let s = r#"{"type":"user","uuid":"c1","parentUuid":"in-parent-1","isSidechain":true,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"<system-reminder>hook output</system-reminder>"}}
+{"type":"user","uuid":"p1","parentUuid":"in-parent-2","isSidechain":true,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"Your task is to create a detailed summary"}}
+{"type":"assistant","uuid":"a1","parentUuid":"p1","isSidechain":true,"requestId":"r1","timestamp":"2026-01-01T00:00:02Z","message":{"id":"m1","model":"claude-x","content":[{"type":"text","text":"summary"}],"usage":{"input_tokens":5,"cache_creation_input_tokens":10,"cache_read_input_tokens":1000,"output_tokens":3}}}
+"#;
+        let im = import(s);
+        assert_eq!(im.journal.turns.len(), 1);
+        assert_eq!(im.report.branches, 1, "the copied reminder is not merged");
     }
 
     #[test]

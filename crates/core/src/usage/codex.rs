@@ -3,7 +3,8 @@
 //! same `total_token_usage`, only the rate limits changed) is counted once, and the all-zero
 //! estimate Codex writes after a compaction adds nothing. Codex's `input_tokens` include the
 //! cached part: `input` = input − cached, `cache_read` = cached, no cache writes; reasoning tokens
-//! are already inside `output_tokens`. The model is the last `turn_context`'s.
+//! are already inside `output_tokens`. The model is the last `turn_context`'s; before the first
+//! one (rollouts older than ~0.40 have none), Codex's default of the time, `gpt-5`, as in ccusage.
 //!
 //! A forked thread (its `session_meta` names `forked_from_id`: a subagent spawned with the
 //! parent's context, a `/fork`) starts with a copy of the parent's rollout, which Codex persists
@@ -21,7 +22,7 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::import::codex::ForkCopy;
+use crate::import::codex::{ForkCopy, LEGACY_DEFAULT_MODEL};
 
 use super::entry::{count as n, present, read_lines, str_at, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::journal::typed::object_or_null;
@@ -190,7 +191,9 @@ impl Fold {
                     if tokens.is_zero() {
                         continue;
                     }
-                    self.calls.push((f.ts, self.model.clone(), tokens));
+                    // Before ~0.40 no rollout line names the model: Codex's default then.
+                    let model = self.model.clone().unwrap_or_else(|| LEGACY_DEFAULT_MODEL.to_string());
+                    self.calls.push((f.ts, Some(model), tokens));
                 }
                 _ => {}
             }
@@ -246,6 +249,27 @@ mod tests {
         assert_eq!(r.entries[0].tokens, Tokens { input: 60, output: 5, cache_creation: 0, cache_read: 40 });
         assert_eq!(r.entries[0].session.key(), "2026/03/14/rollout-x");
         assert!(r.entries[0].cost.unwrap() > 0.0);
+    }
+
+    /// A Codex 0.34 rollout names no model (no `turn_context`): its calls were unpriced; ccusage
+    /// and Codex's own default of the time say gpt-5. A later `turn_context` takes over.
+    #[test]
+    fn regression_rollout_without_turn_context_is_priced_as_gpt_5() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sessions/2025/10/31/rollout-x.jsonl");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let tc = |total: u64| {
+            format!(
+                r#"{{"timestamp":"2025-10-31T10:00:00Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{total}}},"last_token_usage":{{"input_tokens":100,"cached_input_tokens":40,"output_tokens":5}}}}}}}}"#
+            )
+        };
+        let text =
+            [tc(100), r#"{"type":"turn_context","payload":{"model":"gpt-5-codex"}}"#.to_string(), tc(200)].join("\n");
+        std::fs::write(&p, text).unwrap();
+        let r = read_file(0, &p, Parse::Fast);
+        assert_eq!(r.entries[0].model.as_deref(), Some(LEGACY_DEFAULT_MODEL));
+        assert!(r.entries[0].cost.unwrap() > 0.0);
+        assert_eq!(r.entries[1].model.as_deref(), Some("gpt-5-codex"));
     }
 
     /// A forked subagent thread as Codex writes it: its own `session_meta` (naming

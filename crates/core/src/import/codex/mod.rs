@@ -30,6 +30,11 @@ mod pairing;
 
 pub use fork::ForkCopy;
 
+/// The model a rollout that never names one ran: Codex wrote no `turn_context` (the only record
+/// of the model) before ~0.40, and its default then was `gpt-5` (`codex-rs/core/src/config.rs`,
+/// `OPENAI_DEFAULT_MODEL`). ccusage 20.0.24 prices such calls as `gpt-5` too (`isFallback`).
+pub const LEGACY_DEFAULT_MODEL: &str = "gpt-5";
+
 use compacted::{compacted, Seen};
 use pairing::{Pairing, MODEL_ITEMS, TOOL_OUTPUTS, TURN_EVENTS};
 
@@ -133,6 +138,17 @@ fn header(path: &Path, lines: &[super::Line], b: &mut Builder, report: &mut Impo
     if meta.is_none() {
         report.note("no session_meta line: no session id or base instructions");
     }
+    let first_model = first_model.or_else(|| {
+        let billed = lines.iter().any(|l| {
+            l.obj.get("payload").and_then(|p| p.get("type")).and_then(Value::as_str) == Some("token_count")
+        });
+        billed.then(|| {
+            report.note(format!(
+                "no turn_context names the model (Codex before 0.40): priced as Codex's default then, {LEGACY_DEFAULT_MODEL}"
+            ));
+            LEGACY_DEFAULT_MODEL.to_string()
+        })
+    });
     if sys_text.is_none() {
         report.missing.insert(0, "system prompt".into());
     }
@@ -676,5 +692,22 @@ mod tests {
         let p = crate::projection::state_at_rev(j, u64::MAX);
         let ids: Vec<&str> = p.conv.iter().filter_map(|b| b.block.id()).collect();
         assert_eq!(ids, vec!["u4", "n14"]);
+    }
+
+    /// Codex 0.34 (`cli_version` 0.34.0, codex_cli_rs) wrote no `turn_context`: no line names the
+    /// model. The session had no model, so every call was unpriced (ccusage prices it as gpt-5).
+    #[test]
+    fn regression_rollout_without_turn_context_has_codex_default_model() {
+        let s = r#"{"timestamp":"2025-11-01T01:02:58Z","type":"session_meta","payload":{"id":"T","cli_version":"0.34.0","instructions":null}}
+{"timestamp":"2025-11-01T01:02:59Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}
+{"timestamp":"2025-11-01T01:03:47Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":6247,"cached_input_tokens":0,"output_tokens":268},"last_token_usage":{"input_tokens":6247,"cached_input_tokens":0,"output_tokens":268},"model_context_window":272000}}}
+{"timestamp":"2025-11-01T01:03:48Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hello"}]}}
+"#;
+        let im = read(Path::new("rollout-x.jsonl"), s.as_bytes()).unwrap();
+        assert_eq!(im.journal.session().unwrap().model.as_deref(), Some(LEGACY_DEFAULT_MODEL));
+        assert!(im.report.notes.iter().any(|n| n.contains("no turn_context")), "{:?}", im.report.notes);
+        // A rollout that names its model keeps it.
+        let im = read(Path::new("rollout-x.jsonl"), ROLLOUT.as_bytes()).unwrap();
+        assert_eq!(im.journal.session().unwrap().model.as_deref(), Some("gpt-x"));
     }
 }
