@@ -141,7 +141,19 @@ pub fn simulate_observed(
         tail.origins.extend_from_slice(&r.origins[keep..]);
         memo.prune(&tail.blocks);
         let req = &tail.req;
-        let o: Outcome = caches.step(r.turn, req, keep_req + same);
+        let mut o: Outcome = caches.step(r.turn, req, keep_req + same);
+        if let (true, Some(p)) = (turns.is_empty(), prefix) {
+            // The first call read what requests before the session had left — the prefix and, as
+            // far as the provider's read reached, the first messages too (a Codex rollout's
+            // instructions and environment context, the same in every session of a folder). The
+            // first request is the same in every replay: each reads what the provider read,
+            // wherever that ends inside a block.
+            let read = p.first_read.min(o.prompt);
+            if read > o.cached {
+                o.write = o.write.saturating_sub(read - o.cached);
+                o.cached = read;
+            }
+        }
         let (output, output_recorded, rp, rc) = match assistant_block(journal, r.record) {
             Some((_, Some(c), p, cc)) => (c, true, p, cc),
             Some((b, None, p, cc)) => (est.block(&b), false, p, cc),

@@ -103,6 +103,12 @@ pub struct UnrecordedPrefix {
     /// (Claude Code shares its system prompt and tools across sessions; a subagent or compaction
     /// call reads its parent's). Replays start with this part warm.
     pub warm: u64,
+    /// What that first call read in all (`cached_tokens` of turn 1, not capped at `tokens`): more
+    /// than the prefix when earlier requests had also sent the session's first messages (a Codex
+    /// rollout's instructions and environment context, the same in every session of a folder; a
+    /// compaction call's replayed conversation). Replays start with the first request's leading
+    /// blocks within it warm too (`cache::replay`).
+    pub first_read: u64,
 }
 
 /// The unrecorded prefix of `journal` when [`prefix_unrecorded`] and some turn records
@@ -128,6 +134,7 @@ pub fn unrecorded_prefix(journal: &Journal, est: &dyn Estimator) -> Option<Unrec
         turns.iter().filter_map(|t| Some(t.prompt_tokens? as f64 - slope * t.raw as f64)).collect();
     let mean = residuals.iter().sum::<f64>() / residuals.len().max(1) as f64;
     let tokens = crate::tokens::calibrate::apply(1, mean);
-    let warm = turns.first().filter(|t| t.turn == 1).and_then(|t| t.cached_tokens).unwrap_or(0).min(tokens);
-    (!residuals.is_empty()).then_some(UnrecordedPrefix { tokens, slope, warm })
+    let first_read = turns.first().filter(|t| t.turn == 1).and_then(|t| t.cached_tokens).unwrap_or(0);
+    let warm = first_read.min(tokens);
+    (!residuals.is_empty()).then_some(UnrecordedPrefix { tokens, slope, warm, first_read })
 }
