@@ -156,7 +156,7 @@ fn sweeps_over_the_shared_transcripts_carry_the_named_points() {
 
 /// The sessions whose recorded replay misses the bill by more than 5 %, with the band
 /// `docs/tune.md` ("The baseline against the bill") gives and why: every one is billed under the
-/// $0.05 floor but one, and each gap has a cause the record cannot tell the replay.
+/// $0.05 floor, and each gap has a cause the record cannot tell the replay.
 const FIDELITY_KNOWN: &[(&str, f64, f64)] = &[
     // $0.0002, 2 calls: a hand-made DAG fixture of claude-code-log; its figures are not a provider's.
     ("claude-code-log/dag_compact_after_rewind_preserved.jsonl", 25.0, 40.0),
@@ -165,9 +165,6 @@ const FIDELITY_KNOWN: &[(&str, f64, f64)] = &[
     // $0.0117, 7 calls: OpenAI read only the 3,072-token prefix at calls 2, 5 and 6 (best-effort
     // cache), and call 4 dropped the earlier turns' reasoning items.
     ("019b04ae-b1c6-7c72-a134-a4c2de66058c.jsonl", -27.0, -20.0),
-    // $0.0867, 3 calls: above the floor. Claude Code put the message marker before the last
-    // message at calls 2 and 3 (2,326 and 79 tokens billed as uncached input): not modelled yet.
-    ("spotter-2/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl", -9.0, -6.0),
 ];
 
 /// Issue 34's first done-when line: on every shared transcript (samples and corpus, Claude Code,

@@ -133,6 +133,7 @@ impl Pricing {
                 && billed.per_turn.iter().filter(|t| t.prompt.is_some()).all(|t| t.cache_write == Some(0)),
             read_cap: vec![None; n],
             provider_read: vec![None; n],
+            unmarked: vec![None; n],
             replayed: Vec::new(),
             kept_ms: None,
         };
@@ -142,6 +143,13 @@ impl Pricing {
                 env.prices[i] = m.as_deref().and_then(|m| self.table.lookup(m)).map(|(_, p)| p);
                 env.recorded_costs[i] = t.cost.filter(|_| t.cost_recorded);
                 env.models[i] = m;
+            }
+        }
+        // A provider that bills writes (Anthropic) bills as input only what lies past the last
+        // breakpoint: where a call that used the cache billed some, the harness's marker sat there.
+        for t in billed.per_turn.iter().filter(|t| t.cache_read.unwrap_or(0) + t.cache_write.unwrap_or(0) > 0) {
+            if let (Some(_), Some(input)) = (t.cache_write, t.input.filter(|&i| i > 0)) {
+                env.unmarked[t.turn - 1] = Some(input);
             }
         }
         if self.provider_breaks == ProviderBreaks::Replay {
