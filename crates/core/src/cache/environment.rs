@@ -41,7 +41,7 @@ pub struct Environment {
     /// (the replay keeps, within `read_cap`, what it held when this is not 0).
     pub provider_read: Vec<Option<u64>>,
     /// Per turn: the tokens the provider billed past the request's last cache breakpoint, neither
-    /// read nor written (Anthropic's `input_tokens`), on a call that used the cache. The harness
+    /// read nor written (Anthropic's `input_tokens`), on a call that wrote to the cache. The harness
     /// placed its marker there (Claude Code: on the last message, or the second-to-last for a
     /// fork); every replay leaves the same tail of that turn's request uncached.
     pub unmarked: Vec<Option<u64>>,

@@ -146,9 +146,10 @@ impl Pricing {
             }
         }
         // A provider that bills writes (Anthropic) bills as input only what lies past the last
-        // breakpoint: where a call that used the cache billed some, the harness's marker sat there.
-        for t in billed.per_turn.iter().filter(|t| t.cache_read.unwrap_or(0) + t.cache_write.unwrap_or(0) > 0) {
-            if let (Some(_), Some(input)) = (t.cache_write, t.input.filter(|&i| i > 0)) {
+        // breakpoint: where a call that wrote to the cache billed some, the harness's marker sat
+        // there. (A route that reports no write at all bills what it cached as input: no marker.)
+        for t in billed.per_turn.iter().filter(|t| t.cache_write.unwrap_or(0) > 0 && !env.writes_unbilled) {
+            if let Some(input) = t.input.filter(|&i| i > 0) {
                 env.unmarked[t.turn - 1] = Some(input);
             }
         }
