@@ -153,3 +153,71 @@ fn sweeps_over_the_shared_transcripts_carry_the_named_points() {
         assert!(doc["recommendation"]["paste"].is_string(), "{harness}: {}", doc["recommendation"]);
     }
 }
+
+/// The sessions whose recorded replay misses the bill by more than 5 %, with the band
+/// `docs/tune.md` ("The baseline against the bill") gives and why: every one is billed under the
+/// $0.05 floor, and each gap has a cause the record cannot tell the replay.
+const FIDELITY_KNOWN: &[(&str, f64, f64)] = &[
+    // $0.0002, 2 calls: a hand-made DAG fixture of claude-code-log; its figures are not a provider's.
+    ("claude-code-log/dag_compact_after_rewind_preserved.jsonl", 25.0, 40.0),
+    // $0.0018: hand-written figures (168 prompt tokens for 445 counted, no cache writes at all).
+    ("claude-code-log/edge_cases.jsonl", 40.0, 55.0),
+    // $0.0117, 7 calls: OpenAI read only the 3,072-token prefix at calls 2, 5 and 6 (best-effort
+    // cache), and call 4 dropped the earlier turns' reasoning items.
+    ("019b04ae-b1c6-7c72-a134-a4c2de66058c.jsonl", -27.0, -20.0),
+];
+
+/// Issue 34's first done-when line: on every shared transcript (samples and corpus, Claude Code,
+/// Codex, pi) the replay of the recorded behaviour — the baseline of every point — is within 5 %
+/// of the bill, or inside its documented band; and it is the very replay `ctxj cache` simulates
+/// as `recorded` (one implementation: `cache::simulate_observed` with the billed environment).
+#[test]
+#[cfg_attr(
+    not(all(ctxj_has_samples, ctxj_has_corpus)),
+    ignore = "needs ../shared/samples and ../shared/corpus (fails under CI=true; once they are there, `touch build.rs`)"
+)]
+fn recorded_replay_is_within_five_percent_of_billed_on_every_shared_session() {
+    let (samples, corpus) = (shared_samples(), shared_corpus());
+    let mut misses = Vec::new();
+    for (agent, dir) in [("claude-code", "projects"), ("codex", "sessions"), ("pi", "sessions")] {
+        let roots = [samples.join(agent).join(dir), corpus.join(agent).join(dir)];
+        let doc = tune_json(&[roots[0].to_str().unwrap(), roots[1].to_str().unwrap(), "--harness", agent]);
+        let sessions = doc["sessions"].as_array().unwrap();
+        let mut priced = 0;
+        for s in sessions {
+            let path = s["path"].as_str().unwrap();
+            let (Some(billed), Some(fid)) = (s["billed_cost"].as_f64(), s["fidelity"].as_f64()) else {
+                continue;
+            };
+            priced += 1;
+            let gap = 100.0 * fid;
+            match FIDELITY_KNOWN.iter().find(|(k, _, _)| path.ends_with(k)) {
+                Some((_, lo, hi)) => assert!((*lo..=*hi).contains(&gap), "{path}: {gap:+.1} % left its band"),
+                None if gap.abs() > 5.0 => misses.push(format!("{path}: billed ${billed:.4}, replayed {gap:+.1} %")),
+                None => {}
+            }
+            // The baseline is `cache`'s simulated `recorded`, to the last digit.
+            let c = ctxj().args(["cache", "--json", "--strategy", "recorded", path]).output().unwrap();
+            let c: Value = serde_json::from_slice(&c.stdout).unwrap();
+            assert_eq!(c["strategies"][0]["summary"]["cost"], s["recorded_cost"], "{path}");
+            assert_eq!(c["recorded"]["cost"], s["billed_cost"], "{path}");
+        }
+        if agent == "claude-code" {
+            // The half trigger beside the D2 memo's −39.4 … −45.7 % input (docs/tune.md): Σ prompt
+            // tokens of `cc-half` against `cc-default` over the sessions with a recorded compaction.
+            let (half, default, recorded) =
+                (config(&doc, "cc-half"), config(&doc, "cc-default"), config(&doc, "recorded"));
+            let compacted = sessions.iter().filter(|s| s["scores"][recorded]["compactions"].as_u64() > Some(0));
+            let sum = |i: usize| compacted.clone().map(|s| s["scores"][i]["prompt"].as_f64().unwrap()).sum::<f64>();
+            let cut = 100.0 * (sum(half) / sum(default) - 1.0);
+            assert!((-50.0..=-35.0).contains(&cut), "half trigger: {cut:+.1} % input against the default");
+        }
+        let want = match agent {
+            "claude-code" => 35,
+            "codex" => 6,
+            _ => 5,
+        };
+        assert!(priced >= want, "{agent}: {priced} priced sessions");
+    }
+    assert!(misses.is_empty(), "recorded replay outside 5 % of the bill:\n{}", misses.join("\n"));
+}

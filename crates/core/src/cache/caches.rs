@@ -98,6 +98,15 @@ impl<'a> Caches<'a> {
     /// from the current cache, after the loss the provider recorded there, if any.
     pub fn step(&mut self, turn: usize, req: &Request, held: usize) -> Outcome {
         let Some(env) = self.env else { return self.sim.step(req) };
+        let mut o = self.step_env(env, turn, req, held);
+        if let Some(tail) = env.unmarked(turn) {
+            self.sim.unmark(req, tail, &mut o);
+        }
+        o
+    }
+
+    /// [`Caches::step`] before the uncached tail.
+    fn step_env(&mut self, env: &Environment, turn: usize, req: &Request, held: usize) -> Outcome {
         match env.read_cap(turn) {
             // The provider read only this much here and nothing recorded explains why: the
             // simulated cache loses the rest too, and keeps what the provider read (nothing when

@@ -40,6 +40,11 @@ pub struct Environment {
     /// Per turn: the provider's own cache read there, where an environment break is replayed
     /// (the replay keeps, within `read_cap`, what it held when this is not 0).
     pub provider_read: Vec<Option<u64>>,
+    /// Per turn: the tokens the provider billed past the request's last cache breakpoint, neither
+    /// read nor written (Anthropic's `input_tokens`), on a call that wrote to the cache. The harness
+    /// placed its marker there (Claude Code: on the last message, or the second-to-last for a
+    /// fork); every replay leaves the same tail of that turn's request uncached.
+    pub unmarked: Vec<Option<u64>>,
     /// The turns whose environment break is replayed.
     pub replayed: Vec<usize>,
     /// The cache lifetime the provider showed (ms): the longest idle gap its cache survived.
@@ -104,6 +109,10 @@ impl Environment {
     /// The provider's cache read at `turn`, when a loss is replayed there.
     pub fn read_cap(&self, turn: usize) -> Option<u64> {
         self.read_cap.get(turn.wrapping_sub(1)).copied().flatten()
+    }
+    /// The tokens past the last cache breakpoint of `turn`'s request, when the provider billed some.
+    pub fn unmarked(&self, turn: usize) -> Option<u64> {
+        self.unmarked.get(turn.wrapping_sub(1)).copied().flatten()
     }
     /// The provider's cache read at `turn`, when a loss is replayed there.
     pub fn provider_read(&self, turn: usize) -> Option<u64> {

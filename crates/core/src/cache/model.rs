@@ -405,6 +405,33 @@ impl Simulator {
         o
     }
 
+    /// anthropic: the request's cache breakpoint lay `tail` tokens before its end (the provider
+    /// billed them as input, neither read nor written: the harness marked an earlier message; the
+    /// request's [`FRAMING`] is among them). The block boundary nearest to it, not before what `o`
+    /// read, becomes the entry `req` wrote instead of its whole length, and `o` writes only up to
+    /// it. Other models: nothing.
+    pub fn unmark(&mut self, req: &Request, tail: u64, o: &mut Outcome) {
+        let n = req.len();
+        let tail = tail.saturating_sub(FRAMING);
+        if self.model != CacheModel::Anthropic || n == 0 || tail == 0 {
+            return;
+        }
+        let total = req.prefix_tokens(n);
+        let at = (o.cached_blocks..=n).min_by_key(|&l| (total - req.prefix_tokens(l)).abs_diff(tail)).unwrap_or(n);
+        if at == n {
+            return;
+        }
+        if self.points.get(&req.ph[n]).is_some_and(|&(len, t)| len == n && t == self.now) {
+            self.points.remove(&req.ph[n]);
+        }
+        let marked = req.prefix_tokens(at);
+        if at > o.cached_blocks && marked >= self.min {
+            self.points.insert(req.ph[at], (at, self.now));
+        }
+        let write = if marked >= self.min { marked.saturating_sub(o.cached) } else { 0 };
+        o.write = o.write.min(write);
+    }
+
     /// `ideal`: the longest prefix ever sent is read. Every prefix of a sent prefix was sent, so
     /// the prefixes of `req` found in [`Simulator::sent`] are its first ones: a binary search,
     /// and only the prefixes after them are added. A step costs O(log blocks + new blocks);

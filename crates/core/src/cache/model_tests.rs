@@ -197,6 +197,40 @@ fn regression_second_breakpoint_reads_past_a_long_append() {
     assert_eq!(r.mark, 0);
 }
 
+/// Regression (issue 34): a Claude Code subagent's call billed 2,326 tokens past its marker as
+/// input (the marker sat on the second-to-last message); the replay wrote them and read them at
+/// the next call (−7.7 % against the bill). The tail is left unwritten and the entry ends before it.
+#[test]
+fn regression_uncached_tail_past_the_marker_was_written_and_read() {
+    let mut s = Simulator::new(CacheModel::Anthropic);
+    let mk = |n: u128, minute: i64| {
+        let keys: Vec<u128> = (0..n).collect();
+        let mut tok = vec![100; n as usize];
+        tok[0] = 1200;
+        Request::new(keys, tok, 1, Some(minute * 60_000))
+    };
+    let first = mk(3, 0);
+    let mut o = s.step(&first);
+    // 3 tokens past the marker: framing, the nearest boundary is the end; nothing changes.
+    s.unmark(&first, 3, &mut o);
+    assert_eq!((o.cached, o.write), (0, 1403));
+    // The next request's last two blocks (200 tokens) were past the marker.
+    let second = mk(6, 1);
+    let mut o = s.step(&second);
+    assert_eq!((o.cached, o.write), (1400, 303));
+    s.unmark(&second, 203, &mut o);
+    assert_eq!((o.cached, o.write, o.new_tokens()), (1400, 100, 303), "only the block before the marker is written");
+    // The call after reads up to that marker, not the unwritten tail.
+    let o = s.step(&mk(7, 2));
+    assert_eq!((o.cached_blocks, o.cached), (4, 1500));
+    // Other models have no markers.
+    let mut openai = Simulator::new(CacheModel::OpenAi);
+    let mut o = openai.step(&second);
+    let before = o;
+    openai.unmark(&second, 203, &mut o);
+    assert_eq!(o, before);
+}
+
 #[test]
 fn anthropic_minimum_for_writes() {
     let mut s = Simulator::new(CacheModel::Anthropic);

@@ -133,6 +133,7 @@ impl Pricing {
                 && billed.per_turn.iter().filter(|t| t.prompt.is_some()).all(|t| t.cache_write == Some(0)),
             read_cap: vec![None; n],
             provider_read: vec![None; n],
+            unmarked: vec![None; n],
             replayed: Vec::new(),
             kept_ms: None,
         };
@@ -142,6 +143,14 @@ impl Pricing {
                 env.prices[i] = m.as_deref().and_then(|m| self.table.lookup(m)).map(|(_, p)| p);
                 env.recorded_costs[i] = t.cost.filter(|_| t.cost_recorded);
                 env.models[i] = m;
+            }
+        }
+        // A provider that bills writes (Anthropic) bills as input only what lies past the last
+        // breakpoint: where a call that wrote to the cache billed some, the harness's marker sat
+        // there. (A route that reports no write at all bills what it cached as input: no marker.)
+        for t in billed.per_turn.iter().filter(|t| t.cache_write.unwrap_or(0) > 0 && !env.writes_unbilled) {
+            if let Some(input) = t.input.filter(|&i| i > 0) {
+                env.unmarked[t.turn - 1] = Some(input);
             }
         }
         if self.provider_breaks == ProviderBreaks::Replay {

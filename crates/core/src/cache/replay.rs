@@ -183,10 +183,22 @@ pub fn simulate_observed(
         // failed requests): it costs nothing and, as in the record, wrote nothing to the cache
         // (the next call is served as if it had not happened).
         let free = rp == Some(0) && output_recorded && output == 0;
-        let o: Outcome = match free {
+        let mut o: Outcome = match free {
             true => Outcome { prompt: req.prompt(), ..Outcome::default() },
             false => caches.step(r.turn, req, keep_req + same),
         };
+        if let (true, false, Some(p)) = (turns.is_empty(), free, prefix) {
+            // The first call read what requests before the session had left — the prefix and, as
+            // far as the provider's read reached, the first messages too (a Codex rollout's
+            // instructions and environment context, the same in every session of a folder). The
+            // first request is the same in every replay: each reads what the provider read,
+            // wherever that ends inside a block.
+            let read = p.first_read.min(o.prompt);
+            if read > o.cached {
+                o.write = o.write.saturating_sub(read - o.cached);
+                o.cached = read;
+            }
+        }
         let new = o.new_tokens();
         turns.push(TurnFigures {
             turn: r.turn,

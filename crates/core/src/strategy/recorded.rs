@@ -118,6 +118,12 @@ pub struct UnrecordedPrefix {
     /// (Claude Code shares its system prompt and tools across sessions; a subagent or compaction
     /// call reads its parent's). Replays start with this part warm.
     pub warm: u64,
+    /// What that first call read in all (`cached_tokens` of turn 1, not capped at `tokens`): more
+    /// than the prefix when earlier requests had also sent the session's first messages (a Codex
+    /// rollout's instructions and environment context, the same in every session of a folder; a
+    /// compaction call's replayed conversation). Replays start with the first request's leading
+    /// blocks within it warm too (`cache::replay`).
+    pub first_read: u64,
 }
 
 /// The unrecorded prefix of `journal` when [`prefix_unrecorded`] and some turn records
@@ -175,7 +181,8 @@ pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(Unreco
     let residuals: Vec<f64> = turns.iter().filter_map(residual).collect();
     let mean = |v: &[f64]| crate::tokens::calibrate::apply(1, v.iter().sum::<f64>() / v.len().max(1) as f64);
     let tokens = mean(&residuals);
-    let warm = turns.first().filter(|t| t.turn == 1).and_then(|t| t.cached_tokens).unwrap_or(0).min(tokens);
+    let first_read = turns.first().filter(|t| t.turn == 1).and_then(|t| t.cached_tokens).unwrap_or(0);
+    let warm = first_read.min(tokens);
     if residuals.is_empty() {
         return None;
     }
@@ -192,5 +199,5 @@ pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(Unreco
         turns.iter().for_each(|t| sums[seg(t.turn)].extend(residual(t)));
         starts.iter().zip(&sums).map(|(&s, v)| (s, if v.is_empty() { tokens } else { mean(v) })).collect()
     };
-    Some((UnrecordedPrefix { tokens, slope, warm }, segments))
+    Some((UnrecordedPrefix { tokens, slope, warm, first_read }, segments))
 }
