@@ -214,3 +214,64 @@ fn regression_the_snapshot_carries_the_last_cache_break() {
     assert_eq!((b.call, b.cause, b.lost_tokens), (3, Some(crate::cache::billed::BreakCause::Ttl), 2000));
     assert!(b.cost.is_some_and(|c| c > 0.0));
 }
+
+/// `n` Claude Code calls, two lines each (a message's copies), growing by 1,000 tokens a call.
+fn calls(from: usize, n: usize) -> String {
+    (from..from + n)
+        .map(|i| {
+            let l = format!(
+                r#"{{"type":"assistant","requestId":"r{i}","timestamp":"2026-01-01T{h:02}:{m:02}:{s:02}Z","message":{{"id":"m{i}","model":"claude-sonnet-4-5","usage":{{"input_tokens":3,"cache_creation_input_tokens":1000,"cache_read_input_tokens":{r},"output_tokens":9}}}}}}"#,
+                h = i / 3600 % 24,
+                m = i / 60 % 60,
+                s = i % 60,
+                r = 1000 * i
+            );
+            format!("{l}\n{l}\n")
+        })
+        .collect()
+}
+
+/// Issue 33: a warm `statusline` run loaded and saved a state with one entry per call (7.5 MB
+/// at a 300 MB transcript); settled, the state of a session of 5,000 calls is no larger than
+/// that of one of 200, and its figures are those of the whole file folded once.
+#[test]
+fn regression_warm_state_grew_with_the_session() {
+    let d = tempfile::tempdir().unwrap();
+    let size = |n: usize| {
+        let p = d.path().join(format!("s{n}.jsonl"));
+        std::fs::write(&p, calls(0, n)).unwrap();
+        let mut live = LiveSession::open(&p, Some(Format::ClaudeCode)).unwrap();
+        live.poll().unwrap();
+        let whole = figures(&live);
+        live.settle();
+        assert_eq!(figures(&live), whole, "settling changes no figure");
+        let v = live.view();
+        assert_eq!((v.calls, v.duplicates, v.offset + v.own.len()), (n, n, n));
+        live.save().len()
+    };
+    let (short, long) = (size(200), size(5_000));
+    // Only the numbers written grow (more digits).
+    assert!(long <= short + short / 20, "a state of {long} bytes at 5,000 calls against {short} at 200");
+    assert!(long < STATE_CAP);
+}
+
+/// `watch` numbers calls among the session's own even when earlier ones were settled.
+#[test]
+fn a_settled_session_numbers_new_calls_after_the_settled_ones() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.jsonl");
+    std::fs::write(&p, calls(0, 100)).unwrap();
+    let mut live = LiveSession::open(&p, Some(Format::ClaudeCode)).unwrap();
+    live.poll().unwrap();
+    live.settle_keeping(4);
+    let inp = super::Inputs { now_ms: 1_800_000_000_000, ..Default::default() };
+    let mut w = super::watcher::Watcher::after(&live, &super::Snapshot::of(&live, &inp));
+    std::fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(calls(100, 1).as_bytes()).unwrap();
+    live.poll().unwrap();
+    let events = w.step(&live, &super::Snapshot::of(&live, &inp), inp.now_ms);
+    let call = events.iter().find_map(|e| match e {
+        super::events::Event::Call { call, cache, .. } => Some((*call, *cache)),
+        _ => None,
+    });
+    assert_eq!(call, Some((101, super::events::CacheUse::Hit)));
+}
