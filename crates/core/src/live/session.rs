@@ -241,8 +241,8 @@ impl LiveSession {
     pub(crate) fn settle_keeping(&mut self, keep: usize) {
         let files = self.files();
         let settled = self.fold.settle(keep.max(1), &files);
-        let later = self.fold.read(&files).compactions;
-        self.tally.add(&settled, self.main_index(), &later, &self.session_key());
+        let later = self.fold.read(&files);
+        self.tally.add(&settled, self.main_index(), &later.compactions, &later.entries, &self.session_key());
         let drop = self.observed.len().saturating_sub(KEEP_NOTES);
         self.observed.drain(..drop);
         let drop = self.reported.len().saturating_sub(KEEP_NOTES);

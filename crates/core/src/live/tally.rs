@@ -60,8 +60,10 @@ impl Break {
 pub struct Tally {
     /// Calls of every file (subagents' included), after de-duplication.
     pub calls: usize,
-    /// Calls of the session's own file.
+    /// Calls of the session's own file (its main conversation's: [`own_calls`]).
     pub own: usize,
+    /// Whether the session's own file has had a call of its main conversation.
+    pub main_seen: bool,
     pub duplicates: usize,
     pub compactions: usize,
     /// The priced calls' cost, $; `None` when none was priced.
@@ -87,7 +89,20 @@ fn entry(c: &Call, session: &Arc<SessionKey>, file: usize) -> UsageEntry {
         uncounted_by_ccusage: false,
         extra: 0,
         double_counted: 0,
+        sidechain: false,
     }
+}
+
+/// Whether `e` is one of the session's own calls: of its own file `main`, and of its main
+/// conversation (`has_main`: that file has a call not marked `isSidechain`), the importer's rule
+/// (`import::claude_code::in_side_session`), so that calls are numbered and compared as `ctxj
+/// cache` numbers its recorded turns.
+pub fn own_calls(e: &UsageEntry, main: usize, has_main: bool) -> bool {
+    e.file == main && !crate::import::claude_code::in_side_session(e.sidechain, has_main)
+}
+
+fn has_main(seen: bool, entries: &[UsageEntry], main: usize) -> bool {
+    seen || entries.iter().any(|e| e.file == main && !e.sidechain)
 }
 
 fn add_cost(sum: &mut Option<f64>, c: Option<f64>) {
@@ -98,8 +113,17 @@ fn add_cost(sum: &mut Option<f64>, c: Option<f64>) {
 
 impl Tally {
     /// Folds in `settled` (a [`super::Fold::settle`]; its own calls are those of file `main`).
-    /// `later`: the compactions still in the fold, which a settled call's break may lie after.
-    pub fn add(&mut self, settled: &Read, main: usize, later: &[Compaction], session: &Arc<SessionKey>) {
+    /// `later`, `later_calls`: the compactions and calls still in the fold (a settled call's break
+    /// may lie before one of those compactions; a main conversation's call there makes the
+    /// settled sidechain calls a side session's).
+    pub fn add(
+        &mut self,
+        settled: &Read,
+        main: usize,
+        later: &[Compaction],
+        later_calls: &[UsageEntry],
+        session: &Arc<SessionKey>,
+    ) {
         self.calls += settled.entries.len();
         self.duplicates += settled.duplicates;
         self.compactions += settled.compactions.len();
@@ -108,7 +132,8 @@ impl Tally {
         }
         let mut own: Vec<UsageEntry> = self.recent.iter().map(|c| entry(c, session, main)).collect();
         let before = own.len();
-        own.extend(settled.entries.iter().filter(|e| e.file == main).cloned());
+        self.main_seen = has_main(self.main_seen, &settled.entries, main) || has_main(false, later_calls, main);
+        own.extend(settled.entries.iter().filter(|e| own_calls(e, main, self.main_seen)).cloned());
         let offset = self.own - before;
         let known: Vec<Compaction> = self
             .recent_compactions
@@ -157,9 +182,11 @@ impl Tally {
     pub fn view(&self, unsettled: Read, main: usize, session: &Arc<SessionKey>) -> View {
         let mut own: Vec<UsageEntry> = self.recent.iter().map(|c| entry(c, session, main)).collect();
         let offset = self.own - own.len();
-        let first_new = unsettled.entries.iter().filter(|e| e.file == main).position(|e| e.tokens.cache_creation > 0);
+        let main_seen = has_main(self.main_seen, &unsettled.entries, main);
+        let new: Vec<&UsageEntry> = unsettled.entries.iter().filter(|e| own_calls(e, main, main_seen)).collect();
+        let first_new = new.iter().position(|e| e.tokens.cache_creation > 0);
         let first_write = self.first_write.or(first_new.map(|i| self.own + i)).map(|f| f.saturating_sub(offset));
-        own.extend(unsettled.entries.iter().filter(|e| e.file == main).cloned());
+        own.extend(new.into_iter().cloned());
         let mut cost = self.cost;
         for e in &unsettled.entries {
             add_cost(&mut cost, e.cost);

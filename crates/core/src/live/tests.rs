@@ -13,8 +13,8 @@ use super::LiveSession;
 use crate::import::Format;
 
 /// The figures of a session as text: its [`super::View`]'s counts and own calls and its
-/// [`super::Snapshot`] at a fixed time, sums of dollars rounded to a nano-dollar (they are added
-/// in another order once settled).
+/// [`super::Snapshot`] at a fixed time, dollars rounded to a nano-dollar (sums are added in
+/// another order once settled).
 fn figures(s: &LiveSession) -> String {
     let v = s.view();
     let nano = |c: Option<f64>| c.map(|c| (c * 1e9).round() as i64);
@@ -23,14 +23,15 @@ fn figures(s: &LiveSession) -> String {
     let no_point = super::compact::Overrides { disabled: true, ..Default::default() };
     let inp = super::Inputs { now_ms: 1_800_000_000_000, overrides: no_point, ..Default::default() };
     let mut snap = super::Snapshot::of(s, &inp);
-    let cost = nano(snap.cost.take());
+    // A settled call's dollars are read back from JSON, to the last bit or one off it.
+    let cost = (nano(snap.cost.take()), nano(snap.last_call_cost.take()), nano(snap.next_call_cost.take()));
     snap.last_compaction = snap.last_compaction.map(|c| super::compact::Observed { model: None, ..c });
     let tail: Vec<String> = v
         .own
         .iter()
         .rev()
         .take(8)
-        .map(|e| format!("{} {:?} {:?} {} {:?}", e.ts, e.model, e.tokens, e.cache_creation_1h, e.cost))
+        .map(|e| format!("{} {:?} {:?} {} {:?}", e.ts, e.model, e.tokens, e.cache_creation_1h, nano(e.cost)))
         .collect();
     let counts = (v.calls, v.duplicates, v.compaction_count, nano(v.cost), v.offset + v.own.len());
     format!("{counts:?} {cost:?} {snap:?} {tail:?}")
@@ -133,7 +134,7 @@ fn chunked_folds_equal_the_batch_read_on_every_shared_transcript() {
         let bytes = std::fs::read(p).unwrap();
         let name = p.file_name().unwrap().to_string_lossy();
         let (live, batch) = chunked_and_batch(&name, &bytes, *agent, &cuts(i as u64, 12), super::tally::KEEP);
-        assert!(live == batch, "{}: the chunked fold differs from the batch read", p.display());
+        assert_eq!(live, batch, "{}: the chunked fold differs from the batch read", p.display());
         agents.insert(*agent);
     }
     assert_eq!(agents.len(), 3, "transcripts of Claude Code, Codex and pi: {agents:?}");

@@ -381,6 +381,7 @@ pub fn assemble(files: &[PathBuf], read: &[&FileFold], first_file: usize) -> Rea
                 uncounted_by_ccusage: e.spaced,
                 extra: 0,
                 double_counted: 0,
+                sidechain: e.sidechain,
             }
         })
         .collect();
