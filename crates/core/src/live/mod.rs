@@ -7,9 +7,12 @@
 //! The batch read of an agent *is* a full fold (its `read_bytes_with` feeds the whole file once),
 //! and a property test feeds every shared transcript in random byte pieces and compares with it.
 //!
+//! Before a state is saved, the calls no later line can change are settled out of the fold into
+//! constant-size sums ([`tally`]); the figures read a [`tally::View`] of both.
+//!
 //! Adding an agent: implement [`Fold`] over that agent's `usage` reader (a `Fold` struct whose
-//! `feed` takes complete lines and whose `read` gives a `usage::entry::Read`) and add one arm to
-//! [`fold_for`].
+//! `feed` takes complete lines, whose `read` gives a `usage::entry::Read` and whose `settle`
+//! takes out all but its last calls) and add one arm to [`fold_for`].
 
 pub mod compact;
 pub mod events;

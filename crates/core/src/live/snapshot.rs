@@ -94,8 +94,7 @@ fn last_break(s: &LiveSession, view: &View, own: &[&UsageEntry], ttl: i64, inp: 
     // The calls before and after it, when in view (1-based `call` is `own[call - 1 - offset]`).
     let at = |k: usize| k.checked_sub(view.offset).and_then(|j| own.get(j));
     let (before, after) = (call.checked_sub(2).and_then(at), at(call));
-    let in_file =
-        super::reported::for_call(s.reported(), before.map(|e| e.ts.as_str()), after.map(|e| e.ts.as_str()));
+    let in_file = super::reported::for_call(s.reported(), before.map(|e| e.ts.as_str()), after.map(|e| e.ts.as_str()));
     let reported_cause = inp.reported_cause.clone().or_else(|| in_file.map(str::to_string));
     Some(LastBreak { call, cause, lost_tokens, cost, reported_cause })
 }

@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use super::events::{judge_call, Event};
+use super::events::{first_write, judge_call, Event};
 use crate::cache::billed::BreakCause;
 use crate::usage::entry::{Compaction, Read, SessionKey, Tokens, UsageEntry};
 
@@ -142,10 +142,10 @@ impl Tally {
             .chain(settled.compactions.iter().cloned())
             .chain(later.iter().cloned())
             .collect();
-        if self.first_write.is_none() {
-            self.first_write = own[before..].iter().position(|e| e.tokens.cache_creation > 0).map(|i| self.own + i);
-        }
         let refs: Vec<&UsageEntry> = own.iter().collect();
+        if self.first_write.is_none() {
+            self.first_write = first_write(&refs[before..]).map(|i| self.own + i);
+        }
         let first = self.first_write.map(|f| f.saturating_sub(offset));
         for i in before.max(1)..refs.len() {
             if let Some((_, Some(Event::CacheBreak { cause, lost_tokens, cost, gap_seconds, .. }))) =
@@ -184,7 +184,7 @@ impl Tally {
         let offset = self.own - own.len();
         let main_seen = has_main(self.main_seen, &unsettled.entries, main);
         let new: Vec<&UsageEntry> = unsettled.entries.iter().filter(|e| own_calls(e, main, main_seen)).collect();
-        let first_new = new.iter().position(|e| e.tokens.cache_creation > 0);
+        let first_new = first_write(&new);
         let first_write = self.first_write.or(first_new.map(|i| self.own + i)).map(|f| f.saturating_sub(offset));
         own.extend(new.into_iter().cloned());
         let mut cost = self.cost;

@@ -29,11 +29,8 @@ impl Watcher {
     /// A watcher that reports only what comes after `s`'s current state (`--since now`).
     pub fn after(s: &LiveSession, snap: &Snapshot) -> Watcher {
         let view = s.view();
-        let mut w = Watcher {
-            calls: view.offset + view.own.len(),
-            compactions: view.compaction_count,
-            ..Watcher::default()
-        };
+        let mut w =
+            Watcher { calls: view.offset + view.own.len(), compactions: view.compaction_count, ..Watcher::default() };
         w.band = band(snap);
         if let Some(c) = snap.cache.as_ref().filter(|c| !c.warm) {
             w.cold = Some(c.expires_at.clone());
@@ -55,7 +52,8 @@ impl Watcher {
         let off = view.offset;
         for i in self.calls.saturating_sub(off)..own.len() {
             let e = own[i];
-            let judged = judge_call(&own, i, &view.compactions, ttl, first).map(|(u, b)| (u, b.map(|b| b.shifted(off))));
+            let judged =
+                judge_call(&own, i, &view.compactions, ttl, first).map(|(u, b)| (u, b.map(|b| b.shifted(off))));
             let cache = judged.as_ref().map_or(CacheUse::Cold, |j| j.0);
             if let Some((_, Some(mut b))) = judged {
                 if let Event::CacheBreak { reported_cause, .. } = &mut b {
