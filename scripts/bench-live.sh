@@ -43,6 +43,8 @@ files = sorted(glob.glob(os.path.join(shared, "samples", "claude-code", "project
 lines = [l for f in files for l in open(f, "rb").read().splitlines(keepends=True) if l.endswith(b"\n")]
 env = dict(os.environ, CTXJ_CACHE_DIR=os.path.join(tmp, "cache"), NO_COLOR="1",
            CLAUDE_CONFIG_DIR=os.path.join(tmp, "no-config"))
+# scripts/bench exports CTXJ_NO_CACHE=1 for the other rows; here the state is what is measured.
+env.pop("CTXJ_NO_CACHE", None)
 os.makedirs(env["CLAUDE_CONFIG_DIR"], exist_ok=True)
 copy_no = [0]
 

@@ -83,7 +83,7 @@ pub fn follow(
     let mut inp = inp;
     if let Some(d) = &dir {
         // The state is a cache: a failed write costs the next run a longer read, nothing else.
-        let _ = store::save(d, &session);
+        let _ = store::save(d, &mut session);
         store::remember(d, session.observed());
         inp.observed = store::observed(d);
     }

@@ -389,6 +389,7 @@ mod tests {
             uncounted_by_ccusage: false,
             extra: 0,
             double_counted: 0,
+            sidechain: false,
         }
     }
 

@@ -184,6 +184,14 @@ pub fn read(path: &Path, bytes: &[u8], part: Option<&str>) -> Result<Imported, I
     Ok(Imported { journal: b.finish(path), report, files })
 }
 
+/// Whether a line belongs to a side session, not to the file's main conversation: it is marked
+/// `isSidechain` and the file has a main conversation (`file_has_main`: a user or assistant line
+/// not so marked). The one rule of the importer (whose recorded turns, and so `ctxj cache`, leave
+/// side sessions out) and of the live engine's own calls (`live::tally`).
+pub fn in_side_session(sidechain: bool, file_has_main: bool) -> bool {
+    sidechain && file_has_main
+}
+
 /// The side session of each line: `None` for the main conversation; for an `isSidechain` line of
 /// a file that also has a main conversation, its `agentId`, or — Claude Code 1.0.x wrote no
 /// `agentId` — `sidechain-N`, N counting the sidechain roots (one per Task run) in file order.
@@ -201,7 +209,7 @@ fn side_groups(lines: &[Line]) -> Vec<Option<String>> {
     let mut out: Vec<Option<String>> = vec![None; lines.len()];
     let mut runs = 0usize;
     for (i, l) in lines.iter().enumerate() {
-        if !is_sidechain(&l.obj) {
+        if !in_side_session(is_sidechain(&l.obj), any_main) {
             continue;
         }
         if let Some(a) = s(&l.obj, "agentId") {

@@ -96,6 +96,17 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// The event with its call number moved on by `by` (a call judged among a later part of the
+    /// session's calls).
+    pub fn shifted(mut self, by: usize) -> Event {
+        if let Event::Call { call, .. } | Event::CacheBreak { call, .. } = &mut self {
+            *call += by;
+        }
+        self
+    }
+}
+
 /// How call `i` of `own` (one session's own calls, in order) used the cache, and its break when it
 /// is one: the shortfall rule of `cache::billed::shortfall` against what the previous call left
 /// (its read + write; its whole prompt while the session has reported no cache write — a provider
@@ -159,8 +170,8 @@ pub fn first_write(own: &[&UsageEntry]) -> Option<usize> {
     own.iter().position(|x| x.tokens.cache_creation > 0)
 }
 
-/// The last cache break among `own`'s calls ([`judge_call`]), if any.
-pub fn last_break(own: &[&UsageEntry], compactions: &[Compaction], ttl: i64) -> Option<Event> {
-    let first = first_write(own);
+/// The last cache break among `own`'s calls ([`judge_call`]) after the first (whose previous
+/// call is not in `own`), if any; `first`: as [`judge_call`] takes it.
+pub fn last_break(own: &[&UsageEntry], compactions: &[Compaction], ttl: i64, first: Option<usize>) -> Option<Event> {
     (1..own.len()).rev().find_map(|i| judge_call(own, i, compactions, ttl, first).and_then(|(_, b)| b))
 }

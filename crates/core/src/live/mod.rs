@@ -7,9 +7,12 @@
 //! The batch read of an agent *is* a full fold (its `read_bytes_with` feeds the whole file once),
 //! and a property test feeds every shared transcript in random byte pieces and compares with it.
 //!
+//! Before a state is saved, the calls no later line can change are settled out of the fold into
+//! constant-size sums ([`tally`]); the figures read a [`tally::View`] of both.
+//!
 //! Adding an agent: implement [`Fold`] over that agent's `usage` reader (a `Fold` struct whose
-//! `feed` takes complete lines and whose `read` gives a `usage::entry::Read`) and add one arm to
-//! [`fold_for`].
+//! `feed` takes complete lines, whose `read` gives a `usage::entry::Read` and whose `settle`
+//! takes out all but its last calls) and add one arm to [`fold_for`].
 
 pub mod compact;
 pub mod events;
@@ -22,6 +25,7 @@ pub mod session;
 pub mod snapshot;
 pub mod store;
 pub mod tail;
+pub mod tally;
 pub mod wake;
 pub mod watcher;
 
@@ -59,6 +63,11 @@ pub trait Fold: Send {
     fn last_writes(&self, _file: usize) -> Option<(u64, u64)> {
         None
     }
+    /// Takes out of the fold what no later line can change (all but the last `keep` calls and
+    /// compactions of each file, the duplicates counted so far) and gives it as the batch read of
+    /// `files` would: the caller keeps its sums ([`tally::Tally`]), so the saved fold stays as
+    /// small however long the session grows.
+    fn settle(&mut self, keep: usize, files: &[PathBuf]) -> Read;
     /// The state, to be kept between runs.
     fn save(&self) -> serde_json::Value;
 }
@@ -105,6 +114,11 @@ impl Fold for ClaudeFold {
     fn last_writes(&self, file: usize) -> Option<(u64, u64)> {
         self.files.get(file).and_then(claude::FileFold::last_writes)
     }
+    fn settle(&mut self, keep: usize, files: &[PathBuf]) -> Read {
+        let n = files.len().min(self.files.len());
+        let out: Vec<claude::FileFold> = self.files[..n].iter_mut().map(|f| f.settle(keep)).collect();
+        claude::assemble(&files[..n], &out.iter().collect::<Vec<_>>(), 0)
+    }
     fn save(&self) -> serde_json::Value {
         serde_json::to_value(&self.files).unwrap_or_default()
     }
@@ -114,6 +128,7 @@ impl Fold for ClaudeFold {
 pub trait OneFileFold: Default + serde::Serialize + Send {
     fn feed(&mut self, lines: &[u8]);
     fn read(&self, path: &std::path::Path) -> Read;
+    fn settle(&mut self, keep: usize) -> Self;
 }
 
 impl OneFileFold for codex::Fold {
@@ -123,6 +138,9 @@ impl OneFileFold for codex::Fold {
     fn read(&self, path: &std::path::Path) -> Read {
         codex::Fold::read(self, 0, path)
     }
+    fn settle(&mut self, keep: usize) -> Self {
+        codex::Fold::settle(self, keep)
+    }
 }
 
 impl OneFileFold for pi::Fold {
@@ -131,6 +149,9 @@ impl OneFileFold for pi::Fold {
     }
     fn read(&self, path: &std::path::Path) -> Read {
         pi::Fold::read(self, 0, path)
+    }
+    fn settle(&mut self, keep: usize) -> Self {
+        pi::Fold::settle(self, keep)
     }
 }
 
@@ -151,6 +172,10 @@ impl<F: OneFileFold> Fold for OneFile<F> {
     }
     fn read(&self, files: &[PathBuf]) -> Read {
         files.first().map(|p| self.fold.read(p)).unwrap_or_default()
+    }
+    fn settle(&mut self, keep: usize, files: &[PathBuf]) -> Read {
+        let out = self.fold.settle(keep);
+        files.first().map(|p| out.read(p)).unwrap_or_default()
     }
     fn save(&self) -> serde_json::Value {
         serde_json::to_value(&self.fold).unwrap_or_default()

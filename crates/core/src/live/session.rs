@@ -1,21 +1,26 @@
 //! One live session: its files (the transcript, and for Claude Code its subagents' files),
 //! followed by offset ([`super::tail`]), their lines folded by the agent's [`super::Fold`], and
 //! the compactions seen. The whole state saves to bytes and resumes from them, so a short-lived
-//! `ctxj statusline` reads only what was appended since its previous run.
+//! `ctxj statusline` reads only what was appended since its previous run; before it is saved,
+//! what no later line can change is settled into sums ([`super::tally`]), so the state stays as
+//! small however long the session grows.
 
 use std::path::{Path, PathBuf};
 
 use super::compact::{self, Observed};
 use super::reported::{self, Reported};
 use super::tail::{Appended, Tail};
+use super::tally::{Tally, View, KEEP};
 use super::Fold;
 use crate::import::Format;
-use crate::usage::entry::Read;
+use crate::usage::entry::{Agent, Read, SessionKey};
 
 /// Bytes read per look at a file (a larger append is folded over several looks).
 const CAP: u64 = 64 << 20;
-/// The saved state's layout version.
-const VERSION: u32 = 1;
+/// The saved state's layout version (2: the settled calls kept as a [`Tally`]).
+const VERSION: u32 = 2;
+/// Compactions with a recorded size, and reported miss causes, kept after a settle.
+const KEEP_NOTES: usize = 16;
 
 /// Why a session cannot be followed.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +40,8 @@ pub struct LiveSession {
     observed: Vec<Observed>,
     /// Cache-miss causes the session's own file reported (`message.diagnostics`).
     reported: Vec<Reported>,
+    /// The calls settled out of the fold.
+    tally: Tally,
     resets: usize,
 }
 
@@ -46,8 +53,8 @@ struct Saved {
     tails: Vec<Tail>,
     fold: serde_json::Value,
     observed: Vec<Observed>,
-    #[serde(default)]
     reported: Vec<Reported>,
+    tally: Tally,
 }
 
 fn agent_named(name: &str) -> Option<Format> {
@@ -71,6 +78,7 @@ impl LiveSession {
             fold,
             observed: Vec::new(),
             reported: Vec::new(),
+            tally: Tally::default(),
             resets: 0,
         })
     }
@@ -90,6 +98,7 @@ impl LiveSession {
             fold: super::fold_for(agent, Some(s.fold))?,
             observed: s.observed,
             reported: s.reported,
+            tally: s.tally,
             resets: 0,
         })
     }
@@ -104,6 +113,7 @@ impl LiveSession {
             fold: self.fold.save(),
             observed: self.observed.clone(),
             reported: self.reported.clone(),
+            tally: self.tally.clone(),
         };
         serde_json::to_vec(&s).unwrap_or_default()
     }
@@ -217,6 +227,40 @@ impl LiveSession {
         }
         self.observed.clear();
         self.reported.clear();
+        self.tally = Tally::default();
+    }
+
+    /// Settles what no later line can change into the [`Tally`] (the fold keeps the last
+    /// [`KEEP`] calls and compactions of each file; the newest [`KEEP_NOTES`] compactions seen
+    /// and reported causes are kept): done before the state is saved.
+    pub fn settle(&mut self) {
+        self.settle_keeping(KEEP);
+    }
+
+    /// [`LiveSession::settle`], the fold keeping `keep` calls of each file (tests settle more).
+    pub(crate) fn settle_keeping(&mut self, keep: usize) {
+        let files = self.files();
+        let settled = self.fold.settle(keep.max(1), &files);
+        let later = self.fold.read(&files);
+        self.tally.add(&settled, self.main_index(), &later.compactions, &later.entries, &self.session_key());
+        let drop = self.observed.len().saturating_sub(KEEP_NOTES);
+        self.observed.drain(..drop);
+        let drop = self.reported.len().saturating_sub(KEEP_NOTES);
+        self.reported.drain(..drop);
+    }
+
+    /// The session's key for its settled calls (the figures do not read it).
+    fn session_key(&self) -> std::sync::Arc<SessionKey> {
+        let (project, session) = match self.agent {
+            Format::ClaudeCode => crate::usage::claude::session_of(&self.main),
+            _ => (String::new(), self.main.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()),
+        };
+        let agent = match self.agent {
+            Format::Codex => Agent::Codex,
+            Format::Pi => Agent::Pi,
+            _ => Agent::ClaudeCode,
+        };
+        std::sync::Arc::new(SessionKey { agent, project, session })
     }
 
     fn note_compactions(&mut self, lines: &[u8]) {
@@ -224,18 +268,22 @@ impl LiveSession {
         if seen.is_empty() {
             return;
         }
-        let read = self.read();
-        let main = self.main_index();
+        let view = self.view();
         for c in &mut seen {
-            c.model =
-                read.entries.iter().rev().filter(|e| e.file == main && e.ts <= c.ts).find_map(|e| e.model.clone());
+            c.model = view.own.iter().rev().filter(|e| e.ts <= c.ts).find_map(|e| e.model.clone());
         }
         self.observed.extend(seen);
     }
 
-    /// What the batch `usage` read of the session's files gives now.
+    /// What the batch `usage` read of the session's files gives now, of the calls not yet
+    /// settled (all of them until [`LiveSession::settle`]).
     pub fn read(&self) -> Read {
         self.fold.read(&self.files())
+    }
+
+    /// The whole session as the figures see it: the settled calls' sums joined to [`Self::read`].
+    pub fn view(&self) -> View {
+        self.tally.view(self.read(), self.main_index(), &self.session_key())
     }
 
     /// The last call's cache writes (one-hour part, all), when the agent records them.

@@ -5,6 +5,7 @@
 
 use super::compact::{self, Observed, Overrides, Point};
 use super::session::LiveSession;
+use super::tally::View;
 use crate::cache::billed::{TTL_1H, TTL_5M};
 use crate::cache::model::parse_ts;
 use crate::cache::prices::{builtin_price, Price};
@@ -81,6 +82,23 @@ pub struct LastBreak {
     pub reported_cause: Option<String>,
 }
 
+/// The session's last cache break: among the calls in view, else the settled calls' last.
+fn last_break(s: &LiveSession, view: &View, own: &[&UsageEntry], ttl: i64, inp: &Inputs) -> Option<LastBreak> {
+    let found = match super::events::last_break(own, &view.compactions, ttl, view.first_write) {
+        Some(super::events::Event::CacheBreak { call, cause, lost_tokens, cost, .. }) => {
+            Some((view.offset + call, cause, lost_tokens, cost))
+        }
+        _ => view.settled_break.as_ref().map(|b| (b.call, b.cause_at(ttl), b.lost_tokens, b.cost)),
+    };
+    let (call, cause, lost_tokens, cost) = found?;
+    // The calls before and after it, when in view (1-based `call` is `own[call - 1 - offset]`).
+    let at = |k: usize| k.checked_sub(view.offset).and_then(|j| own.get(j));
+    let (before, after) = (call.checked_sub(2).and_then(at), at(call));
+    let in_file = super::reported::for_call(s.reported(), before.map(|e| e.ts.as_str()), after.map(|e| e.ts.as_str()));
+    let reported_cause = inp.reported_cause.clone().or_else(|| in_file.map(str::to_string));
+    Some(LastBreak { call, cause, lost_tokens, cost, reported_cause })
+}
+
 fn price_of(model: Option<&str>) -> Option<Price> {
     let m = model?;
     builtin_price(m).or_else(|| builtin_price(m.rsplit('/').next()?))
@@ -126,9 +144,8 @@ impl Snapshot {
     /// The figures of `s` under `inp`.
     pub fn of(s: &LiveSession, inp: &Inputs) -> Snapshot {
         let (now_ms, overrides, observed) = (inp.now_ms, &inp.overrides, &inp.observed[..]);
-        let read = s.read();
-        let main = s.main_file();
-        let own: Vec<&UsageEntry> = read.entries.iter().filter(|e| e.file == main).collect();
+        let view = s.view();
+        let own: Vec<&UsageEntry> = view.own_refs();
         let last = own.last().copied();
         let model = last.and_then(|e| e.model.clone());
         let context = inp.context.or_else(|| last.map(|e| e.tokens.prompt()));
@@ -166,7 +183,6 @@ impl Snapshot {
                         .map(|(p, c)| c as f64 * (rewrite_rate(&p) - p.cached_rate()).max(0.0) / 1e6),
                 }
             });
-        let costs: Vec<f64> = read.entries.iter().filter_map(|e| e.cost).collect();
         let next_call_cost = match (price, last, context) {
             (Some(p), Some(e), Some(c)) => {
                 let grow = growth.unwrap_or(0.0).round() as u64;
@@ -187,8 +203,8 @@ impl Snapshot {
             agent: s.agent().name().to_string(),
             path: s.main().display().to_string(),
             model,
-            calls: read.entries.len(),
-            compactions: read.compactions.len(),
+            calls: view.calls,
+            compactions: view.compaction_count,
             context,
             window,
             window_pct: pct(window),
@@ -197,24 +213,12 @@ impl Snapshot {
             growth_per_call: growth,
             calls_to_compact,
             cache,
-            cost: (!costs.is_empty()).then(|| costs.iter().sum()),
+            cost: view.cost,
             last_call_cost: last.and_then(|e| e.cost),
             next_call_cost,
             last_call_at: last.map(|e| e.ts.clone()),
             last_compaction: s.observed().last().cloned(),
-            last_break: match super::events::last_break(&own, &read.compactions, ttl) {
-                Some(super::events::Event::CacheBreak { call, cause, lost_tokens, cost, .. }) => {
-                    let (before, after) = (own.get(call.wrapping_sub(2)), own.get(call));
-                    let in_file = super::reported::for_call(
-                        s.reported(),
-                        before.map(|e| e.ts.as_str()),
-                        after.map(|e| e.ts.as_str()),
-                    );
-                    let reported_cause = inp.reported_cause.clone().or_else(|| in_file.map(str::to_string));
-                    Some(LastBreak { call, cause, lost_tokens, cost, reported_cause })
-                }
-                _ => None,
-            },
+            last_break: last_break(s, &view, &own, ttl, inp),
         }
     }
 

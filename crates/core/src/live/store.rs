@@ -43,9 +43,11 @@ pub fn load(dir: &Path, transcript: &Path, agent: Option<Format>) -> Result<Live
     }
 }
 
-/// Saves the session's state in `dir`.
-pub fn save(dir: &Path, s: &LiveSession) -> Result<(), crate::journal::session::SessionError> {
+/// Settles the session ([`LiveSession::settle`]: its saved state stays as small however long
+/// it grows) and saves its state in `dir`.
+pub fn save(dir: &Path, s: &mut LiveSession) -> Result<(), crate::journal::session::SessionError> {
     crate::journal::session::guard_not_in_session(dir, true)?;
+    s.settle();
     cache_dir::write_private(&state_file(dir, s.main()), &s.save())
 }
 

@@ -1,6 +1,7 @@
-//! The engine against the batch read: any transcript appended in random pieces (the state saved
-//! and resumed between some of them, as `ctxj statusline` does between runs) ends in exactly what
-//! `usage` reads from the whole file.
+//! The engine against the batch read: any transcript appended in random pieces (the state settled,
+//! saved and resumed between some of them, as `ctxj statusline` does between runs) ends in the
+//! figures of the same engine fed the whole file once, nothing settled, whose read is exactly
+//! what `usage` reads from the whole file.
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -11,10 +12,36 @@ use proptest::prelude::*;
 use super::LiveSession;
 use crate::import::Format;
 
+/// The figures of a session as text: its [`super::View`]'s counts and own calls and its
+/// [`super::Snapshot`] at a fixed time, dollars rounded to a nano-dollar (sums are added in
+/// another order once settled).
+fn figures(s: &LiveSession) -> String {
+    let v = s.view();
+    let nano = |c: Option<f64>| c.map(|c| (c * 1e9).round() as i64);
+    // The compaction point is left out: the model a compaction is recorded with is the last call
+    // read when its line was (a duplicate read later may move that call past it).
+    let no_point = super::compact::Overrides { disabled: true, ..Default::default() };
+    let inp = super::Inputs { now_ms: 1_800_000_000_000, overrides: no_point, ..Default::default() };
+    let mut snap = super::Snapshot::of(s, &inp);
+    // A settled call's dollars are read back from JSON, to the last bit or one off it.
+    let cost = (nano(snap.cost.take()), nano(snap.last_call_cost.take()), nano(snap.next_call_cost.take()));
+    snap.last_compaction = snap.last_compaction.map(|c| super::compact::Observed { model: None, ..c });
+    let tail: Vec<String> = v
+        .own
+        .iter()
+        .rev()
+        .take(8)
+        .map(|e| format!("{} {:?} {:?} {} {:?}", e.ts, e.model, e.tokens, e.cache_creation_1h, nano(e.cost)))
+        .collect();
+    let counts = (v.calls, v.duplicates, v.compaction_count, nano(v.cost), v.offset + v.own.len());
+    format!("{counts:?} {cost:?} {snap:?} {tail:?}")
+}
+
 /// Appends `bytes` to a copy of `name` in a fresh folder in pieces cut at `cuts` (fractions of
-/// the length), polling after each and resuming from the saved state after every other; the
-/// engine's read and the batch read of the final file, as text.
-fn chunked_and_batch(name: &str, bytes: &[u8], agent: Format, cuts: &[f64]) -> (String, String) {
+/// the length), polling after each and settling, saving and resuming after every other; the
+/// engine's figures and those of the batch engine (the whole file folded once, nothing settled,
+/// its read checked `==` the batch `usage` read), as text.
+fn chunked_and_batch(name: &str, bytes: &[u8], agent: Format, cuts: &[f64], keep: usize) -> (String, String) {
     let d = tempfile::tempdir().unwrap();
     let path = d.path().join(name);
     let mut f = std::fs::File::create(&path).unwrap();
@@ -29,6 +56,7 @@ fn chunked_and_batch(name: &str, bytes: &[u8], agent: Format, cuts: &[f64]) -> (
         from = to;
         live.poll().unwrap();
         if k % 2 == 1 {
+            live.settle_keeping(keep);
             live = LiveSession::resume(&live.save(), &path).expect("the saved state resumes");
         }
     }
@@ -38,8 +66,19 @@ fn chunked_and_batch(name: &str, bytes: &[u8], agent: Format, cuts: &[f64]) -> (
         live.poll().unwrap();
     }
     let batch = crate::usage::read(&BTreeMap::from([(agent, vec![path.clone()])])).0;
-    (format!("{:?}", live.read()), format!("{batch:?}"))
+    let mut whole = LiveSession::open(&path, Some(agent)).unwrap();
+    whole.poll().unwrap();
+    assert_eq!(format!("{:?}", whole.read()), format!("{batch:?}"), "the engine fed the whole file is the batch read");
+    let chunked = figures(&live);
+    live.settle();
+    assert!(live.save().len() < STATE_CAP, "{name}: a settled state of {} bytes", live.save().len());
+    assert_eq!(figures(&live), chunked, "settling changes no figure");
+    (chunked, figures(&whole))
 }
+
+/// The most a settled state may take (the fold's last calls of one file and the tally's recent
+/// calls): it does not grow with the session.
+const STATE_CAP: usize = 96 << 10;
 
 /// The transcripts of the agents with a usage reader: the shared samples and corpus.
 fn transcripts() -> Vec<(PathBuf, Format)> {
@@ -76,8 +115,9 @@ fn cuts(seed: u64, n: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Issue 33: every shared transcript of every agent ctxj reads, fed in random pieces, ends in
-/// exactly the batch result (entries, costs, compactions, duplicates).
+/// Issue 33: every shared transcript of every agent ctxj reads, fed in random pieces (settled
+/// between them), ends in exactly the batch result's figures (calls, duplicates, compactions,
+/// dollars, the last calls, the snapshot with its last break), with a state of bounded size.
 #[test]
 #[cfg_attr(
     not(ctxj_has_samples),
@@ -93,8 +133,8 @@ fn chunked_folds_equal_the_batch_read_on_every_shared_transcript() {
     for (i, (p, agent)) in all.iter().enumerate() {
         let bytes = std::fs::read(p).unwrap();
         let name = p.file_name().unwrap().to_string_lossy();
-        let (live, batch) = chunked_and_batch(&name, &bytes, *agent, &cuts(i as u64, 12));
-        assert!(live == batch, "{}: the chunked fold differs from the batch read", p.display());
+        let (live, batch) = chunked_and_batch(&name, &bytes, *agent, &cuts(i as u64, 12), super::tally::KEEP);
+        assert_eq!(live, batch, "{}: the chunked fold differs from the batch read", p.display());
         agents.insert(*agent);
     }
     assert_eq!(agents.len(), 3, "transcripts of Claude Code, Codex and pi: {agents:?}");
@@ -121,12 +161,16 @@ fn small(agent: Format) -> (&'static str, String) {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     /// Any cut of a transcript (through lines, through multi-byte characters) folds to the batch
-    /// read, for each agent.
+    /// read's figures, for each agent, settled down to the last `keep` calls between the pieces.
     #[test]
-    fn any_cut_folds_to_the_batch_read(cuts in proptest::collection::vec(0.0f64..1.0, 0..20), which in 0usize..3) {
+    fn any_cut_folds_to_the_batch_read(
+        cuts in proptest::collection::vec(0.0f64..1.0, 0..20),
+        which in 0usize..3,
+        keep in 1usize..4,
+    ) {
         let agent = [Format::ClaudeCode, Format::Codex, Format::Pi][which];
         let (name, text) = small(agent);
-        let (live, batch) = chunked_and_batch(name, text.trim_end().as_bytes(), agent, &cuts);
+        let (live, batch) = chunked_and_batch(name, text.trim_end().as_bytes(), agent, &cuts, keep);
         prop_assert_eq!(live, batch);
     }
 }
@@ -170,4 +214,65 @@ fn regression_the_snapshot_carries_the_last_cache_break() {
     let b = snap.last_break.expect("a last break");
     assert_eq!((b.call, b.cause, b.lost_tokens), (3, Some(crate::cache::billed::BreakCause::Ttl), 2000));
     assert!(b.cost.is_some_and(|c| c > 0.0));
+}
+
+/// `n` Claude Code calls, two lines each (a message's copies), growing by 1,000 tokens a call.
+fn calls(from: usize, n: usize) -> String {
+    (from..from + n)
+        .map(|i| {
+            let l = format!(
+                r#"{{"type":"assistant","requestId":"r{i}","timestamp":"2026-01-01T{h:02}:{m:02}:{s:02}Z","message":{{"id":"m{i}","model":"claude-sonnet-4-5","usage":{{"input_tokens":3,"cache_creation_input_tokens":1000,"cache_read_input_tokens":{r},"output_tokens":9}}}}}}"#,
+                h = i / 3600 % 24,
+                m = i / 60 % 60,
+                s = i % 60,
+                r = 1000 * i
+            );
+            format!("{l}\n{l}\n")
+        })
+        .collect()
+}
+
+/// Issue 33: a warm `statusline` run loaded and saved a state with one entry per call (7.5 MB
+/// at a 300 MB transcript); settled, the state of a session of 5,000 calls is no larger than
+/// that of one of 200, and its figures are those of the whole file folded once.
+#[test]
+fn regression_warm_state_grew_with_the_session() {
+    let d = tempfile::tempdir().unwrap();
+    let size = |n: usize| {
+        let p = d.path().join(format!("s{n}.jsonl"));
+        std::fs::write(&p, calls(0, n)).unwrap();
+        let mut live = LiveSession::open(&p, Some(Format::ClaudeCode)).unwrap();
+        live.poll().unwrap();
+        let whole = figures(&live);
+        live.settle();
+        assert_eq!(figures(&live), whole, "settling changes no figure");
+        let v = live.view();
+        assert_eq!((v.calls, v.duplicates, v.offset + v.own.len()), (n, n, n));
+        live.save().len()
+    };
+    let (short, long) = (size(200), size(5_000));
+    // Only the numbers written grow (more digits).
+    assert!(long <= short + short / 20, "a state of {long} bytes at 5,000 calls against {short} at 200");
+    assert!(long < STATE_CAP);
+}
+
+/// `watch` numbers calls among the session's own even when earlier ones were settled.
+#[test]
+fn a_settled_session_numbers_new_calls_after_the_settled_ones() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.jsonl");
+    std::fs::write(&p, calls(0, 100)).unwrap();
+    let mut live = LiveSession::open(&p, Some(Format::ClaudeCode)).unwrap();
+    live.poll().unwrap();
+    live.settle_keeping(4);
+    let inp = super::Inputs { now_ms: 1_800_000_000_000, ..Default::default() };
+    let mut w = super::watcher::Watcher::after(&live, &super::Snapshot::of(&live, &inp));
+    std::fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(calls(100, 1).as_bytes()).unwrap();
+    live.poll().unwrap();
+    let events = w.step(&live, &super::Snapshot::of(&live, &inp), inp.now_ms);
+    let call = events.iter().find_map(|e| match e {
+        super::events::Event::Call { call, cache, .. } => Some((*call, *cache)),
+        _ => None,
+    });
+    assert_eq!(call, Some((101, super::events::CacheUse::Hit)));
 }

@@ -3,7 +3,7 @@
 //! their cache breaks judged by [`super::events::judge_call`], compactions, bands, expiry).
 
 use super::compact::WARNING_BAND;
-use super::events::{first_write, judge_call, Band, CacheUse, Event, EXPIRING_SECONDS};
+use super::events::{judge_call, Band, CacheUse, Event, EXPIRING_SECONDS};
 use super::session::LiveSession;
 use super::snapshot::Snapshot;
 use crate::cache::billed::{TTL_1H, TTL_5M};
@@ -28,13 +28,9 @@ pub struct Watcher {
 impl Watcher {
     /// A watcher that reports only what comes after `s`'s current state (`--since now`).
     pub fn after(s: &LiveSession, snap: &Snapshot) -> Watcher {
-        let read = s.read();
-        let main = s.main_file();
-        let mut w = Watcher {
-            calls: read.entries.iter().filter(|e| e.file == main).count(),
-            compactions: read.compactions.len(),
-            ..Watcher::default()
-        };
+        let view = s.view();
+        let mut w =
+            Watcher { calls: view.offset + view.own.len(), compactions: view.compaction_count, ..Watcher::default() };
         w.band = band(snap);
         if let Some(c) = snap.cache.as_ref().filter(|c| !c.warm) {
             w.cold = Some(c.expires_at.clone());
@@ -46,15 +42,18 @@ impl Watcher {
     /// The events since the last step, at `now_ms` (Unix ms).
     pub fn step(&mut self, s: &LiveSession, snap: &Snapshot, now_ms: i64) -> Vec<Event> {
         let mut out = Vec::new();
-        let read = s.read();
-        let main = s.main_file();
-        let own: Vec<_> = read.entries.iter().filter(|e| e.file == main).collect();
+        // Indices are among the calls in view; `view.offset` own calls came before them (none
+        // while nothing was settled: `watch` keeps its sessions in memory).
+        let view = s.view();
+        let own = view.own_refs();
         let one_hour = s.writes_one_hour();
         let ttl = if one_hour { TTL_1H } else { TTL_5M };
-        let first = first_write(&own);
-        for i in self.calls..own.len() {
+        let first = view.first_write;
+        let off = view.offset;
+        for i in self.calls.saturating_sub(off)..own.len() {
             let e = own[i];
-            let judged = judge_call(&own, i, &read.compactions, ttl, first);
+            let judged =
+                judge_call(&own, i, &view.compactions, ttl, first).map(|(u, b)| (u, b.map(|b| b.shifted(off))));
             let cache = judged.as_ref().map_or(CacheUse::Cold, |j| j.0);
             if let Some((_, Some(mut b))) = judged {
                 if let Event::CacheBreak { reported_cause, .. } = &mut b {
@@ -68,7 +67,7 @@ impl Watcher {
             out.insert(
                 out.len().saturating_sub(usize::from(cache == CacheUse::Miss)),
                 Event::Call {
-                    call: i + 1,
+                    call: off + i + 1,
                     ts: e.ts.clone(),
                     model: e.model.clone(),
                     context: e.tokens.prompt(),
@@ -81,22 +80,23 @@ impl Watcher {
                 },
             );
         }
-        if own.len() > self.calls {
+        if off + own.len() > self.calls {
             // A new call refreshes the cache: its expiry is warned about afresh.
             self.expiring = None;
             self.cold = None;
         }
-        self.calls = own.len();
+        self.calls = off + own.len();
         // A compaction waits for the first call after it (the size after, the rebuild).
-        for (k, c) in read.compactions.iter().enumerate().skip(self.compactions) {
+        let before = view.compaction_count - view.compactions.len();
+        for (k, c) in view.compactions.iter().enumerate().skip(self.compactions.saturating_sub(before)) {
             let after = own.iter().find(|e| e.ts > c.ts && e.tokens.prompt() > 0).copied();
             let waited = parse_ts(&c.ts).is_none_or(|t| now_ms - t >= COMPACTION_WAIT_MS);
             if after.is_none() && !waited {
                 break;
             }
-            let since = k.checked_sub(1).map(|j| read.compactions[j].ts.as_str());
-            out.push(compaction_event(s, &read.entries, c, since, after, one_hour));
-            self.compactions = k + 1;
+            let since = k.checked_sub(1).map(|j| view.compactions[j].ts.as_str());
+            out.push(compaction_event(s, &view.unsettled.entries, c, since, after, one_hour));
+            self.compactions = before + k + 1;
         }
         let now = band(snap);
         if now > self.band && now > Some(Band::Normal) {

@@ -248,6 +248,22 @@ impl FileFold {
     pub fn last_writes(&self) -> Option<(u64, u64)> {
         self.entries.last().map(|e| (e.usage.cache_creation_1h, e.usage.cache_creation))
     }
+
+    /// Takes out what no later line can change any more, keeping the last `keep` entries (fewer
+    /// when the cut would part the copies of one message: Claude Code writes a message's lines,
+    /// each with its usage, one after another) and the last `keep` compactions. The live engine
+    /// counts what is taken out once ([`assemble`]) and keeps only its sums, so a copy of a
+    /// message written more than `keep` usage lines after its first copy is counted again there
+    /// (never in `usage`, which folds the whole file).
+    pub fn settle(&mut self, keep: usize) -> FileFold {
+        let mut cut = self.entries.len().saturating_sub(keep);
+        while cut > 0 && self.entries[cut].key.is_some() && self.entries[cut].key == self.entries[cut - 1].key {
+            cut -= 1;
+        }
+        let entries = self.entries.drain(..cut).collect();
+        let compactions = self.compactions.drain(..self.compactions.len().saturating_sub(keep)).collect();
+        FileFold { entries, compactions }
+    }
 }
 
 /// What one file holds: entries and compaction timestamps (nothing when it cannot be read; only
@@ -365,6 +381,7 @@ pub fn assemble(files: &[PathBuf], read: &[&FileFold], first_file: usize) -> Rea
                 uncounted_by_ccusage: e.spaced,
                 extra: 0,
                 double_counted: 0,
+                sidechain: e.sidechain,
             }
         })
         .collect();

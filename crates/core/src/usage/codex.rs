@@ -200,6 +200,18 @@ impl Fold {
         }
     }
 
+    /// Takes out every call but the last `keep`, every compaction but the last `keep`, and the
+    /// duplicates counted so far (what follows depends only on the model in force and the last
+    /// total, which stay): the live engine keeps sums of what is taken out.
+    pub fn settle(&mut self, keep: usize) -> Fold {
+        Fold {
+            calls: self.calls.drain(..self.calls.len().saturating_sub(keep)).collect(),
+            compactions: self.compactions.drain(..self.compactions.len().saturating_sub(keep)).collect(),
+            duplicates: std::mem::take(&mut self.duplicates),
+            ..Fold::default()
+        }
+    }
+
     /// The priced entries and compactions folded so far, as file `file` at `path`.
     pub fn read(&self, file: usize, path: &Path) -> Read {
         let session = Arc::new(session_of(path));

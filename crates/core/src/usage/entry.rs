@@ -148,6 +148,9 @@ pub struct UsageEntry {
     /// includes its cache (Qwen, Cline, Codebuff): ccusage counts them twice, and so does
     /// `tokens` for parity; `input - double_counted` is the corrected uncached input.
     pub double_counted: u64,
+    /// A Claude Code line marked `isSidechain` (a subagent's call; Claude Code 1.0.x wrote them
+    /// inside the session's own file): counted and billed like any other.
+    pub sidechain: bool,
 }
 
 impl UsageEntry {
@@ -192,6 +195,7 @@ impl UsageEntry {
             uncounted_by_ccusage: false,
             extra,
             double_counted,
+            sidechain: false,
         }
     }
 }

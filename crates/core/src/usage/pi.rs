@@ -154,6 +154,15 @@ impl Fold {
         }
     }
 
+    /// Takes out every call and compaction but the last `keep` of each (no later line depends
+    /// on them): the live engine keeps sums of what is taken out.
+    pub fn settle(&mut self, keep: usize) -> Fold {
+        Fold {
+            calls: self.calls.drain(..self.calls.len().saturating_sub(keep)).collect(),
+            compactions: self.compactions.drain(..self.compactions.len().saturating_sub(keep)).collect(),
+        }
+    }
+
     /// The priced entries and compactions folded so far, as file `file` at `path`.
     pub fn read(&self, file: usize, path: &Path) -> Read {
         let session = Arc::new(session_of(path));
