@@ -267,10 +267,7 @@ pub fn context_text(v: &ctxj_core::check::context::ContextView, paint: &Paint, l
             .map(|p| {
                 vec![
                     escape_line(&p.name),
-                    p.tokens.map_or_else(
-                        || "not recorded".into(),
-                        |n| format!("{}{}", if p.inferred { "≈ " } else { "" }, thousands(n)),
-                    ),
+                    tokens_cell(p.tokens, p.inferred),
                     if p.tokens.is_some() && p.items > 0 { p.items.to_string() } else { String::new() },
                     p.tokens.map_or_else(|| "–".to_string(), |n| pct(n, w)),
                 ]
@@ -285,10 +282,7 @@ pub fn context_text(v: &ctxj_core::check::context::ContextView, paint: &Paint, l
         .map(|p| {
             vec![
                 escape_line(&p.name),
-                p.tokens.map_or_else(
-                    || "not recorded".into(),
-                    |n| format!("{}{}", if p.inferred { "≈ " } else { "" }, thousands(n)),
-                ),
+                tokens_cell(p.tokens, p.inferred),
                 p.items.to_string(),
                 p.tokens.map_or_else(|| "–".to_string(), |n| pct(n, sum)),
             ]
@@ -501,4 +495,9 @@ pub fn budget_text(config: Option<&str>, cfg: &Config, r: &Resolved, paint: &Pai
         out += &format!("{} `{}` is not a budget setting; ignored\n", paint.yellow("note:"), escape_line(k));
     }
     out
+}
+
+/// A part's token cell: "not recorded" when the log cannot know it, `≈ ` before an inferred count.
+fn tokens_cell(tokens: Option<u64>, inferred: bool) -> String {
+    tokens.map_or_else(|| "not recorded".into(), |n| format!("{}{}", if inferred { "≈ " } else { "" }, thousands(n)))
 }

@@ -184,3 +184,15 @@ pub fn cc_max_usage_transcript(n: usize) -> String {
     }
     t
 }
+
+/// An integer attribute of an OTLP span as a receiver handed it back (`tests/cli/phoenix.rs`,
+/// `tests/cli/otlp_receiver.rs`); a missing one fails the test naming it.
+pub fn span_int(span: &serde_json::Value, key: &str) -> u64 {
+    span["attributes"][key].as_u64().unwrap_or_else(|| panic!("{key} missing: {span}"))
+}
+
+/// `usage --json`'s token totals: input, cache read, cache write, output.
+pub fn usage_tokens(total: &serde_json::Value) -> [u64; 4] {
+    ["input", "cache_read", "cache_creation", "output"]
+        .map(|k| total[k].as_u64().unwrap_or_else(|| panic!("no {k} in {total}")))
+}

@@ -78,10 +78,6 @@ impl Drop for Receiver {
     }
 }
 
-fn int(span: &Value, key: &str) -> u64 {
-    span["attributes"][key].as_u64().unwrap_or_else(|| panic!("{key} missing: {span}"))
-}
-
 #[test]
 #[cfg_attr(
     not(all(ctxj_has_samples, ctxj_has_otlp_decoder)),
@@ -141,13 +137,8 @@ fn the_shared_sessions_reach_a_receiver_with_ids_tree_tokens_and_cost_of_usage()
     let total = &usage["totals"];
     let llm: Vec<&&Value> = spans.iter().filter(|s| s["attributes"]["openinference.span.kind"] == "LLM").collect();
     assert_eq!(llm.len() as u64, total["calls"].as_u64().unwrap());
-    let sum = |k: &str| llm.iter().map(|s| int(s, k)).sum::<u64>();
-    let (input, read, write, output) = (
-        total["input"].as_u64().unwrap(),
-        total["cache_read"].as_u64().unwrap(),
-        total["cache_creation"].as_u64().unwrap(),
-        total["output"].as_u64().unwrap(),
-    );
+    let sum = |k: &str| llm.iter().map(|s| span_int(s, k)).sum::<u64>();
+    let [input, read, write, output] = usage_tokens(total);
     assert_eq!(sum("llm.token_count.prompt"), input + read + write);
     assert_eq!(sum("gen_ai.usage.input_tokens"), input + read + write);
     assert_eq!(sum("llm.token_count.prompt_details.cache_read"), read);

@@ -132,10 +132,6 @@ impl Drop for Phoenix {
     }
 }
 
-fn int(span: &Value, key: &str) -> u64 {
-    span["attributes"][key].as_u64().unwrap_or_else(|| panic!("{key} missing: {span}"))
-}
-
 fn hex(v: &Value) -> String {
     v.as_str().unwrap().to_string()
 }
@@ -233,16 +229,11 @@ fn a_real_session_reaches_arize_phoenix_with_ids_tree_tokens_and_cost_of_usage()
     for s in &llm {
         let sent = &want[&hex(&s["context"]["span_id"])]["attributes"];
         for k in keys {
-            assert_eq!(Some(int(s, k)), sent[k].as_str().and_then(|v| v.parse().ok()), "{k} of {}", s["name"]);
+            assert_eq!(Some(span_int(s, k)), sent[k].as_str().and_then(|v| v.parse().ok()), "{k} of {}", s["name"]);
         }
     }
-    let sum = |k: &str| llm.iter().map(|s| int(s, k)).sum::<u64>();
-    let (input, read, write, output) = (
-        total["input"].as_u64().unwrap(),
-        total["cache_read"].as_u64().unwrap(),
-        total["cache_creation"].as_u64().unwrap(),
-        total["output"].as_u64().unwrap(),
-    );
+    let sum = |k: &str| llm.iter().map(|s| span_int(s, k)).sum::<u64>();
+    let [input, read, write, output] = usage_tokens(total);
     assert_eq!(sum("llm.token_count.prompt"), input + read + write);
     assert_eq!(sum("llm.token_count.prompt_details.cache_read"), read);
     assert_eq!(sum("llm.token_count.prompt_details.cache_write"), write);

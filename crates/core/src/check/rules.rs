@@ -90,7 +90,7 @@ pub const RULES: &[Rule] = &[
     r("compact-boundary", Error, Audit, "compaction cuts at a turn boundary (the first kept block is a user, assistant or notice block)", "strategies.md §2 (cut)"),
     r("compact-split", Error, Audit, "compaction never separates a call from its result", "strategies.md §2 (cut)"),
     r("compact-tail", Warning, Audit, "compaction keeps at least 3 blocks", "strategies.md §2; seed 003"),
-    r("thrash", Warning, Audit, "no compaction while paused after an ineffective pass (request still above 80% of its size before, not yet grown 10%)", "strategies.md §2 (pause rule); seeds 002, 003"),
+    r("thrash", Warning, Audit, "no compaction while paused after an ineffective pass (request still above 80% of its size before, not yet grown 10%); under `veles`, none on the turn right after a failed summary", "strategies.md §2 (pause rule); seeds 002, 003"),
     r("switch-no-compact", Warning, Audit, "a switch to a smaller window while above 90% of it is followed by a compaction", "seed 003"),
     r("window-overflow", Error, Audit, "a request within `ctx_window − context_reserve` provider tokens", "journal-v1 §6"),
     r("decided-note", Warning, Audit, "a clear or mirror commit is preceded by assistant text with `DECIDED:` or `РЕШЕНО:` since the previous one", "seed 000 «Границы»"),

@@ -225,6 +225,7 @@ impl<'j> Auditor<'j> {
             multiplier: self.cal.multiplier(self.turn + 1),
             profile: self.profile,
             declared: self.declares_budget(),
+            turn: self.turn,
         };
         let (kind, what, recorded_before, recorded_after) = judge.judge(&mut self.memory, fs);
         self.pending.compacted |= kind == "compact";

@@ -36,6 +36,8 @@ pub(super) struct Judge<'a> {
     /// The journal declares its settings (`ctx` on a session or model record): an `elide`
     /// record's own `budget` cannot lower them (issue 30).
     pub(super) declared: bool,
+    /// Turns (assistant records) before this decision.
+    pub(super) turn: usize,
 }
 
 impl Judge<'_> {
@@ -57,6 +59,7 @@ impl Judge<'_> {
             Body::Compact(c) => {
                 let manual = c.trigger.as_deref() == Some("manual");
                 self.compact(c, &mut m.pause, manual, fs);
+                self.retry_after_failure(c, &mut m.failed_summary, manual, fs);
                 let keep = match (&c.kept, c.first_kept) {
                     (Some(k), _) => format!("{} ids kept", k.len()),
                     (None, Some(f)) => format!("from rev {f}"),
@@ -437,6 +440,28 @@ impl Judge<'_> {
         }
     }
 
+    /// Seed 002's pause after a summarizer error ("so that Veles does not spend model calls on
+    /// repeated failed attempts every turn"): the seed gives the pause no length, so only its
+    /// least reading is judged — an automatic compaction before the next turn has run, right after
+    /// a pass whose summarizer failed (`fallback`), is a retry the pause forbids (`thrash`).
+    /// Command Code retries on the next turn by design (seed 003), so only `veles` is judged.
+    pub(super) fn retry_after_failure(
+        &self,
+        c: &crate::journal::CompactRec,
+        failed: &mut Option<usize>,
+        manual: bool,
+        fs: &mut Vec<Finding>,
+    ) {
+        if self.profile.harness == Harness::Veles && !manual && failed.is_some_and(|t| self.turn <= t + 1) {
+            fs.push(find(
+                "thrash",
+                self.rec,
+                "automatic compaction on the turn right after a failed summary: veles pauses after a summarizer error instead of retrying every turn (seed 002)",
+            ));
+        }
+        *failed = (c.fallback == Some(true)).then_some(self.turn);
+    }
+
     /// The failure rules of seeds 002 and 003: a Veles fallback summary is appended to the
     /// earlier one; a Command Code brief replaces the old one, never chains.
     pub(super) fn compact_failure(&self, c: &crate::journal::CompactRec, fs: &mut Vec<Finding>) {
@@ -525,6 +550,8 @@ pub(super) struct Memory {
     pub(super) pause: Pause,
     /// Record index of the last mirror or clear: the model's own cleanup after an invitation.
     pub(super) last_edit: Option<usize>,
+    /// The turn count at the last compaction whose summarizer failed (`fallback`).
+    pub(super) failed_summary: Option<usize>,
 }
 
 /// A compaction from `before` to `after` under `pause`: the size the earlier ineffective pass
