@@ -138,6 +138,12 @@ const CMDS: &[Cmd] = &[
     cmd(&["budget", "--model", "claude-sonnet-4-5", "--config", "{j}"], Role::Any, false),
     // The manifest (written outside the session) names the session as its one arm.
     cmd(&["experiment", "{m}"], Role::Foreign, false),
+    // The live and prescriptive commands (issues 33 and 34): `tune` replays the case, `watch
+    // --once` folds it once, `statusline --state` is handed the case as a state file.
+    cmd(&["tune", "{s}"], Role::Foreign, false),
+    cmd(&["tune", "{s}", "--format", "json"], Role::Foreign, true),
+    cmd(&["watch", "{s}", "--once", "--format", "ndjson"], Role::Foreign, false),
+    cmd(&["statusline", "--state", "{j}"], Role::Any, false),
 ];
 
 /// Commands whose positional `--at turn 1` needs a first turn: skipped where none exists.

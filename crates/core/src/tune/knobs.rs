@@ -105,10 +105,10 @@ impl Threshold {
             Threshold::CcWindow(Some(x)) => cc(x.min(w)),
             Threshold::CcPct(p) => {
                 let eff = w.saturating_sub(CC_OUTPUT_RESERVE);
-                (eff * p / 100).min(eff.saturating_sub(CC_BUFFER))
+                percent(eff, p).min(eff.saturating_sub(CC_BUFFER))
             }
             Threshold::CcHalf => cc(w) / 2,
-            Threshold::WindowPct(p) => w * p / 100,
+            Threshold::WindowPct(p) => percent(w, p),
             Threshold::Reserve(r) => w.saturating_sub(r),
             Threshold::Tokens(t) => t.min(w),
         }
@@ -162,6 +162,11 @@ pub struct Config {
     #[serde(skip)]
     #[schemars(skip)]
     pub rule: Rule,
+}
+
+/// `p` % of `n` (p ≤ 100), without overflow at any window a journal may declare.
+fn percent(n: u64, p: u64) -> u64 {
+    (u128::from(n) * u128::from(p) / 100) as u64
 }
 
 fn k(n: u64) -> String {
@@ -247,7 +252,7 @@ pub fn grid(harness: Harness, window: u64) -> Vec<Config> {
             // The half trigger as the percentage that sets it (on the reference window).
             let eff = window.saturating_sub(CC_OUTPUT_RESERVE).max(1);
             let half = Threshold::CcHalf.tokens(window);
-            let pct = ((half * 100 + eff / 2) / eff).clamp(1, 100);
+            let pct = ((u128::from(half) * 100 + u128::from(eff) / 2) / u128::from(eff)).clamp(1, 100);
             v.push(named(
                 cfg(
                     "cc-half".into(),
@@ -323,7 +328,7 @@ pub fn grid(harness: Harness, window: u64) -> Vec<Config> {
                 "harness default",
             ));
             for p in [20, 30, 40, 50, 60, 70, 80] {
-                let t = (window * p / 100) / 1_000 * 1_000;
+                let t = percent(window, p) / 1_000 * 1_000;
                 let c = cfg(
                     format!("codex-limit-{}", k(t)),
                     format!("model_auto_compact_token_limit = {t}"),
@@ -381,8 +386,8 @@ pub fn grid(harness: Harness, window: u64) -> Vec<Config> {
             ));
             for p in [30, 50, 70, 90] {
                 for keep in [3, 5, 10] {
-                    let b = (window * p / 100) / 1_000 * 1_000;
-                    let t = b * 7 / 10;
+                    let b = percent(window, p) / 1_000 * 1_000;
+                    let t = percent(b, 70);
                     let c = cfg(
                         format!("journal-{}-keep-{keep}", k(b)),
                         format!("context_budget = {b}, context_target = {t}, keep_results = {keep}"),
@@ -406,6 +411,18 @@ pub fn grid(harness: Harness, window: u64) -> Vec<Config> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `tune` on a journal declaring `ctx_window` = u64::MAX (the hostile matrix's
+    /// `arith-extremes`) panicked with "attempt to multiply with overflow" building the grid.
+    #[test]
+    fn regression_tune_grid_overflowed_at_the_largest_window() {
+        for h in [Harness::ClaudeCode, Harness::Api, Harness::Codex, Harness::Pi, Harness::Journal] {
+            assert!(!grid(h, u64::MAX).is_empty());
+        }
+        for t in [Threshold::CcPct(90), Threshold::WindowPct(90)] {
+            assert!(t.tokens(u64::MAX) > u64::MAX / 2);
+        }
+    }
 
     #[test]
     fn claude_code_thresholds_match_the_documented_defaults() {

@@ -173,7 +173,9 @@ pub fn score(cx: &SessionCx<'_>, strat: &Strategy) -> Score {
             refetch_cost += (d.tokens as f64 * price.input + p as f64 * price.cached_rate()) / 1e6;
         }
     }
-    let over = |pct: u64| sim.turns.iter().filter(|t| t.prompt * 100 > cx.window * pct).count();
+    let over = |pct: u64| {
+        (sim.turns.iter()).filter(|t| u128::from(t.prompt) * 100 > u128::from(cx.window) * u128::from(pct)).count()
+    };
     let s = &sim.summary;
     Score {
         strategy: strat.name.clone(),
