@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks of the fleet test (tests/cli/fleet.rs): the totals per strategy of the Spark job's
-requests and rollups (Parquet) and the requests' column types and repeated row ids, of `ctxj
-export`'s NDJSON read by DuckDB, and of the OTLP JSON
+requests and rollups (Parquet) and the requests' column types and repeated row ids, read by DuckDB
+and again by polars with its default settings, of `ctxj export`'s NDJSON read by DuckDB and by
+polars' `read_ndjson`, and of the OTLP JSON
 lines after a strict protobuf parse; prints them as one JSON object. Fails (exit 1) on an OTLP
 line that does not parse strictly or lacks a required attribute.
 
@@ -44,6 +45,31 @@ def spark_table(con, relation: str) -> dict:
     types = {r[0]: r[1] for r in con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()}
     dup = con.execute(f"SELECT count(*) - count(DISTINCT row_id) FROM {relation}").fetchone()[0]
     return {"types": types, "duplicate_row_ids": dup}
+
+
+def polars_totals(frame, requests: str) -> dict:
+    """Per strategy, as `per_strategy`/`rollup_totals`, of a polars frame."""
+    import polars as pl
+
+    count = pl.col(requests).sum() if requests != "*" else pl.len()
+    sums = [pl.col(c).sum().cast(pl.Int64).alias(c) for c in SUMS]
+    agg = frame.group_by("strategy").agg(count.cast(pl.Int64).alias("requests"), *sums, pl.col("cost_usd").sum())
+    return {r["strategy"]: {k: v for k, v in r.items() if k != "strategy"} for r in agg.iter_rows(named=True)}
+
+
+def polars_reads(spark: str, ndjson: str) -> dict:
+    """The same totals through polars, every reader with its defaults: the requests folder (a single
+    directory, so polars reads its hive partitions by itself), the rollups and the NDJSON; and the
+    type polars gives the requests' timestamp."""
+    import polars as pl
+
+    requests = pl.read_parquet(f"{spark}/requests/")
+    return {
+        "polars_requests": polars_totals(requests, "*"),
+        "polars_timestamp": str(requests.schema["timestamp"]),
+        "polars_rollups": polars_totals(pl.read_parquet(f"{spark}/rollups/"), "requests"),
+        "polars_ndjson": polars_totals(pl.read_ndjson(ndjson), "*"),
+    }
 
 
 def otlp(path: str) -> dict:
@@ -94,6 +120,7 @@ def main() -> None:
         "spark_rollups": rollup_totals(con, f"read_parquet('{a.spark}/rollups/*.parquet')"),
         "duckdb_ndjson": per_strategy(con, f"read_json_auto('{a.ndjson}', format='newline_delimited')"),
         "otlp": otlp(a.otlp),
+        **polars_reads(a.spark, a.ndjson),
     }
     json.dump(out, sys.stdout, indent=1, default=float)
     print()

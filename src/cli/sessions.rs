@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use ctxj::render::rows::write_output;
 use ctxj::render::sessions::{sessions_table, SessionsDoc};
+use ctxj::render::style::Paint;
 use ctxj_core::usage::summarize_folder_with_progress;
 use ctxj_core::usage::time::zone;
 
@@ -88,7 +89,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let mut out = super::stdout();
     write_output(&mut out, args.output.format(), &doc, &doc.sessions, || {
         let bases: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
-        sessions_table(&doc.sessions, &bases, tz, args.output.layout())
+        sessions_table(&doc.sessions, &bases, tz, args.output.layout(), &Paint::new(ctx.color))
     })?;
     out.flush()?;
     Ok(EXIT_OK)

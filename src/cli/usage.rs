@@ -7,6 +7,7 @@ use anyhow::Result;
 use clap::ValueEnum;
 
 use ctxj::render::rows::write_output_streamed;
+use ctxj::render::style::Paint;
 use ctxj::render::usage::write_usage_table;
 use ctxj_core::usage::{usage, By, Options};
 
@@ -100,7 +101,7 @@ pub enum ByArg {
     Block,
 }
 
-pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
+pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
     let by = match args.by {
         ByArg::Session => By::Session,
         ByArg::Day => By::Day,
@@ -116,7 +117,8 @@ pub fn run(args: Args, _ctx: &Ctx) -> Result<u8> {
     let (last, order) = (args.last.map(|n| n as usize), args.order.map(OrderArg::order));
     let r = usage(&files, &Options { by, tz, window, breakdown: args.breakdown, week_start, last, order });
     let mut out = super::stdout();
-    let table = |o: &mut dyn Write| write_usage_table(&r, args.output.layout(), !args.no_cost, o);
+    let paint = Paint::new(ctx.color);
+    let table = |o: &mut dyn Write| write_usage_table(&r, args.output.layout(), !args.no_cost, &paint, o);
     write_output_streamed(&mut out, args.output.format(), &r, &r.rows, table)?;
     out.flush()?;
     Ok(EXIT_OK)

@@ -191,6 +191,22 @@ fn strip_ansi(s: &str) -> String {
     out
 }
 
+/// The one colour sequence that opens `s` when it styles the whole of `s` (`ESC[2m…ESC[0m`, as
+/// `style::Paint` writes it), so a cut or wrapped cell can keep it on every line.
+fn whole_style(s: &str) -> Option<&str> {
+    let body = s.strip_suffix("\x1b[0m")?;
+    let end = body.strip_prefix("\x1b[")?.find('m')? + 3;
+    (!body[end..].contains('\x1b')).then(|| &body[..end])
+}
+
+/// `lines` (joined by newlines), each in `style` when there is one.
+fn restyle(lines: &str, style: Option<&str>) -> String {
+    match style {
+        None => lines.to_string(),
+        Some(code) => lines.split('\n').map(|l| format!("{code}{l}\x1b[0m")).collect::<Vec<_>>().join("\n"),
+    }
+}
+
 /// Characters a terminal shows for `s` (colour sequences take none).
 fn visible(s: &str) -> usize {
     if s.contains('\x1b') {
@@ -210,7 +226,9 @@ fn cut(s: &str, n: usize, ascii: bool) -> String {
     if visible(s) <= n {
         return s.to_string();
     }
-    // A cut cell loses its colour rather than a sequence's end.
+    // A cut cell keeps a colour that styles all of it; any other loses its colour rather than a
+    // sequence's end.
+    let style = whole_style(s);
     let plain = strip_ansi(s);
     let s = plain.as_str();
     let len = s.chars().count();
@@ -219,7 +237,7 @@ fn cut(s: &str, n: usize, ascii: bool) -> String {
     let mut out: String = s.chars().take(head).collect();
     out.push(if ascii { '~' } else { '…' });
     out.extend(s.chars().skip(len - (keep - head)));
-    out
+    restyle(&out, style)
 }
 
 /// `s` on lines of at most `n` characters, each break after a `/`, `-`, `_` or space when
@@ -228,6 +246,7 @@ fn wrap(s: &str, n: usize) -> String {
     if width_of(s) <= n || n == 0 {
         return s.to_string();
     }
+    let style = whole_style(s);
     let plain = strip_ansi(s);
     let mut lines = Vec::new();
     for line in plain.lines() {
@@ -238,7 +257,7 @@ fn wrap(s: &str, n: usize) -> String {
         }
         lines.push(rest.into_iter().collect());
     }
-    lines.join("\n")
+    restyle(&lines.join("\n"), style)
 }
 
 /// The cut (or wrap) of the widest text column by the `over` characters the table is too wide,
@@ -432,6 +451,24 @@ mod tests {
         }
     }
 
+    /// A cell coloured as a whole (a dim side session, a red error) keeps its colour on every line
+    /// when wrapped and when cut; a cell with several colours loses them rather than cut one.
+    #[test]
+    fn a_wholly_coloured_cell_keeps_its_colour_when_wrapped_or_cut() {
+        let dim = "\x1b[2m  └ projects/demo/d597cea3/subagents/agent-a8abcfd.jsonl (subagent)\x1b[0m";
+        let wrapped = wrap(dim, 20);
+        assert!(wrapped.lines().count() > 1);
+        for l in wrapped.lines() {
+            assert!(l.starts_with("\x1b[2m") && l.ends_with("\x1b[0m"), "{l:?}");
+            assert!(visible(l) <= 20, "{l:?}");
+        }
+        assert_eq!(strip_ansi(&wrapped).replace('\n', ""), strip_ansi(dim));
+        let short = cut(dim, 21, false);
+        assert!(short.starts_with("\x1b[2m") && short.ends_with("\x1b[0m") && visible(&short) == 21, "{short:?}");
+        let two = "\x1b[1ma\x1b[0m and \x1b[2mbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\x1b[0m";
+        assert!(!cut(two, 10, false).contains('\x1b'));
+    }
+
     #[test]
     fn colour_sequences_take_no_width() {
         let cols = [Column::text("name", 0), Column::text("what", 0)];
@@ -439,7 +476,8 @@ mod tests {
         let plain = fit(&cols, &rows, Layout { width: Some(60), ascii: true });
         assert!(plain.contains("\x1b[33mprefix"), "fits uncut: {plain}");
         let narrow = fit(&cols, &rows, Layout { width: Some(30), ascii: true });
-        assert!(!narrow.contains('\x1b'), "a cut cell loses its colour whole: {narrow:?}");
+        assert!(narrow.contains("\x1b[33m"), "a wholly coloured cell keeps its colour: {narrow:?}");
+        assert_eq!(narrow.matches("\x1b[33m").count(), narrow.matches("\x1b[0m").count(), "every line closes it");
         assert!(width_of(&narrow) <= 30, "{narrow}");
     }
 }

@@ -4,6 +4,7 @@ use chrono_tz::Tz;
 
 use crate::render::fit::{fit, Column, Layout};
 use crate::render::format::{duration, percent_or_dash, thousands, usd_or_dash, DurationStyle};
+use crate::render::style::Paint;
 use ctxj_core::text::escape_line;
 use ctxj_core::usage::time::instant;
 use ctxj_core::usage::SessionSummary;
@@ -33,8 +34,9 @@ pub fn local_minutes(ts: Option<&str>, tz: Tz) -> String {
 }
 
 /// The table and its count line; paths are shown relative to the folder among `bases` they are
-/// under, side sessions indented under their parent; times in `tz`.
-pub fn sessions_table(rows: &[SessionSummary], bases: &[String], tz: Tz, layout: Layout) -> String {
+/// under, side sessions indented (and dim, with colour on) under their parent, a session that could
+/// not be read in red; times in `tz`.
+pub fn sessions_table(rows: &[SessionSummary], bases: &[String], tz: Tz, layout: Layout, paint: &Paint) -> String {
     let short = |s: &str| {
         bases
             .iter()
@@ -57,18 +59,25 @@ pub fn sessions_table(rows: &[SessionSummary], bases: &[String], tz: Tz, layout:
     let mut cells = Vec::new();
     for r in rows {
         let name = match &r.parent {
-            Some(_) => format!("  {} {} ({})", if layout.ascii { "-" } else { "└" }, short(&r.spec), r.role),
-            None if r.role == ctxj_core::usage::sessions::USAGE_ONLY => format!("{} ({})", short(&r.spec), r.role),
-            None => short(&r.spec),
+            Some(_) => paint.dim(&escape_line(&format!(
+                "  {} {} ({})",
+                if layout.ascii { "-" } else { "└" },
+                short(&r.spec),
+                r.role
+            ))),
+            None if r.role == ctxj_core::usage::sessions::USAGE_ONLY => {
+                escape_line(&format!("{} ({})", short(&r.spec), r.role))
+            }
+            None => escape_line(&short(&r.spec)),
         };
         if let Some(e) = &r.error {
-            let mut row = vec![escape_line(&name), format!("error: {}", escape_line(e))];
+            let mut row = vec![name, paint.red(&format!("error: {}", escape_line(e)))];
             row.resize(columns.len(), String::new());
             cells.push(row);
             continue;
         }
         cells.push(vec![
-            escape_line(&name),
+            name,
             local_minutes(r.start.as_deref(), tz),
             r.duration_s.filter(|s| *s >= 0).map_or_else(|| "-".into(), |s| duration(s, DurationStyle::Compact)),
             r.agent.to_string(),

@@ -5,20 +5,22 @@ use std::io::{self, Write};
 
 use crate::render::fit::{fit_to, Column, Layout};
 use crate::render::format::{percent_or_dash, thousands, usd};
+use crate::render::style::Paint;
 use ctxj_core::text::escape_line;
 use ctxj_core::usage::{Row, UsageReport};
 
-fn cost_cell(row: &Row) -> String {
+/// The cost of `row`; an unknown (`?`) or partial (`*`) cost in yellow.
+fn cost_cell(row: &Row, paint: &Paint) -> String {
     match (row.cost_usd, row.unpriced_calls) {
         // A gap between billing blocks: nothing to price.
         (None, _) if row.calls == 0 => "-".to_string(),
-        (None, _) => "?".to_string(),
+        (None, _) => paint.yellow("?"),
         (Some(v), 0) => usd(v),
-        (Some(v), _) => format!("{}*", usd(v)),
+        (Some(v), _) => paint.yellow(&format!("{}*", usd(v))),
     }
 }
 
-fn cells(row: &Row, key: String, by_model: bool) -> Vec<String> {
+fn cells(row: &Row, key: String, by_model: bool, paint: &Paint) -> Vec<String> {
     vec![
         key,
         escape_line(&row.agents.join(",")),
@@ -29,7 +31,7 @@ fn cells(row: &Row, key: String, by_model: bool) -> Vec<String> {
         thousands(row.tokens.cache_creation),
         thousands(row.tokens.cache_read),
         thousands(row.total_tokens),
-        cost_cell(row),
+        cost_cell(row, paint),
         percent_or_dash(row.cache_hit),
         if by_model { "-".into() } else { row.compactions.to_string() },
     ]
@@ -53,15 +55,23 @@ fn block_key(b: &ctxj_core::usage::report::BlockInfo, tz: chrono_tz::Tz) -> Stri
 
 /// The table (rows, per-model rows under each with `--breakdown`, then the totals row) and its
 /// notes, fitted to `layout`, as a string ([`write_usage_table`]).
-pub fn usage_table(r: &UsageReport, layout: Layout, with_cost: bool) -> String {
+pub fn usage_table(r: &UsageReport, layout: Layout, with_cost: bool, paint: &Paint) -> String {
     let mut out = Vec::new();
-    write_usage_table(r, layout, with_cost, &mut out).expect("writing to memory does not fail");
+    write_usage_table(r, layout, with_cost, paint, &mut out).expect("writing to memory does not fail");
     String::from_utf8(out).expect("the table is UTF-8")
 }
 
 /// Writes the table and its notes to `out`, streamed: the cells of a row are made when the table
-/// needs them (`fit::fit_to`), so 50,000 sessions hold no 600,000 cells (issue 31).
-pub fn write_usage_table(r: &UsageReport, layout: Layout, with_cost: bool, out: &mut dyn Write) -> io::Result<()> {
+/// needs them (`fit::fit_to`), so 50,000 sessions hold no 600,000 cells (issue 31). With colour on,
+/// the totals row is bold, per-model rows are dim, unknown costs and the notes on what the totals
+/// leave out are yellow and unreadable files red.
+pub fn write_usage_table(
+    r: &UsageReport,
+    layout: Layout,
+    with_cost: bool,
+    paint: &Paint,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let first = match r.by {
         "session" => "session",
         "project" => "project",
@@ -101,13 +111,13 @@ pub fn write_usage_table(r: &UsageReport, layout: Layout, with_cost: bool, out: 
                 Some(b) => block_key(b, tz),
                 None => escape_line(&row.key),
             };
-            emit(cells(row, key, by_model));
+            emit(cells(row, key, by_model, paint));
             for sub in &row.breakdown {
                 let mark = if layout.ascii { "-" } else { "└" };
-                emit(cells(sub, format!("  {mark} {}", escape_line(&sub.key)), true));
+                emit(cells(sub, paint.dim(&format!("  {mark} {}", escape_line(&sub.key))), true, paint));
             }
         }
-        emit(cells(&r.totals, "total".into(), by_model));
+        emit(cells(&r.totals, paint.bold("total"), by_model, paint));
     };
     fit_to(&shown, &source, layout, out)?;
     writeln!(
@@ -118,20 +128,20 @@ pub fn write_usage_table(r: &UsageReport, layout: Layout, with_cost: bool, out: 
         escape_line(&r.timezone)
     )?;
     for u in &r.unreadable {
-        writeln!(
-            out,
+        let line = format!(
             "! not read (counted as nothing): {}: {}",
             escape_line(&u.path.display().to_string()),
             escape_line(&u.why)
-        )?;
+        );
+        writeln!(out, "{}", paint.red(&line))?;
     }
     if !r.unpriced.is_empty() {
-        writeln!(
-            out,
+        let line = format!(
             "* leaves out {} call(s) of models without a price: {}",
             r.totals.unpriced_calls,
             escape_line(&r.unpriced.join(", "))
-        )?;
+        );
+        writeln!(out, "{}", paint.yellow(&line))?;
     }
     if !r.totals.not_counted_by_ccusage.is_zero() {
         writeln!(

@@ -285,3 +285,23 @@ fn usage_by_block_equals_ccusage_blocks_on_the_bundled_transcripts() {
 fn usage_by_block_equals_ccusage_blocks_on_the_shared_corpus() {
     equals_ccusage_blocks("corpus-claude-blocks.json", &crate::common::shared_corpus().join("claude-code"));
 }
+
+/// Bug: `usage` and `sessions` printed no colour, even with `--color always`. With colour on the
+/// totals row is bold and side sessions are dim; with `--color never` (or `NO_COLOR`) no escape
+/// sequence is written.
+#[test]
+fn regression_usage_and_sessions_had_no_colour() {
+    let t = sample("transcripts");
+    let run = |cmd: &str, color: &str| {
+        let out = ctxj().args(["--color", color, cmd]).arg(&t).output().unwrap();
+        assert!(out.status.success(), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let usage = run("usage", "always");
+    assert!(usage.contains("\x1b[1mtotal\x1b[0m"), "{usage}");
+    let sessions = run("sessions", "always");
+    assert!(sessions.contains("\x1b[2m"), "side sessions are dim: {sessions}");
+    for cmd in ["usage", "sessions"] {
+        assert!(!run(cmd, "never").contains('\x1b'), "{cmd} --color never");
+    }
+}

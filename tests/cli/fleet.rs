@@ -1,7 +1,8 @@
 //! Issue 18: the Spark job for real — `fleet/ctxj_spark.py` in `local[2]` over the bundled
 //! transcripts plus a synthetic tree of 2,000 small sessions; its Parquet requests and rollups,
-//! DuckDB over `ctxj export`'s NDJSON and the OTLP lines (parsed strictly by protobuf) all give
-//! `ctxj usage`'s totals (`fleet/check_fleet.py` computes theirs).
+//! DuckDB and polars over `ctxj export`'s NDJSON and the OTLP lines (parsed strictly by protobuf) all
+//! give `ctxj usage`'s totals (`fleet/check_fleet.py` computes theirs); polars reads the Parquet with
+//! its default settings too.
 //!
 //! Needs the fleet venv and a JRE (`.ci/run` installs both; build.rs's `ctxj_has_fleet`).
 
@@ -16,12 +17,12 @@ use crate::common::*;
 fn fleet_python() -> PathBuf {
     let py = repo().join(".venv-fleet/bin/python");
     let ok = hermetic(&mut Command::new(&py))
-        .args(["-c", "import pyspark, pyarrow, duckdb, opentelemetry.proto"])
+        .args(["-c", "import pyspark, pyarrow, duckdb, polars, opentelemetry.proto"])
         .output()
         .is_ok_and(|o| o.status.success());
     assert!(
         ok,
-        "{} with pyspark, pyarrow, duckdb and opentelemetry-proto is missing: this test needs it (.ci/run \
+        "{} with pyspark, pyarrow, duckdb, polars and opentelemetry-proto is missing: this test needs it (.ci/run \
          installs it from fleet/requirements.txt, and a JRE). Outside CI the test is ignored when build.rs finds \
          it absent (after installing it, `touch build.rs`); under CI=true it must exist.",
         py.display()
@@ -122,9 +123,19 @@ fn spark_rollups_duckdb_and_otlp_reproduce_the_direct_totals() {
     let ts = table["types"]["timestamp"].as_str().unwrap_or_default();
     assert!(ts.starts_with("TIMESTAMP"), "timestamp is typed, not text: {table}");
     assert_eq!(table["types"]["cwd"], "VARCHAR", "{table}");
-    for what in ["spark_requests", "spark_rollups", "duckdb_ndjson"] {
+    for what in
+        ["spark_requests", "spark_rollups", "duckdb_ndjson", "polars_requests", "polars_rollups", "polars_ndjson"]
+    {
         same_as_usage(what, &c[what]["recorded"], usage);
     }
+    // Issue 32: polars reads the Parquet with its defaults, the timestamp as a time (not text).
+    let polars_ts = c["polars_timestamp"].as_str().unwrap_or_default();
+    assert!(polars_ts.starts_with("Datetime"), "{c}");
+    for k in ["requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] {
+        let (p, s) = (&c["polars_requests"]["sliding-8"][k], &c["spark_requests"]["sliding-8"][k]);
+        assert_eq!(p.as_u64(), s.as_u64(), "sliding-8 {k}: polars {p}, DuckDB {s}");
+    }
+    assert_eq!(c["polars_ndjson"]["sliding-8"]["requests"], c["duckdb_ndjson"]["sliding-8"]["requests"]);
     // The simulated strategy: the same figures through Spark as written directly.
     assert_eq!(c["spark_requests"]["sliding-8"]["requests"], c["duckdb_ndjson"]["sliding-8"]["requests"]);
     assert_eq!(

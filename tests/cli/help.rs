@@ -200,6 +200,20 @@ fn the_readme_test_command_is_the_one_ci_runs_and_shares_the_first_commands_buil
     assert!(readme.contains("cargo install --locked --path ."), "install without --locked");
 }
 
+/// Issue 32: the user's route (install, then `usage` on your own logs) came after two paragraphs of
+/// build times and test inputs. The developer's three commands stay at the top (the test above);
+/// the first sections are now the user's, the build notes come after them.
+#[test]
+fn regression_the_users_route_came_after_the_build_notes() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let headings: Vec<&str> = readme.lines().filter(|l| l.starts_with("## ")).collect();
+    assert_eq!(headings.first(), Some(&"## Install"), "{headings:?}");
+    let at = |h: &str| headings.iter().position(|x| *x == h).unwrap_or_else(|| panic!("no {h}: {headings:?}"));
+    assert!(at("## On your own logs") < at("## Building and testing"), "{headings:?}");
+    let first_section = readme.find("\n## ").unwrap();
+    assert!(!readme[..first_section].contains("2-core machine"), "build times before the user's route");
+}
+
 #[test]
 fn the_sha256_example_prints_the_turns_prompt_sha256() {
     let sandbox = sandbox();
