@@ -83,12 +83,12 @@ fn a_litellm_file_prices_a_bedrock_id_by_its_bare_model_and_premium_unless_only_
 
 #[test]
 fn costs_per_million() {
-    let p = Price { input: 3.0, cached: Some(0.3), write: Some(3.75), output: 15.0 };
+    let p = Price::flat(3.0, Some(0.3), Some(3.75), 15.0);
     // 1M plain input + 1M output = 3 + 15.
     assert!((p.cost(1_000_000, 0, 0, 1_000_000) - 18.0).abs() < 1e-9);
     // 1M cached + 1M written.
     assert!((p.cost(1_000_000, 1_000_000, 1_000_000, 0) - (3.75 + 0.3)).abs() < 1e-9);
-    let q = Price { input: 2.0, cached: None, write: None, output: 8.0 };
+    let q = Price::flat(2.0, None, None, 8.0);
     assert!((q.cached_rate() - 0.2).abs() < 1e-12);
     assert!((q.write_rate() - 2.5).abs() < 1e-12);
 }

@@ -3,7 +3,7 @@
 //! * Kimi CLI (legacy): `sessions/<group>/<session>/wire.jsonl`, each `StatusUpdate` with
 //!   `token_usage {input_other → input, output, input_cache_read, input_cache_creation}`, dated by
 //!   the line's float `timestamp`; the log names no model: the root's `config.json` `model`, else
-//!   `kimi-for-coding`.
+//!   `kimi-for-coding`, priced as the model the alias served then ([`dated_model`]).
 //! * Kimi Code: `sessions/<ws>/<session>/agents/<agent>/wire.jsonl`, each `usage.record` of
 //!   `usageScope: "turn"` (`"session"` records are cumulative), `usage {inputOther, output,
 //!   inputCacheRead, inputCacheCreation}`, dated by `time` (ms), model without `kimi-code/`.
@@ -36,6 +36,22 @@ fn legacy_model(wire: &Path) -> String {
     root.and_then(|r| json_file(&r.join("config.json")))
         .and_then(|c| s(&c, "model"))
         .unwrap_or_else(|| "kimi-for-coding".into())
+}
+
+/// When Kimi's `kimi-for-coding` alias moved from Kimi K2.5 to K2.6 (ccusage 20.0.24's Kimi
+/// adapter prices the alias so).
+const K2_6_SINCE: &str = "2026-04-20T15:28:10.072Z";
+
+/// The model an alias served at `ts`: `kimi-for-coding` is `kimi-k2.5` before [`K2_6_SINCE`] and
+/// `kimi-k2.6` from then on; `None` for other names (priced as they are written).
+pub fn dated_model(model: &str, ts: &str) -> Option<&'static str> {
+    (model == "kimi-for-coding").then(|| {
+        match crate::usage::time::instant(ts).zip(crate::usage::time::instant(K2_6_SINCE)) {
+            Some((t, since)) if t < since => "kimi-k2.5",
+            Some(_) => "kimi-k2.6",
+            None => "kimi-k2.5",
+        }
+    })
 }
 
 /// The entries of the files.
@@ -97,7 +113,12 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
                 out.duplicates += 1;
                 continue;
             }
-            out.entries.push(UsageEntry::with_extra(sk.clone(), first + i, ts, Some(model), tokens, extra, 0, None));
+            let mut e = UsageEntry::with_extra(sk.clone(), first + i, ts, Some(model), tokens, extra, 0, None);
+            if let Some(m) = dated_model(e.model.as_deref().unwrap_or_default(), &e.ts) {
+                let priced = Tokens { output: tokens.output.saturating_add(extra), ..tokens };
+                e.cost = crate::usage::entry::builtin_cost(Some(m), &priced, 0);
+            }
+            out.entries.push(e);
         }
     }
     out
