@@ -155,4 +155,24 @@ mod tests {
         assert_eq!(r.entries[1].ts, file_time(&code));
         assert!(!r.entries[1].ts.is_empty());
     }
+
+    /// `kimi-for-coding` (Kimi CLI's default, Kimi Code's alias) was unpriced; it serves K2.5
+    /// until 2026-04-20T15:28:10.072Z and K2.6 from then on, and is priced so.
+    #[test]
+    fn regression_kimi_for_coding_was_unpriced() {
+        assert_eq!(dated_model("kimi-for-coding", "2026-04-20T15:28:10.071Z"), Some("kimi-k2.5"));
+        assert_eq!(dated_model("kimi-for-coding", "2026-04-20T15:28:10.072Z"), Some("kimi-k2.6"));
+        assert_eq!(dated_model("kimi-k2.5", "2026-05-01T00:00:00Z"), None);
+        let d = tempfile::tempdir().unwrap();
+        let legacy = d.path().join("sessions/g1/s1/wire.jsonl");
+        std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
+        std::fs::write(
+            &legacy,
+            r#"{"timestamp":1776600000,"message":{"type":"StatusUpdate","payload":{"token_usage":{"input_other":1000000,"output":0}}}}"#,
+        )
+        .unwrap();
+        let r = read(&[legacy], 0);
+        assert_eq!(r.entries[0].model.as_deref(), Some("kimi-for-coding"), "the name as the log has it");
+        assert!((r.entries[0].cost.unwrap() - 0.6).abs() < 1e-9, "at K2.5's input price");
+    }
 }
