@@ -21,8 +21,10 @@ fn sessions(agent: &str, dir: &Path) -> Vec<(String, Option<f64>, u64)> {
     assert!(out.status.success(), "{agent}: {}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = v["rows"].as_array().unwrap().iter();
-    rows.map(|r| (r["key"].as_str().unwrap().to_string(), r["cost_usd"].as_f64(), r["unpriced_calls"].as_u64().unwrap()))
-        .collect()
+    rows.map(|r| {
+        (r["key"].as_str().unwrap().to_string(), r["cost_usd"].as_f64(), r["unpriced_calls"].as_u64().unwrap())
+    })
+    .collect()
 }
 
 /// The cost of the session whose key ends with `id`, asserting every call was priced.
@@ -50,7 +52,9 @@ fn regression_models_ccusage_prices_were_left_unpriced() {
     let cc = d.path().join("claude/projects/-p");
     write(
         &cc.join("s-minimax.jsonl"),
-        &[r#"{"type":"assistant","timestamp":"2026-03-08T10:00:00.000Z","sessionId":"s-minimax","requestId":"req_1","uuid":"u1","parentUuid":null,"message":{"id":"msg_1","type":"message","role":"assistant","model":"MiniMax-M2.1","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":1000,"output_tokens":100,"cache_creation_input_tokens":1000,"cache_read_input_tokens":10000}}}"#],
+        &[
+            r#"{"type":"assistant","timestamp":"2026-03-08T10:00:00.000Z","sessionId":"s-minimax","requestId":"req_1","uuid":"u1","parentUuid":null,"message":{"id":"msg_1","type":"message","role":"assistant","model":"MiniMax-M2.1","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":1000,"output_tokens":100,"cache_creation_input_tokens":1000,"cache_read_input_tokens":10000}}}"#,
+        ],
     );
     close(cost(&sessions("claude-code", &d.path().join("claude")), "s-minimax"), 0.001095, "MiniMax-M2.1");
 
@@ -64,7 +68,11 @@ fn regression_models_ccusage_prices_were_left_unpriced() {
             r#"{"timestamp":"2026-04-19T22:05:10.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1000,"cached_input_tokens":0,"output_tokens":100,"reasoning_output_tokens":0,"total_tokens":1100},"last_token_usage":{"input_tokens":1000,"cached_input_tokens":0,"output_tokens":100,"reasoning_output_tokens":0,"total_tokens":1100}}}}"#,
         ],
     );
-    close(cost(&sessions("codex", &d.path().join("codex")), "019da910-1d2d-7883-b552-6e3adf8a4ed9"), 0.0009, "kimi-k2.5:cloud");
+    close(
+        cost(&sessions("codex", &d.path().join("codex")), "019da910-1d2d-7883-b552-6e3adf8a4ed9"),
+        0.0009,
+        "kimi-k2.5:cloud",
+    );
 
     // Gemini CLI on `gemini-3-flash-preview`: 0.5 / 0.05 read / 3 output (thoughts as output).
     let gemini = d.path().join("gemini/tmp/0f3c/chats");
@@ -76,12 +84,16 @@ fn regression_models_ccusage_prices_were_left_unpriced() {
         ],
     );
     // ccusage's Gemini input is the prompt less what was cached.
-    close(cost(&sessions("gemini", &d.path().join("gemini")), "g-preview"), (2000.0 * 0.5 + 10000.0 * 0.05 + 1000.0 * 3.0) / 1e6, "gemini-3-flash-preview");
+    close(
+        cost(&sessions("gemini", &d.path().join("gemini")), "g-preview"),
+        (2000.0 * 0.5 + 10000.0 * 0.05 + 1000.0 * 3.0) / 1e6,
+        "gemini-3-flash-preview",
+    );
 
     // Kimi: `kimi-for-coding` served K2.5 (0.6 / 0.1 / 3) until 2026-04-20T15:28:10.072Z and K2.6
     // (0.95 / 0.16 / 4) after; Kimi Code's `moonshot-ai/kimi-k2.7-code` is 0.95 / 0.19 / 4.
     let kimi = d.path().join("kimi");
-    for (session, secs) in [("before", 1776_600_000.0), ("after", 1776_800_000.0)] {
+    for (session, secs) in [("before", 1_776_600_000.0), ("after", 1_776_800_000.0)] {
         let l = format!(
             r#"{{"timestamp":{secs},"message":{{"type":"StatusUpdate","payload":{{"message_id":"m-{session}","token_usage":{{"input_other":1000,"output":100,"input_cache_read":10000,"input_cache_creation":0}}}}}}}}"#
         );
@@ -89,7 +101,9 @@ fn regression_models_ccusage_prices_were_left_unpriced() {
     }
     write(
         &kimi.join("sessions/wd/code1/agents/main/wire.jsonl"),
-        &[r#"{"type":"usage.record","model":"kimi-code/moonshot-ai/kimi-k2.7-code","usage":{"inputOther":1000,"output":100,"inputCacheRead":10000},"usageScope":"turn","time":1780000000000}"#],
+        &[
+            r#"{"type":"usage.record","model":"kimi-code/moonshot-ai/kimi-k2.7-code","usage":{"inputOther":1000,"output":100,"inputCacheRead":10000},"usageScope":"turn","time":1780000000000}"#,
+        ],
     );
     let rows = sessions("kimi", &kimi);
     close(cost(&rows, "before"), (1000.0 * 0.6 + 10000.0 * 0.1 + 100.0 * 3.0) / 1e6, "kimi-for-coding (K2.5)");

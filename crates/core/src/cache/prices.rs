@@ -103,7 +103,13 @@ impl Price {
 
     /// A price without a long-context tier.
     pub const fn flat(input: f64, cached: Option<f64>, write: Option<f64>, output: f64) -> Price {
-        Price { input, cached, write, output, above_200k: Above200k { input: None, cached: None, write: None, output: None } }
+        Price {
+            input,
+            cached,
+            write,
+            output,
+            above_200k: Above200k { input: None, cached: None, write: None, output: None },
+        }
     }
 
     /// Cost in $ of one request: `uncached` tokens of which `write` are cache writes, `cached`

@@ -300,8 +300,7 @@ mod tests {
             r#"{"rev":9,"ts":"2026-11-29T10:00:07Z","kind":"assistant","id":"a3","text":"done"}"#,
         ]);
         let s = strategy::parse("recorded").unwrap();
-        let opts =
-            Options::plain(CacheModel::Ideal, Some(Price::flat(1e6, Some(0.0), None, 0.0)));
+        let opts = Options::plain(CacheModel::Ideal, Some(Price::flat(1e6, Some(0.0), None, 0.0)));
         let mut seen = 0;
         let sim = simulate(&j, &s, &CharEstimator, opts, |d, t| {
             seen = d;
