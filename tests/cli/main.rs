@@ -48,6 +48,7 @@ mod tokens_exact;
 mod tune;
 mod usage_agents;
 mod usage_fast;
+mod usage_prices;
 
 /// Without the `synth` feature the tests that drive `ctxj synth` (perf.rs, fleet.rs) cannot be built: say so
 /// with a failure instead of letting them vanish.

@@ -9,7 +9,7 @@ use super::billed::{writes_one_hour, writes_some_one_hour, TTL_1H};
 use super::environment::Environment;
 use super::model::{Outcome, Request, Simulator, MIN_TOKENS, TTL_MS};
 use super::options::Options;
-use super::prices::Price;
+use super::prices::{Above200k, Price};
 use super::window::cache_minimum;
 use crate::journal::Journal;
 
@@ -141,10 +141,13 @@ impl<'a> Caches<'a> {
         }
         let p = self.price(turn)?;
         let p = match self.env {
-            Some(e) if e.writes_unbilled => Price { write: Some(p.input), ..p },
+            Some(e) if e.writes_unbilled => {
+                Price { write: Some(p.input), above_200k: Above200k { write: p.above_200k.input, ..p.above_200k }, ..p }
+            }
             _ => p,
         };
-        let p = if self.one_hour { Price { write: Some(p.write_1h_rate()), ..p } } else { p };
+        let one_hour = Above200k { write: p.above_200k.input.map(|i| i * 2.0), ..p.above_200k };
+        let p = if self.one_hour { Price { write: Some(p.write_1h_rate()), above_200k: one_hour, ..p } } else { p };
         // Of the write, the unrecorded prefix's part at the one-hour rate.
         let h = match self.prefix_hour {
             true => req.prefix_tokens(self.pre).saturating_sub(o.cached).min(o.write),

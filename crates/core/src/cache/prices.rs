@@ -8,7 +8,9 @@
 //! name ([`normalize`]: proxy paths, Bedrock regions/providers/versions and Vertex versions
 //! dropped, `.` read as `-`); an exact name wins, else the longest table name the slug extends by a
 //! snapshot suffix only (`claude-haiku-4-5-20251001` → `claude-haiku-4-5`; `gpt-5.1-codex-mini` is
-//! not `gpt-5.1`), else none. Bedrock's geographic profiles of Claude 4.5+ add 10 %.
+//! not `gpt-5.1`), else none; an OpenRouter `:free` variant costs nothing. Bedrock's geographic
+//! profiles of Claude 4.5+ add 10 %. Tokens of one kind past 200k in one call cost the model's
+//! long-context rate where it has one ([`Above200k`], ccusage's rule).
 
 use std::collections::HashMap;
 
@@ -25,6 +27,33 @@ pub struct Price {
     pub cached: Option<f64>,
     pub write: Option<f64>,
     pub output: f64,
+    /// The long-context tier, where the model has one (not in the JSON reports).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub above_200k: Above200k,
+}
+
+/// A model's rates for the tokens of one kind past the first [`TIER_THRESHOLD`] of one call
+/// (LiteLLM's `…_above_200k_tokens` fields), $ per million; `None` keeps the base rate.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Above200k {
+    pub input: Option<f64>,
+    pub cached: Option<f64>,
+    pub write: Option<f64>,
+    pub output: Option<f64>,
+}
+
+/// Where a long-context tier starts: tokens of one kind in one call.
+pub const TIER_THRESHOLD: u64 = 200_000;
+
+/// `tokens` at `base`, those past [`TIER_THRESHOLD`] at `above` when the model has that tier —
+/// per kind of token and call, as ccusage 20.0.24 (`cost.rs` `tiered_cost`) applies LiteLLM's
+/// `…_above_200k_tokens` rates. In $ per million × tokens.
+fn tiered(tokens: u64, base: f64, above: Option<f64>) -> f64 {
+    match above {
+        Some(a) if tokens > TIER_THRESHOLD => TIER_THRESHOLD as f64 * base + (tokens - TIER_THRESHOLD) as f64 * a,
+        _ => tokens as f64 * base,
+    }
 }
 
 impl Price {
@@ -47,33 +76,51 @@ impl Price {
     /// Cost in $ of one call as the provider bills it: plain `input`, cache writes with the
     /// five-minute and the one-hour lifetime, cache `read` and `output` tokens. The one formula
     /// `ctxj usage` and the billed session of `ctxj cache` share, so their costs agree to the cent.
+    /// Tokens of one kind past [`TIER_THRESHOLD`] in the call cost the model's long-context rate
+    /// ([`Above200k`]; a one-hour write's is 2 × the tier's input rate).
     pub fn billed(&self, input: u64, write_5m: u64, write_1h: u64, read: u64, output: u64) -> f64 {
-        (input as f64 * self.input
-            + output as f64 * self.output
-            + write_5m as f64 * self.write_rate()
-            + write_1h as f64 * self.write_1h_rate()
-            + read as f64 * self.cached_rate())
+        let a = &self.above_200k;
+        (tiered(input, self.input, a.input)
+            + tiered(output, self.output, a.output)
+            + tiered(write_5m, self.write_rate(), a.write)
+            + tiered(write_1h, self.write_1h_rate(), a.input.map(|i| i * 2.0))
+            + tiered(read, self.cached_rate(), a.cached))
             / 1e6
     }
 
     /// Every rate times `factor` (a platform's premium).
     pub fn scaled(&self, factor: f64) -> Price {
+        let a = &self.above_200k;
+        let f = |x: Option<f64>| x.map(|x| x * factor);
         Price {
             input: self.input * factor,
-            cached: self.cached.map(|c| c * factor),
-            write: self.write.map(|w| w * factor),
+            cached: f(self.cached),
+            write: f(self.write),
             output: self.output * factor,
+            above_200k: Above200k { input: f(a.input), cached: f(a.cached), write: f(a.write), output: f(a.output) },
+        }
+    }
+
+    /// A price without a long-context tier.
+    pub const fn flat(input: f64, cached: Option<f64>, write: Option<f64>, output: f64) -> Price {
+        Price {
+            input,
+            cached,
+            write,
+            output,
+            above_200k: Above200k { input: None, cached: None, write: None, output: None },
         }
     }
 
     /// Cost in $ of one request: `uncached` tokens of which `write` are cache writes, `cached`
     /// reads and `output` output tokens.
+    /// Long-context tiers as in [`Price::billed`].
     pub fn cost(&self, uncached: u64, write: u64, cached: u64, output: u64) -> f64 {
-        let plain = uncached.saturating_sub(write) as f64;
-        (plain * self.input
-            + write.min(uncached) as f64 * self.write_rate()
-            + cached as f64 * self.cached_rate()
-            + output as f64 * self.output)
+        let a = &self.above_200k;
+        (tiered(uncached.saturating_sub(write), self.input, a.input)
+            + tiered(write.min(uncached), self.write_rate(), a.write)
+            + tiered(cached, self.cached_rate(), a.cached)
+            + tiered(output, self.output, a.output))
             / 1e6
     }
 }
@@ -141,6 +188,28 @@ const BUILTIN: &[Row] = &[
     ("gemini-2.5-flash", 0.3, Some(0.03), None, 2.5),
     ("gemini-2.5-flash-lite", 0.1, Some(0.01), None, 0.4),
     ("gemini-3.1-pro-preview", 2.0, Some(0.2), None, 12.0),
+    // Other models real logs use (the unseen sweeps: Hermes, Gemini CLI, Claude Code through
+    // MiniMax's Anthropic-compatible endpoint, Codex through Ollama's cloud, Kimi Code), at the
+    // first-party LiteLLM 1.110.2 entry ccusage 20.0.24 resolves them to: `gemini-…` (Gemini API),
+    // `minimax/MiniMax-M2.1`, `moonshot/kimi-k2.5` …
+    ("gemini-3-flash-preview", 0.5, Some(0.05), None, 3.0),
+    ("gemini-flash-latest", 0.75, Some(0.075), None, 3.75),
+    ("gemini-flash-lite-latest", 0.3, Some(0.03), None, 2.5),
+    ("minimax-m2", 0.3, Some(0.03), Some(0.375), 1.2),
+    ("minimax-m2.1", 0.3, Some(0.03), Some(0.375), 1.2),
+    ("minimax-m2.5", 0.3, Some(0.03), Some(0.375), 1.2),
+    ("kimi-k2.5", 0.6, Some(0.1), None, 3.0),
+    ("kimi-k2.6", 0.95, Some(0.16), None, 4.0),
+    ("kimi-k2.7-code", 0.95, Some(0.19), None, 4.0),
+];
+
+/// Long-context tiers of built-in models ([`Above200k`]): Gemini 2.5 Pro and 3.1 Pro Preview as
+/// LiteLLM 1.110.2 lists them, Claude Sonnet 4 as ccusage 20.0.24's own table has it (Anthropic's
+/// 1M-context rates).
+const TIERS: &[(&str, Above200k)] = &[
+    ("claude-sonnet-4", Above200k { input: Some(6.0), cached: Some(0.6), write: Some(7.5), output: Some(22.5) }),
+    ("gemini-2.5-pro", Above200k { input: Some(2.5), cached: Some(0.25), write: None, output: Some(15.0) }),
+    ("gemini-3.1-pro-preview", Above200k { input: Some(4.0), cached: Some(0.4), write: None, output: Some(18.0) }),
 ];
 
 /// A price table keyed by normalized model name.
@@ -277,7 +346,8 @@ const BEDROCK_VENDORS: &[&str] = &[
 /// dropped; any `provider/` path dropped (`openrouter/anthropic/claude-sonnet-4.5`,
 /// `litellm/…`, `amazon-bedrock/…`); a Vertex version (`claude-opus-4-1@20250805`) dropped;
 /// a Bedrock id's region and provider (`us.anthropic.`, `anthropic.`) and its version
-/// (`-v1`, `-v2:0`) dropped; `.` read as `-` (`claude-sonnet-4.5` = `claude-sonnet-4-5`).
+/// (`-v1`, `-v2:0`) dropped; Ollama's `:cloud` tag dropped (`kimi-k2.5:cloud` = `kimi-k2.5`);
+/// `.` read as `-` (`claude-sonnet-4.5` = `claude-sonnet-4-5`).
 pub fn normalize(slug: &str) -> String {
     let s = slug.trim().to_ascii_lowercase();
     let s = match s.strip_suffix(']').and_then(|x| x.rsplit_once('[')) {
@@ -286,7 +356,19 @@ pub fn normalize(slug: &str) -> String {
     };
     let name = s.rsplit('/').next().unwrap_or(&s);
     let name = name.split_once('@').map_or(name, |(base, _)| base);
+    // Ollama's `:cloud` tag: the vendor's model run on Ollama's cloud (`kimi-k2.5:cloud`).
+    let name = name.strip_suffix(":cloud").filter(|b| !b.is_empty()).unwrap_or(name);
     bedrock(name).unwrap_or(name).replace('.', "-")
+}
+
+/// The table name printed for an OpenRouter `:free` variant ([`PriceTable::lookup`]).
+pub const FREE_VARIANT: &str = ":free variant";
+
+/// Whether `slug` names a free variant (`arcee-ai/trinity-large-preview:free`): OpenRouter's
+/// `:free` suffix, a model served at no charge.
+pub fn free_variant(slug: &str) -> bool {
+    let s = normalize(slug);
+    s.strip_suffix(":free").is_some_and(|b| !b.is_empty())
 }
 
 /// The model of a Bedrock id (`us.anthropic.claude-opus-4-6-v1` → `claude-opus-4-6`,
@@ -353,7 +435,8 @@ impl PriceTable {
     pub fn builtin() -> PriceTable {
         let mut t = PriceTable { source: format!("built-in table of {BUILTIN_DATE}"), ..PriceTable::default() };
         for &(name, input, cached, write, output) in BUILTIN {
-            t.map.insert(normalize(name), (name.to_string(), Price { input, cached, write, output }));
+            let above_200k = TIERS.iter().find(|(n, _)| *n == name).map(|(_, a)| *a).unwrap_or_default();
+            t.map.insert(normalize(name), (name.to_string(), Price { input, cached, write, output, above_200k }));
         }
         t
     }
@@ -386,6 +469,12 @@ impl PriceTable {
                 cached: per_m(e, "cache_read_input_token_cost"),
                 write: per_m(e, "cache_creation_input_token_cost"),
                 output,
+                above_200k: Above200k {
+                    input: per_m(e, "input_cost_per_token_above_200k_tokens"),
+                    cached: per_m(e, "cache_read_input_token_cost_above_200k_tokens"),
+                    write: per_m(e, "cache_creation_input_token_cost_above_200k_tokens"),
+                    output: per_m(e, "output_cost_per_token_above_200k_tokens"),
+                },
             };
             let key = normalize(name);
             // A name the key does not spell (`bedrock/…`, `us.anthropic.…-v1:0`, `…@2025…`)
@@ -431,8 +520,12 @@ impl PriceTable {
     /// The price of `slug`: (the table's name for it, its price) — with Bedrock's regional
     /// premium when `slug` names a geographic inference profile of a model that has one
     /// ([`regional_premium`]).
+    /// A slug the table does not have that names a `:free` variant ([`free_variant`]) costs
+    /// nothing ([`FREE_VARIANT`]); ccusage's total for it is 0 too.
     pub fn lookup(&self, slug: &str) -> Option<(&str, Price)> {
-        let (name, price) = find(&self.map, slug)?;
+        let Some((name, price)) = find(&self.map, slug) else {
+            return free_variant(slug).then_some((FREE_VARIANT, Price::flat(0.0, Some(0.0), Some(0.0), 0.0)));
+        };
         Some((name.as_str(), if regional_premium(slug) { price.scaled(REGIONAL_PREMIUM) } else { *price }))
     }
 

@@ -83,12 +83,12 @@ fn a_litellm_file_prices_a_bedrock_id_by_its_bare_model_and_premium_unless_only_
 
 #[test]
 fn costs_per_million() {
-    let p = Price { input: 3.0, cached: Some(0.3), write: Some(3.75), output: 15.0 };
+    let p = Price::flat(3.0, Some(0.3), Some(3.75), 15.0);
     // 1M plain input + 1M output = 3 + 15.
     assert!((p.cost(1_000_000, 0, 0, 1_000_000) - 18.0).abs() < 1e-9);
     // 1M cached + 1M written.
     assert!((p.cost(1_000_000, 1_000_000, 1_000_000, 0) - (3.75 + 0.3)).abs() < 1e-9);
-    let q = Price { input: 2.0, cached: None, write: None, output: 8.0 };
+    let q = Price::flat(2.0, None, None, 8.0);
     assert!((q.cached_rate() - 0.2).abs() < 1e-12);
     assert!((q.write_rate() - 2.5).abs() < 1e-12);
 }
@@ -158,4 +158,98 @@ fn builtin_prices_by_model_name() {
     assert_eq!(builtin_price("claude-sonnet-4-5-20250929").unwrap().cached_rate(), 0.3);
     assert_eq!(builtin_price("claude-haiku-4-5-20251001").unwrap().write_1h_rate(), 2.0);
     assert!(builtin_price("no-such-model").is_none());
+}
+
+/// Issue 28 item 4: the name forms of the models real logs use (unseen sweeps: Claude Code through
+/// MiniMax's endpoint, Codex through Ollama's cloud, Hermes, Gemini CLI, Kimi) reach the
+/// first-party LiteLLM entry ccusage resolves them to; they were all unpriced.
+#[test]
+fn regression_every_name_form_real_logs_use_was_unpriced() {
+    let t = PriceTable::builtin();
+    let name = |s: &str| t.lookup(s).map(|(n, _)| n.to_string());
+    for s in ["MiniMax-M2.1", "minimax/MiniMax-M2.1", "openrouter/minimax/minimax-m2.1"] {
+        assert_eq!(name(s).as_deref(), Some("minimax-m2.1"), "{s}");
+    }
+    let m = t.lookup("MiniMax-M2.1").unwrap().1;
+    assert_eq!((m.input, m.cached, m.write, m.output), (0.3, Some(0.03), Some(0.375), 1.2));
+    // Ollama's `:cloud` tag runs the vendor's model; a local tag stays unpriced.
+    assert_eq!(name("kimi-k2.5:cloud").as_deref(), Some("kimi-k2.5"));
+    assert_eq!(name("ollama/kimi-k2.5:cloud").as_deref(), Some("kimi-k2.5"));
+    assert_eq!(normalize("kimi-k2.5:cloud"), "kimi-k2-5");
+    assert!(t.lookup("ollama/qwen3:8b").is_none() && t.lookup(":cloud").is_none());
+    // Kimi: Moonshot's names and Kimi Code's `moonshot-ai/` path.
+    assert_eq!(name("moonshot/kimi-k2.5").as_deref(), Some("kimi-k2.5"));
+    assert_eq!(name("moonshot-ai/kimi-k2.7-code").as_deref(), Some("kimi-k2.7-code"));
+    assert_eq!(t.lookup("kimi-k2.6").unwrap().1.cached, Some(0.16));
+    // Google's `-latest` aliases and Gemini 3 Flash Preview, bare or with the provider path
+    // Hermes' and Gemini CLI's candidates add; a name no entry has stays unpriced.
+    assert_eq!(name("google/gemini-flash-latest").as_deref(), Some("gemini-flash-latest"));
+    assert_eq!(name("gemini/gemini-flash-lite-latest").as_deref(), Some("gemini-flash-lite-latest"));
+    assert_eq!(name("vertex_ai/gemini-3-flash-preview").as_deref(), Some("gemini-3-flash-preview"));
+    assert_eq!(t.lookup("gemini-flash-latest").unwrap().1.output, 3.75);
+    assert!(t.lookup("gemini-3-flash").is_none(), "not the preview's price");
+    assert!(t.lookup("gemma-4-31b-it").is_none(), "only resellers price it; the Gemini API's entry is 0");
+    // An OpenRouter `:free` variant costs nothing; a bare `:free` is no model.
+    let (n, p) = t.lookup("openrouter/arcee-ai/trinity-large-preview:free").unwrap();
+    assert_eq!((n, p.billed(1000, 10, 10, 1000, 100)), (FREE_VARIANT, 0.0));
+    assert!(t.lookup(":free").is_none());
+    assert_eq!(name("openrouter/anthropic/claude-opus-4.6").as_deref(), Some("claude-opus-4-6"), "a priced name wins");
+}
+
+/// Qwen, GLM, DeepSeek and Grok names in their vendors', routers' and Bedrock's forms reach one
+/// canonical name, which a LiteLLM `--prices` file prices (the built-in table has no row: no log
+/// here used them without a recorded cost).
+#[test]
+fn vendor_and_router_forms_of_other_models_meet_the_litellm_key() {
+    assert_eq!(normalize("openrouter/z-ai/glm-4.6"), "glm-4-6");
+    assert_eq!(normalize("zai/glm-4.6"), normalize("glm-4.6"));
+    assert_eq!(normalize("qwen.qwen3-coder-480b-a35b-v1:0"), "qwen3-coder-480b-a35b");
+    assert_eq!(normalize("openrouter/qwen/qwen3-coder"), "qwen3-coder");
+    assert_eq!(normalize("deepseek/deepseek-chat"), "deepseek-chat");
+    assert_eq!(normalize("huggingface/deepseek-ai/DeepSeek-V4-Pro"), "deepseek-v4-pro");
+    assert_eq!(normalize("openrouter/x-ai/grok-code-fast-1"), "grok-code-fast-1");
+    assert_eq!(normalize("us.moonshotai.kimi-k2.5"), "kimi-k2-5");
+    let json = br#"{
+          "zai/glm-4.6": {"input_cost_per_token": 6e-07, "output_cost_per_token": 2.2e-06, "cache_read_input_token_cost": 1.1e-07},
+          "xai/grok-code-fast-1": {"input_cost_per_token": 2e-07, "output_cost_per_token": 1.5e-06},
+          "dashscope/qwen3-coder-plus": {"input_cost_per_token": 1e-06, "output_cost_per_token": 5e-06},
+          "deepseek/deepseek-chat": {"input_cost_per_token": 2.8e-07, "output_cost_per_token": 4.2e-07}
+        }"#;
+    let t = PriceTable::from_litellm("p.json", json).unwrap();
+    for (slug, key) in [
+        ("openrouter/z-ai/glm-4.6", "zai/glm-4.6"),
+        ("glm-4.6", "zai/glm-4.6"),
+        ("x-ai/grok-code-fast-1", "xai/grok-code-fast-1"),
+        ("qwen3-coder-plus", "dashscope/qwen3-coder-plus"),
+        ("litellm/deepseek-chat", "deepseek/deepseek-chat"),
+    ] {
+        assert_eq!(t.lookup(slug).map(|(n, _)| n), Some(key), "{slug}");
+    }
+}
+
+/// Tokens of one kind past 200k in one call were billed at the base rate, where LiteLLM (and
+/// ccusage, per kind: `cost.rs` `tiered_cost`) charge the long-context rate.
+#[test]
+fn regression_long_context_tiers_were_ignored() {
+    let t = PriceTable::builtin();
+    let pro = t.lookup("gemini-2.5-pro").unwrap().1;
+    let near = |a: f64, b: f64| assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+    near(pro.billed(200_000, 0, 0, 0, 0), 0.25);
+    near(pro.billed(300_000, 0, 0, 0, 0), 0.25 + 0.25);
+    // Each kind against the threshold on its own: 100k input, 250k reads.
+    near(pro.billed(100_000, 0, 0, 250_000, 0), 0.125 + 0.025 + 0.0125);
+    near(pro.cost(300_000, 0, 0, 0), 0.5);
+    let s4 = t.lookup("claude-sonnet-4-20250514").unwrap().1;
+    near(s4.billed(0, 0, 0, 0, 300_000), 3.0 + 2.25);
+    near(s4.billed(0, 0, 300_000, 0, 0), 1.2 + 1.2);
+    near(t.lookup("claude-sonnet-4-5").unwrap().1.billed(0, 0, 0, 0, 300_000), 4.5);
+    // The Bedrock premium scales the tier too; a LiteLLM file's tier fields are read.
+    near(s4.scaled(1.1).billed(300_000, 0, 0, 0, 0), (200_000.0 * 3.3 + 100_000.0 * 6.6) / 1e6);
+    let json = br#"{"m": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06,
+        "input_cost_per_token_above_200k_tokens": 3e-06, "output_cost_per_token_above_200k_tokens": 4e-06,
+        "cache_read_input_token_cost_above_200k_tokens": 5e-07, "cache_creation_input_token_cost_above_200k_tokens": 6e-06}}"#;
+    let m = PriceTable::from_litellm("p.json", json).unwrap().lookup("m").unwrap().1;
+    let a = m.above_200k;
+    assert_eq!((a.input, a.output), (Some(3.0), Some(4.0)));
+    assert!((a.cached.unwrap() - 0.5).abs() < 1e-9 && (a.write.unwrap() - 6.0).abs() < 1e-9);
 }

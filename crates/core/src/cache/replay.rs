@@ -300,8 +300,7 @@ mod tests {
             r#"{"rev":9,"ts":"2026-11-29T10:00:07Z","kind":"assistant","id":"a3","text":"done"}"#,
         ]);
         let s = strategy::parse("recorded").unwrap();
-        let opts =
-            Options::plain(CacheModel::Ideal, Some(Price { input: 1e6, cached: Some(0.0), write: None, output: 0.0 }));
+        let opts = Options::plain(CacheModel::Ideal, Some(Price::flat(1e6, Some(0.0), None, 0.0)));
         let mut seen = 0;
         let sim = simulate(&j, &s, &CharEstimator, opts, |d, t| {
             seen = d;
@@ -404,7 +403,7 @@ mod tests {
             r#"{"rev":6,"ts":"2026-11-29T10:00:05Z","kind":"user","id":"u3","text":"again"}"#,
             r#"{"rev":7,"ts":"2026-11-29T10:00:06Z","kind":"assistant","id":"a3","text":"done","usage":{"prompt_tokens":40,"cached_tokens":20,"completion_tokens":1}}"#,
         ]);
-        let price = Price { input: 1e6, cached: Some(0.0), write: None, output: 0.0 };
+        let price = Price::flat(1e6, Some(0.0), None, 0.0);
         let opts = Options::plain(CacheModel::Ideal, Some(price));
         let sim = simulate(&j, &strategy::parse("recorded").unwrap(), &CharEstimator, opts, |_, _| {});
         let t = &sim.turns;

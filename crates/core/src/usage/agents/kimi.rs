@@ -3,7 +3,7 @@
 //! * Kimi CLI (legacy): `sessions/<group>/<session>/wire.jsonl`, each `StatusUpdate` with
 //!   `token_usage {input_other → input, output, input_cache_read, input_cache_creation}`, dated by
 //!   the line's float `timestamp`; the log names no model: the root's `config.json` `model`, else
-//!   `kimi-for-coding`.
+//!   `kimi-for-coding`, priced as the model the alias served then ([`dated_model`]).
 //! * Kimi Code: `sessions/<ws>/<session>/agents/<agent>/wire.jsonl`, each `usage.record` of
 //!   `usageScope: "turn"` (`"session"` records are cumulative), `usage {inputOther, output,
 //!   inputCacheRead, inputCacheCreation}`, dated by `time` (ms), model without `kimi-code/`.
@@ -36,6 +36,22 @@ fn legacy_model(wire: &Path) -> String {
     root.and_then(|r| json_file(&r.join("config.json")))
         .and_then(|c| s(&c, "model"))
         .unwrap_or_else(|| "kimi-for-coding".into())
+}
+
+/// When Kimi's `kimi-for-coding` alias moved from Kimi K2.5 to K2.6 (ccusage 20.0.24's Kimi
+/// adapter prices the alias so).
+const K2_6_SINCE: &str = "2026-04-20T15:28:10.072Z";
+
+/// The model an alias served at `ts`: `kimi-for-coding` is `kimi-k2.5` before [`K2_6_SINCE`] and
+/// `kimi-k2.6` from then on; `None` for other names (priced as they are written).
+pub fn dated_model(model: &str, ts: &str) -> Option<&'static str> {
+    (model == "kimi-for-coding").then(|| {
+        match crate::usage::time::instant(ts).zip(crate::usage::time::instant(K2_6_SINCE)) {
+            Some((t, since)) if t < since => "kimi-k2.5",
+            Some(_) => "kimi-k2.6",
+            None => "kimi-k2.5",
+        }
+    })
 }
 
 /// The entries of the files.
@@ -97,7 +113,12 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
                 out.duplicates += 1;
                 continue;
             }
-            out.entries.push(UsageEntry::with_extra(sk.clone(), first + i, ts, Some(model), tokens, extra, 0, None));
+            let mut e = UsageEntry::with_extra(sk.clone(), first + i, ts, Some(model), tokens, extra, 0, None);
+            if let Some(m) = dated_model(e.model.as_deref().unwrap_or_default(), &e.ts) {
+                let priced = Tokens { output: tokens.output.saturating_add(extra), ..tokens };
+                e.cost = crate::usage::entry::builtin_cost(Some(m), &priced, 0);
+            }
+            out.entries.push(e);
         }
     }
     out
@@ -133,5 +154,25 @@ mod tests {
         assert_eq!(r.entries[0].extra, 33);
         assert_eq!(r.entries[1].ts, file_time(&code));
         assert!(!r.entries[1].ts.is_empty());
+    }
+
+    /// `kimi-for-coding` (Kimi CLI's default, Kimi Code's alias) was unpriced; it serves K2.5
+    /// until 2026-04-20T15:28:10.072Z and K2.6 from then on, and is priced so.
+    #[test]
+    fn regression_kimi_for_coding_was_unpriced() {
+        assert_eq!(dated_model("kimi-for-coding", "2026-04-20T15:28:10.071Z"), Some("kimi-k2.5"));
+        assert_eq!(dated_model("kimi-for-coding", "2026-04-20T15:28:10.072Z"), Some("kimi-k2.6"));
+        assert_eq!(dated_model("kimi-k2.5", "2026-05-01T00:00:00Z"), None);
+        let d = tempfile::tempdir().unwrap();
+        let legacy = d.path().join("sessions/g1/s1/wire.jsonl");
+        std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
+        std::fs::write(
+            &legacy,
+            r#"{"timestamp":1776600000,"message":{"type":"StatusUpdate","payload":{"token_usage":{"input_other":1000000,"output":0}}}}"#,
+        )
+        .unwrap();
+        let r = read(&[legacy], 0);
+        assert_eq!(r.entries[0].model.as_deref(), Some("kimi-for-coding"), "the name as the log has it");
+        assert!((r.entries[0].cost.unwrap() - 0.6).abs() < 1e-9, "at K2.5's input price");
     }
 }
