@@ -321,7 +321,7 @@ fn statusline_last_break_names_the_reported_cause() {
         r#"{{"transcript_path":{},"prompt_cache":{{"warm":true,"last_miss_cause":{{"causes":["tools_changed"]}}}}}}"#,
         serde_json::json!(t)
     );
-    let line = statusline(&t, &cache, &["--lines", "1"], Some(input)).success();
+    let line = statusline(&t, &cache, &["--lines", "1"], Some(input.clone())).success();
     let text = String::from_utf8_lossy(&line.get_output().stdout).into_owned();
     assert!(text.contains("last break #3 tools_changed "), "agrees with ctxj's unexplained break: {text}");
     // The break came a minute after the call before: not an expiry, so this one differs.
