@@ -238,7 +238,7 @@ impl Tally {
 }
 
 /// A session's figures: the settled calls' sums and recent calls joined to the calls still in
-/// the fold. Nothing settled (`ctxj watch`, which keeps its session in memory): the batch read.
+/// the fold. Nothing settled (`watch --once`, a session read once): the batch read.
 #[derive(Debug, Clone)]
 pub struct View {
     /// The session's own calls in view, oldest first: the recent settled ones, then the others.

@@ -42,8 +42,8 @@ impl Watcher {
     /// The events since the last step, at `now_ms` (Unix ms).
     pub fn step(&mut self, s: &LiveSession, snap: &Snapshot, now_ms: i64) -> Vec<Event> {
         let mut out = Vec::new();
-        // Indices are among the calls in view; `view.offset` own calls came before them (none
-        // while nothing was settled: `watch` keeps its sessions in memory).
+        // Indices are among the calls in view; `view.offset` own calls came before them (settled
+        // after an earlier step; none while nothing was).
         let view = s.view();
         let own = view.own_refs();
         let one_hour = s.writes_one_hour();
