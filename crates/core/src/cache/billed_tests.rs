@@ -168,7 +168,11 @@ fn regression_a_compaction_before_an_aborted_call_was_not_the_break_cause() {
         (10, "claude-opus-4-6", 0, 0, 0),
         (20, "claude-opus-4-6", 8_000, 0, 8_000),
     ]);
-    l.insert(3, r#"{"rev":0,"ts":"2026-11-29T10:00:05Z","kind":"compact","trigger":"auto","summary":"s","first_kept":2}"#.into());
+    l.insert(
+        3,
+        r#"{"rev":0,"ts":"2026-11-29T10:00:05Z","kind":"compact","trigger":"auto","summary":"s","first_kept":2}"#
+            .into(),
+    );
     for (i, x) in l.iter_mut().enumerate() {
         let at = x.find("\"rev\":").unwrap() + 6;
         let end = at + x[at..].find(',').unwrap();

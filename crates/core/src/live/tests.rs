@@ -186,7 +186,10 @@ fn breaks_and_causes_equal_cache_on_every_shared_transcript() {
                 (l.0, l.1) == (c.0, c.1)
                     && (l.2 == Some(c.2)
                         || l.2.is_none()
-                            && matches!(c.2, BreakCause::PrefixChange | BreakCause::SystemOrTools | BreakCause::Provider))
+                            && matches!(
+                                c.2,
+                                BreakCause::PrefixChange | BreakCause::SystemOrTools | BreakCause::Provider
+                            ))
             });
         assert!(same, "{}: watch {live:?}, cache {theirs:?}", p.display());
         *per_agent.entry(agent).or_default() += theirs.len();
