@@ -5,7 +5,7 @@
 # Transcripts: the shared Claude Code sessions (../shared/samples, main files) concatenated into
 # one session file of 3, 30 and 300 MB under /tmp (deleted afterwards; never committed), each copy
 # with its own message and request ids so that every call is a new call (usage de-duplicates
-# repeated ids). For each size: a cold run (no state), warm runs (state kept, nothing appended:
+# repeated ids). For each size: cold runs (no state; the fastest of LIVE_COLD_RUNS), warm runs (state kept, nothing appended:
 # p50/p99), runs after 1 MB was appended each time (p50/p99 over 10), the peak RSS of a cold and a
 # warm run, the bytes a warm run reads (strace: a full rescan would read the whole file) and the
 # state's size. Four 30 MB sessions at once: four warm runs started together, 50 times. ccusage
@@ -19,6 +19,8 @@
 #   LIVE_RUNS=200          warm runs per transcript (300 MB: a quarter)
 #   LIVE_SIZES="3 30 300"  transcript sizes, MB
 #   LIVE_REPLAY_SECS=60    wall time of the scaled replay
+#   LIVE_REPLAY_HOURS=6    recorded hours replayed (the sessions repeated, fresh ids, until reached)
+#   LIVE_COLD_RUNS=3       cold runs per size (the fastest is reported)
 #   LIVE_IDLE_SECS=60      how long `watch`'s idle CPU is measured, per path
 #   LIVE_PARTS="statusline watch replay"  which of the three groups of rows to measure
 #   BENCH_NO_USAGE=1       skip ccusage; BENCH_CCUSAGE=PATH a ccusage 20.0.24 executable (else npm
@@ -105,13 +107,18 @@ st = [ctxj, "statusline"]
 rows = []
 parts = os.environ.get("LIVE_PARTS", "statusline watch replay").split()
 idle_secs = float(os.environ.get("LIVE_IDLE_SECS", "60"))
+cold_runs = int(os.environ.get("LIVE_COLD_RUNS", "3"))
+replay_hours = float(os.environ.get("LIVE_REPLAY_HOURS", "6"))
 def statusline_rows():
     for mb in sizes:
         p = build(os.path.join(tmp, f"cc{mb}", "projects", "-bench", f"s{mb}.jsonl"), mb)
         shutil.rmtree(state, ignore_errors=True)
         cold_rss = rss(st, p)
-        shutil.rmtree(state, ignore_errors=True)
-        cold = run(st, p)
+        colds = []
+        for _ in range(cold_runs):
+            shutil.rmtree(state, ignore_errors=True)
+            colds.append(run(st, p))
+        cold = min(colds)
         n = runs if mb < 300 else max(10, runs // 4)
         warm = [run(st, p) for _ in range(n)]
         warm_rss = rss(st, p)
@@ -194,13 +201,15 @@ def replay_rows():
         try: return datetime.fromisoformat(json.loads(l)["timestamp"].replace("Z", "+00:00")).timestamp()
         except Exception: return None
     plan, span = [], 0.0  # (gap before the line, seconds recorded; line)
-    for f in sess:
-        prev = None
-        for l in fresh(open(f, "rb").read().splitlines(keepends=True)):
-            t = ts(l)
-            gap = min(max(t - prev, 0), 1800) if (t is not None and prev is not None) else 0
-            if t is not None: prev = t
-            plan.append((gap, l)); span += gap
+    # The sessions one after another, again (with fresh ids) until LIVE_REPLAY_HOURS are recorded.
+    while span < replay_hours * 3600:
+        for f in sess:
+            prev = None
+            for l in fresh(open(f, "rb").read().splitlines(keepends=True)):
+                t = ts(l)
+                gap = min(max(t - prev, 0), 1800) if (t is not None and prev is not None) else 0
+                if t is not None: prev = t
+                plan.append((gap, l)); span += gap
     scale = replay_secs / span
     r = os.path.join(tmp, "r", "r.jsonl"); os.makedirs(os.path.dirname(r), exist_ok=True); open(r, "wb").close()
     w = subprocess.Popen([ctxj, "watch", "--format", "ndjson", r], env=env, stdout=subprocess.DEVNULL)

@@ -79,7 +79,8 @@ pub fn follow(
         Some(d) => store::load(d, transcript, agent),
         None => ctxj_core::live::LiveSession::open(transcript, agent),
     }?;
-    session.poll().with_context(|| format!("reading {shown}"))?;
+    // Settled after each look: a first run on a long transcript holds little of it at once.
+    session.poll_settling().with_context(|| format!("reading {shown}"))?;
     let mut inp = inp;
     if let Some(d) = &dir {
         // The state is a cache: a failed write costs the next run a longer read, nothing else.

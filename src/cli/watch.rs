@@ -187,6 +187,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<u8> {
                 let (doc, file) = (StatusDoc::new(snap, None, None), d.join(follow::state_file_name(f.live.main())));
                 let _ = ctxj_core::journal::session::write_guarded(&file, &serde_json::to_vec(&doc)?, &[f.live.main()]);
             }
+            if n > 0 {
+                f.live.settle(); // reported calls become sums: memory stays flat however long it runs
+            }
         }
         out.flush()?;
         waker.looked(wake, grew);

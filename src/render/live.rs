@@ -119,7 +119,9 @@ fn parts(d: &StatusDoc, p: &Paint) -> (Vec<String>, Vec<String>) {
     }
     if let Some(b) = &s.last_break {
         // The harness's or provider's own cause when reported, else ctxj's from the usage lines.
+        // A reported cause that differs from ctxj's is marked `?`.
         let why = match &b.reported_cause {
+            Some(r) if b.reported_agrees == Some(false) => format!("{}?", escape_line(r)),
             Some(r) => escape_line(r),
             None => b.cause.map_or("?", |c| c.name()).to_string(),
         };

@@ -55,10 +55,11 @@ pub fn event_line(name: &str, e: &Event, p: &Paint) -> String {
                 money(*cost),
             )
         }
-        Event::CacheBreak { call, cause, lost_tokens, cost, reported_cause, .. } => {
+        Event::CacheBreak { call, cause, lost_tokens, cost, reported_cause, reported_agrees, .. } => {
             let ours = cause.map_or("unexplained in the usage lines (see `ctxj cache`)", |c| c.name());
+            let differs = if *reported_agrees == Some(false) { ", which differs" } else { "" };
             let why = match reported_cause {
-                Some(r) => format!("{ours} (reported: {})", escape_line(r)),
+                Some(r) => format!("{ours} (reported: {}{differs})", escape_line(r)),
                 None => ours.to_string(),
             };
             p.red(&format!(

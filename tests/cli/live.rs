@@ -321,9 +321,18 @@ fn statusline_last_break_names_the_reported_cause() {
         r#"{{"transcript_path":{},"prompt_cache":{{"warm":true,"last_miss_cause":{{"causes":["tools_changed"]}}}}}}"#,
         serde_json::json!(t)
     );
+    let line = statusline(&t, &cache, &["--lines", "1"], Some(input.clone())).success();
+    let text = String::from_utf8_lossy(&line.get_output().stdout).into_owned();
+    assert!(text.contains("last break #3 tools_changed "), "agrees with ctxj's unexplained break: {text}");
+    // The break came a minute after the call before: not an expiry, so this one differs.
+    let input = input.replace("tools_changed", "ttl_expired_5m");
+    let out = statusline(&t, &cache, &["--format", "json"], Some(input.clone())).success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["last_break"]["reported_agrees"], false, "{v}");
     let line = statusline(&t, &cache, &["--lines", "1"], Some(input)).success();
     let text = String::from_utf8_lossy(&line.get_output().stdout).into_owned();
-    assert!(text.contains("last break #3 tools_changed"), "{text}");
+    assert!(text.contains("last break #3 ttl_expired_5m? "), "{text}");
+    assert_eq!(brk[0]["reported_agrees"], true);
 }
 
 /// A new session file beside the followed one (Claude Code's `/clear`) is followed as soon as it

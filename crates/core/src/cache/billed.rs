@@ -241,6 +241,8 @@ fn turns(journal: &Journal, walked: &[(Option<String>, Between)], table: &PriceT
 struct Candidate {
     /// Index into the turns.
     at: usize,
+    /// Index into the turns of the call it is compared with (the previous one with a prompt).
+    prev: usize,
     expected: u64,
     read: u64,
     rewritten: u64,
@@ -279,12 +281,14 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Ve
             let at = |k: usize| walked.get(k).and_then(|w| w.1.at);
             let gap_ms = at(p).zip(at(i)).map(|(a, b)| b.saturating_sub(a).max(0));
             if shortfall(expected, read).is_some() {
-                out.push(Candidate { at: i, expected, read, rewritten: short, gap_ms });
+                out.push(Candidate { at: i, prev: p, expected, read, rewritten: short, gap_ms });
             } else if expected > TOLERANCE_TOKENS {
                 kept = kept.max(gap_ms);
             }
         }
-        prev = Some((i, left_in_cache(t, prompt, read, &mut writes_seen)));
+        let write = t.cache_write.unwrap_or(0);
+        writes_seen |= write > 0;
+        prev = Some((i, left_in_cache(prompt, read, write, t.model.as_deref(), writes_seen)));
     }
     (out, kept)
 }
@@ -294,14 +298,14 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Ve
 /// has reported no write in the session so far (OpenAI, GLM … through pi/OpenClaw report
 /// `cacheWrite: 0`; Codex no field at all) caches every prompt automatically: the call left its
 /// whole prompt — unless that prompt is below the model's minimum cacheable prompt, which is not
-/// cached (then nothing was left). `writes_seen` starts true for a provider that shows no cache.
-fn left_in_cache(t: &BilledTurn, prompt: u64, read: u64, writes_seen: &mut bool) -> u64 {
-    let write = t.cache_write.unwrap_or(0);
-    *writes_seen |= write > 0;
-    if *writes_seen {
+/// cached (then nothing was left). `writes_seen`: the session has reported a cache write by this
+/// call (this call's own included), or it shows no cache at all. The one rule: `cache` and the
+/// live engine (`crate::live::events::judge_call`) both ask it.
+pub fn left_in_cache(prompt: u64, read: u64, write: u64, model: Option<&str>, writes_seen: bool) -> u64 {
+    if writes_seen || write > 0 {
         return read.saturating_add(write);
     }
-    let min = t.model.as_deref().and_then(super::window::cache_minimum).unwrap_or(super::model::MIN_TOKENS);
+    let min = model.and_then(super::window::cache_minimum).unwrap_or(super::model::MIN_TOKENS);
     if prompt < min {
         read
     } else {
@@ -360,7 +364,13 @@ fn cause_of(
 ) -> (BreakCause, Evidence) {
     let t = &turns[c.at];
     let prev = turns[..c.at].iter().rev().find(|p| p.prompt.is_some_and(|x| x > 0) && p.cache_read.is_some());
-    let between = walked.get(c.at).map(|w| &w.1).cloned().unwrap_or_default();
+    // Everything between the two calls compared: a call without a prompt between them (pi's
+    // aborted request) does not hide a compaction or a system record before it.
+    let between = walked.get(c.prev + 1..=c.at).unwrap_or_default().iter().fold(Between::default(), |acc, w| Between {
+        compaction: acc.compaction || w.1.compaction,
+        system: acc.system || w.1.system,
+        at: w.1.at,
+    });
     let ttl = lifetime(turns, c.at);
     let tol = TOLERANCE_TOKENS.max((c.expected as f64 * TOLERANCE_SHARE) as u64);
     let gap = c.gap_ms.map(|g| g / 1000);

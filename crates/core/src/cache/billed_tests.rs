@@ -158,3 +158,36 @@ fn usage_without_writes_leaves_them_unknown() {
     assert_eq!(b.input, Some(5000));
     assert_eq!(b.cost, Some((5000.0 * 1.25 + 3.0 * 10.0) / 1e6));
 }
+
+#[test]
+fn regression_a_compaction_before_an_aborted_call_was_not_the_break_cause() {
+    // A compaction, then a call that billed nothing (pi's aborted request), then a call that reads
+    // nothing of what call 1 left: the compaction lies between the two calls compared.
+    let mut l = call_lines(&[
+        (0, "claude-opus-4-6", 30_000, 0, 30_000),
+        (10, "claude-opus-4-6", 0, 0, 0),
+        (20, "claude-opus-4-6", 8_000, 0, 8_000),
+    ]);
+    l.insert(
+        3,
+        r#"{"rev":0,"ts":"2026-11-29T10:00:05Z","kind":"compact","trigger":"auto","summary":"s","first_kept":2}"#
+            .into(),
+    );
+    for (i, x) in l.iter_mut().enumerate() {
+        let at = x.find("\"rev\":").unwrap() + 6;
+        let end = at + x[at..].find(',').unwrap();
+        x.replace_range(at..end, &(i + 1).to_string());
+    }
+    let b = billed(&journal(&l), &CharEstimator, &PriceTable::builtin(), None);
+    let causes: Vec<(usize, BreakCause)> = b.breaks.iter().map(|x| (x.turn, x.cause)).collect();
+    assert_eq!(causes, [(3, BreakCause::Compaction)]);
+}
+
+#[test]
+fn a_prompt_below_the_minimum_leaves_nothing_when_no_write_is_reported() {
+    // claude-opus-4-5 caches prompts of 4,096 tokens and more; no cache write reported yet.
+    assert_eq!(left_in_cache(3_000, 0, 0, Some("claude-opus-4-5"), false), 0);
+    assert_eq!(left_in_cache(5_000, 0, 0, Some("claude-opus-4-5"), false), 5_000);
+    assert_eq!(left_in_cache(5_000, 1_000, 500, Some("claude-opus-4-5"), false), 1_500, "a write: read + write");
+    assert_eq!(left_in_cache(5_000, 1_000, 0, Some("claude-opus-4-5"), true), 1_000);
+}

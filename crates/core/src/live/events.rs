@@ -4,7 +4,7 @@
 //! reconstructed requests), a compaction, a warning band crossed, the cache about to expire
 //! while idle, and gone cold.
 
-use crate::cache::billed::{shortfall, BreakCause};
+use crate::cache::billed::{left_in_cache, shortfall, BreakCause};
 use crate::cache::model::parse_ts;
 use crate::cache::prices::builtin_price;
 use crate::usage::entry::{Compaction, UsageEntry};
@@ -67,6 +67,10 @@ pub enum Event {
         /// (`message.diagnostics.cache_miss_reason`); left out when none.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reported_cause: Option<String>,
+        /// Whether `reported_cause` agrees with `cause` (`reported::agrees`); left out when
+        /// none was reported or its name is not one ctxj knows.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reported_agrees: Option<bool>,
     },
     /// Reported once the first call after it is read (or a minute after it when none came).
     Compaction {
@@ -109,8 +113,10 @@ impl Event {
 
 /// How call `i` of `own` (one session's own calls, in order) used the cache, and its break when it
 /// is one: the shortfall rule of `cache::billed::shortfall` against what the previous call left
-/// (its read + write; its whole prompt while the session has reported no cache write — a provider
-/// that bills no writes, issue 28), with the causes the usage lines can tell. `None`: the call
+/// (`cache::billed::left_in_cache`, the rule `ctxj cache` uses: its read + write; its whole
+/// prompt while the session has reported no cache write — a provider that bills no writes,
+/// issue 28 — unless below the model's minimum cacheable prompt), with the causes the usage
+/// lines can tell. `None`: the call
 /// has no prompt (nothing to judge). The one break rule of `watch` and the status line.
 /// `first_write`: the index of the first of `own` to report a cache write ([`first_write`]).
 pub fn judge_call(
@@ -124,14 +130,13 @@ pub fn judge_call(
     if e.tokens.prompt() == 0 {
         return None;
     }
-    let Some(p) = own[..i].iter().rev().find(|p| p.tokens.prompt() > 0) else {
+    let Some(j) = own[..i].iter().rposition(|p| p.tokens.prompt() > 0) else {
         return Some((CacheUse::Cold, None));
     };
-    let expected = if first_write.is_some_and(|f| f < i) {
-        p.tokens.cache_read.saturating_add(p.tokens.cache_creation)
-    } else {
-        p.tokens.prompt()
-    };
+    let p = own[j];
+    let t = &p.tokens;
+    let writes_seen = first_write.is_some_and(|f| f <= j);
+    let expected = left_in_cache(t.prompt(), t.cache_read, t.cache_creation, p.model.as_deref(), writes_seen);
     let Some(lost) = shortfall(expected, e.tokens.cache_read) else {
         return Some((CacheUse::Hit, None));
     };
@@ -161,6 +166,7 @@ pub fn judge_call(
         cost: price.map(|p| lost as f64 * (rate(&p) - p.cached_rate()).max(0.0) / 1e6),
         gap_seconds: gap,
         reported_cause: None,
+        reported_agrees: None,
     };
     Some((CacheUse::Miss, Some(brk)))
 }

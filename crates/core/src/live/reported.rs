@@ -14,6 +14,8 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
+use crate::cache::billed::BreakCause;
+
 /// The longest cause kept, in characters.
 pub const MAX_CAUSE: usize = 48;
 
@@ -70,6 +72,37 @@ pub fn for_call<'a>(reported: &'a [Reported], after: Option<&str>, before: Optio
         .map(|r| r.cause.as_str())
 }
 
+/// The causes of `ctxj cache` a reported cause name stands for: Claude Code's `prompt_cache`
+/// names (`tools_changed`, `system_prompt_changed`, `model_changed`, `messages_rewritten`,
+/// `ttl_expired_5m`, `ttl_expired_1h`, `likely_server_side`) and the provider's
+/// `cache_miss_reason` (`system_changed`), as third-party notes list them
+/// (`../shared/design/live-and-tune.md` §1.3, unconfirmed). Rewritten messages are what a
+/// compaction does too. `None`: a name not known.
+fn stands_for(name: &str) -> Option<&'static [BreakCause]> {
+    use BreakCause::*;
+    Some(match name {
+        "tools_changed" | "system_prompt_changed" | "system_changed" => &[SystemOrTools],
+        "model_changed" => &[ModelSwitch],
+        "messages_rewritten" => &[PrefixChange, Compaction],
+        "ttl_expired_5m" | "ttl_expired_1h" => &[Ttl],
+        "likely_server_side" => &[Provider],
+        _ => return None,
+    })
+}
+
+/// Whether a reported cause agrees with the one ctxj inferred from the usage lines
+/// (`events::judge_call`; `None` there: none of compaction, model switch or idle past the
+/// lifetime, so a system/tools change, a prefix change or the provider). Several causes joined
+/// with `+` agree when one does. `None`: no part is a name ctxj knows, so nothing is judged.
+pub fn agrees(reported: &str, inferred: Option<BreakCause>) -> Option<bool> {
+    let ours: &[BreakCause] = match &inferred {
+        Some(c) => std::slice::from_ref(c),
+        None => &[BreakCause::SystemOrTools, BreakCause::PrefixChange, BreakCause::Provider],
+    };
+    let known: Vec<&[BreakCause]> = reported.split('+').filter_map(|n| stands_for(n.trim())).collect();
+    (!known.is_empty()).then(|| known.iter().any(|k| k.iter().any(|c| ours.contains(c))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +126,17 @@ mod tests {
         assert_eq!(for_call(&r, Some("2026-05-01T10:05:00Z"), None), None, "a later call's miss has no cause");
         assert_eq!(clean(&"x".repeat(100)).map(|s| s.len()), Some(MAX_CAUSE));
         assert_eq!(clean("  "), None);
+    }
+
+    #[test]
+    fn a_reported_cause_agrees_or_differs_with_the_inferred_one() {
+        use BreakCause::*;
+        assert_eq!(agrees("system_changed", None), Some(true), "ctxj's unexplained: system, prefix or provider");
+        assert_eq!(agrees("ttl_expired_5m", None), Some(false));
+        assert_eq!(agrees("ttl_expired_1h", Some(Ttl)), Some(true));
+        assert_eq!(agrees("tools_changed", Some(Ttl)), Some(false));
+        assert_eq!(agrees("messages_rewritten", Some(Compaction)), Some(true));
+        assert_eq!(agrees("tools_changed+model_changed", Some(ModelSwitch)), Some(true), "one of several");
+        assert_eq!(agrees("something_new", Some(Ttl)), None, "an unknown name is not judged");
     }
 }

@@ -15,8 +15,10 @@ use super::Fold;
 use crate::import::Format;
 use crate::usage::entry::{Agent, Read, SessionKey};
 
-/// Bytes read per look at a file (a larger append is folded over several looks).
-const CAP: u64 = 64 << 20;
+/// Bytes read per look at a file (a larger append is folded over several looks; a line longer
+/// than this is read whole). Small enough that a cold `statusline` run, which settles after each
+/// look ([`LiveSession::poll_settling`]), holds little of a long transcript at once.
+const CAP: u64 = 4 << 20;
 /// The saved state's layout version (2: the settled calls kept as a [`Tally`]).
 const VERSION: u32 = 2;
 /// Compactions with a recorded size, and reported miss causes, kept after a settle.
@@ -183,6 +185,17 @@ impl LiveSession {
     /// Folds every complete line appended since the last look; the number of bytes folded. A
     /// file that shrank or was replaced folds the whole session again from zero.
     pub fn poll(&mut self) -> Result<u64, LiveError> {
+        self.poll_with(false)
+    }
+
+    /// [`LiveSession::poll`], settling ([`LiveSession::settle`]) after each look that folded
+    /// lines: a session read from zero (a cold `statusline` run) then holds one look's lines and
+    /// the fold's last calls, not every call of the transcript, and ends with the same figures.
+    pub fn poll_settling(&mut self) -> Result<u64, LiveError> {
+        self.poll_with(true)
+    }
+
+    fn poll_with(&mut self, settling: bool) -> Result<u64, LiveError> {
         self.discover();
         let mut folded = 0;
         let mut i = 0;
@@ -196,6 +209,10 @@ impl LiveSession {
                     if main && self.agent == Format::ClaudeCode {
                         self.note_compactions(&lines);
                         self.reported.extend(reported::scan(&lines));
+                    }
+                    drop(lines);
+                    if settling {
+                        self.settle();
                     }
                     continue; // look again: more than CAP may have been appended
                 }

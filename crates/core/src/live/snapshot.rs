@@ -80,6 +80,10 @@ pub struct LastBreak {
     /// `prompt_cache.last_miss_cause`, else the call's `message.diagnostics.cache_miss_reason`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_cause: Option<String>,
+    /// Whether `reported_cause` agrees with `cause` (`reported::agrees`); left out when none was
+    /// reported or its name is not one ctxj knows. The status line marks a disagreement `?`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_agrees: Option<bool>,
 }
 
 /// The session's last cache break: among the calls in view, else the settled calls' last.
@@ -96,7 +100,8 @@ fn last_break(s: &LiveSession, view: &View, own: &[&UsageEntry], ttl: i64, inp: 
     let (before, after) = (call.checked_sub(2).and_then(at), at(call));
     let in_file = super::reported::for_call(s.reported(), before.map(|e| e.ts.as_str()), after.map(|e| e.ts.as_str()));
     let reported_cause = inp.reported_cause.clone().or_else(|| in_file.map(str::to_string));
-    Some(LastBreak { call, cause, lost_tokens, cost, reported_cause })
+    let reported_agrees = reported_cause.as_deref().and_then(|r| super::reported::agrees(r, cause));
+    Some(LastBreak { call, cause, lost_tokens, cost, reported_cause, reported_agrees })
 }
 
 fn price_of(model: Option<&str>) -> Option<Price> {

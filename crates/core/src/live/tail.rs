@@ -53,7 +53,16 @@ impl Tail {
         f.seek(SeekFrom::Start(self.offset))?;
         let want = (meta.len() - self.offset).min(cap);
         let mut buf = Vec::with_capacity(want as usize);
-        f.take(want).read_to_end(&mut buf)?;
+        (&mut f).take(want).read_to_end(&mut buf)?;
+        // A line longer than `cap`: read on to its end (or to the end of the file).
+        let mut scanned = 0;
+        while memchr::memchr(b'\n', &buf[scanned..]).is_none() && (buf.len() as u64) < meta.len() - self.offset {
+            scanned = buf.len();
+            (&mut f).take(cap.max(1)).read_to_end(&mut buf)?;
+            if buf.len() == scanned {
+                break;
+            }
+        }
         match memchr::memrchr(b'\n', &buf) {
             Some(i) => {
                 buf.truncate(i + 1);
@@ -101,5 +110,16 @@ mod tests {
         std::fs::write(&q, "y\nzzzzzzzzz\nmore\n").unwrap();
         std::fs::rename(&q, &p).unwrap();
         assert_eq!(t2.look(1 << 20).unwrap(), Appended::Reset, "another inode");
+    }
+
+    #[test]
+    fn regression_a_line_longer_than_a_look_was_never_read() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.jsonl");
+        std::fs::write(&p, "0123456789\nab\nc").unwrap();
+        let mut t = Tail::new(p.clone());
+        assert_eq!(t.look(4).unwrap(), Appended::Lines(b"0123456789\n".to_vec()), "read to the line's end");
+        assert_eq!(t.look(4).unwrap(), Appended::Lines(b"ab\n".to_vec()));
+        assert_eq!(t.look(4).unwrap(), Appended::Nothing, "a torn line still waits");
     }
 }

@@ -70,6 +70,10 @@ pub struct Tally {
     pub cost: Option<f64>,
     /// The index (0-based, among own calls) of the first own call that wrote to the cache.
     pub first_write: Option<usize>,
+    /// Whether a settled own call read from or wrote to the cache (a session that never does
+    /// shows no cache, and nothing is expected of it: [`expected_from`]).
+    #[serde(default)]
+    pub cached: bool,
     /// The last settled own calls, oldest first.
     pub recent: Vec<Call>,
     /// The last settled compactions' times.
@@ -103,6 +107,23 @@ pub fn own_calls(e: &UsageEntry, main: usize, has_main: bool) -> bool {
 
 fn has_main(seen: bool, entries: &[UsageEntry], main: usize) -> bool {
     seen || entries.iter().any(|e| e.file == main && !e.sidechain)
+}
+
+/// Whether a call read from or wrote to the cache.
+fn caches(e: &UsageEntry) -> bool {
+    e.tokens.cache_read > 0 || e.tokens.cache_creation > 0
+}
+
+/// The `first_write` that [`judge_call`] takes: from the first call that wrote to the cache on,
+/// a call left what it read and wrote; a session none of whose calls read from or wrote to the
+/// cache (a local model) shows no cache, and is taken as having written from the start, so that
+/// nothing is expected of it — `cache::billed`'s rule (its `writes_seen` starts true then).
+fn expected_from(first_write: Option<usize>, cached: bool) -> Option<usize> {
+    if cached {
+        first_write
+    } else {
+        Some(0)
+    }
 }
 
 fn add_cost(sum: &mut Option<f64>, c: Option<f64>) {
@@ -146,7 +167,9 @@ impl Tally {
         if self.first_write.is_none() {
             self.first_write = first_write(&refs[before..]).map(|i| self.own + i);
         }
-        let first = self.first_write.map(|f| f.saturating_sub(offset));
+        self.cached |= refs.iter().any(|e| caches(e));
+        let cached = self.cached || later_calls.iter().any(|e| own_calls(e, main, self.main_seen) && caches(e));
+        let first = expected_from(self.first_write.map(|f| f.saturating_sub(offset)), cached);
         for i in before.max(1)..refs.len() {
             if let Some((_, Some(Event::CacheBreak { cause, lost_tokens, cost, gap_seconds, .. }))) =
                 judge_call(&refs, i, &known, i64::MAX, first)
@@ -186,6 +209,8 @@ impl Tally {
         let new: Vec<&UsageEntry> = unsettled.entries.iter().filter(|e| own_calls(e, main, main_seen)).collect();
         let first_new = first_write(&new);
         let first_write = self.first_write.or(first_new.map(|i| self.own + i)).map(|f| f.saturating_sub(offset));
+        let cached = self.cached || own.iter().any(caches) || new.iter().any(|e| caches(e));
+        let first_write = expected_from(first_write, cached);
         own.extend(new.into_iter().cloned());
         let mut cost = self.cost;
         for e in &unsettled.entries {
@@ -213,7 +238,7 @@ impl Tally {
 }
 
 /// A session's figures: the settled calls' sums and recent calls joined to the calls still in
-/// the fold. Nothing settled (`ctxj watch`, which keeps its session in memory): the batch read.
+/// the fold. Nothing settled (`watch --once`, a session read once): the batch read.
 #[derive(Debug, Clone)]
 pub struct View {
     /// The session's own calls in view, oldest first: the recent settled ones, then the others.
@@ -228,7 +253,8 @@ pub struct View {
     pub cost: Option<f64>,
     /// The compactions in view (every file), oldest first.
     pub compactions: Vec<Compaction>,
-    /// The index into `own` of the first own call that wrote to the cache (0 when before it).
+    /// The index into `own` of the first own call that wrote to the cache (0 when before it, or
+    /// when the session shows no cache at all: [`expected_from`]).
     pub first_write: Option<usize>,
     /// The last break among the settled calls.
     pub settled_break: Option<Break>,

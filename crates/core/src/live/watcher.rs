@@ -42,8 +42,8 @@ impl Watcher {
     /// The events since the last step, at `now_ms` (Unix ms).
     pub fn step(&mut self, s: &LiveSession, snap: &Snapshot, now_ms: i64) -> Vec<Event> {
         let mut out = Vec::new();
-        // Indices are among the calls in view; `view.offset` own calls came before them (none
-        // while nothing was settled: `watch` keeps its sessions in memory).
+        // Indices are among the calls in view; `view.offset` own calls came before them (settled
+        // after an earlier step; none while nothing was).
         let view = s.view();
         let own = view.own_refs();
         let one_hour = s.writes_one_hour();
@@ -56,10 +56,11 @@ impl Watcher {
                 judge_call(&own, i, &view.compactions, ttl, first).map(|(u, b)| (u, b.map(|b| b.shifted(off))));
             let cache = judged.as_ref().map_or(CacheUse::Cold, |j| j.0);
             if let Some((_, Some(mut b))) = judged {
-                if let Event::CacheBreak { reported_cause, .. } = &mut b {
+                if let Event::CacheBreak { cause, reported_cause, reported_agrees, .. } = &mut b {
                     let prev = i.checked_sub(1).map(|j| own[j].ts.as_str());
                     let next = own.get(i + 1).map(|e| e.ts.as_str());
                     let r = super::reported::for_call(s.reported(), prev, next);
+                    *reported_agrees = r.and_then(|r| super::reported::agrees(r, *cause));
                     *reported_cause = r.map(str::to_string);
                 }
                 out.push(b);
