@@ -244,3 +244,54 @@ fn regression_replay_drops_a_provider_read_that_ends_inside_the_unrecorded_prefi
         (c["strategies"][0]["summary"]["cost"].as_f64().unwrap(), c["recorded"]["cost"].as_f64().unwrap());
     assert!(gap_pct(sim, billed).abs() < 5.0, "simulated {sim} vs billed {billed}");
 }
+
+/// A Claude Code transcript (documented format) on Sonnet whose first call reads 11,000 tokens
+/// its session never wrote (the system prompt and tools other sessions keep warm), then a switch
+/// to Opus (`/model`) whose first call also reads 11,000: Opus's cache of that prefix was warm from
+/// other requests, the conversation after it was written.
+fn warm_prefix_after_model_switch() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("5a1e0000-0000-4000-8000-000000000002.jsonl");
+    let mut lines = Vec::new();
+    let mut parent = "null".to_string();
+    // (seconds, model, cache read, cache write)
+    let (s45, o41) = ("claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805");
+    let calls = [
+        (2, s45, 11_000, 4_800),
+        (10, s45, 15_800, 195),
+        (20, s45, 15_995, 195),
+        (30, o41, 11_000, 5_385),
+        (40, o41, 16_385, 195),
+        (50, o41, 16_580, 195),
+    ];
+    for (i, (s, model, read, write)) in calls.iter().enumerate() {
+        let ts = |s: i64| format!("2026-01-20T09:{:02}:{:02}Z", s / 60, s % 60);
+        let text = format!("step {i}: {}", "check the parser and report what fails. ".repeat(10));
+        lines.push(format!(
+            r#"{{"type":"user","uuid":"u{i}","parentUuid":{parent},"sessionId":"S","timestamp":"{}","message":{{"role":"user","content":"{text}"}}}}"#,
+            ts(s - 1)
+        ));
+        lines.push(format!(
+            r#"{{"type":"assistant","uuid":"a{i}","parentUuid":"u{i}","sessionId":"S","requestId":"req_{i}","timestamp":"{}","message":{{"id":"msg_{i}","model":"{model}","content":[{{"type":"text","text":"done {i}"}}],"usage":{{"input_tokens":3,"cache_creation_input_tokens":{write},"cache_read_input_tokens":{read},"output_tokens":4}}}}}}"#,
+            ts(*s)
+        ));
+        parent = format!("\"a{i}\"");
+    }
+    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+    (d, f)
+}
+
+/// Regression (unseen sweep 4, Claude Code 2.0.2 and 2.1.87 sessions switching Sonnet → Opus):
+/// the first Opus call read the 11k-token system prompt and tools from Opus's cache, warm from
+/// other requests, and the replay found Opus's cache cold and wrote the whole prompt again at
+/// Opus's write price (+30 % and +35 % over billed).
+#[test]
+fn regression_first_call_after_a_model_switch_wrote_the_warm_prefix_again() {
+    let (_d, f) = warm_prefix_after_model_switch();
+    let c = json_of(&["cache", "--json", "--per-turn", "--strategy", "recorded"], &f);
+    let t = &c["strategies"][0]["turns"][3];
+    assert_eq!(t["cache_read"].as_u64().unwrap(), 11_000, "the replay reads what the provider read: {t}");
+    let (sim, billed) =
+        (c["strategies"][0]["summary"]["cost"].as_f64().unwrap(), c["recorded"]["cost"].as_f64().unwrap());
+    assert!(gap_pct(sim, billed).abs() < 5.0, "simulated {sim} vs billed {billed}");
+}

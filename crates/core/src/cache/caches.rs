@@ -29,6 +29,8 @@ pub(crate) struct Caches<'a> {
     model: Option<&'a str>,
     parked: HashMap<Option<&'a str>, Simulator>,
     started: bool,
+    /// The next request is the first served by the current model's cache after a model switch.
+    switched: bool,
 }
 
 impl<'a> Caches<'a> {
@@ -46,6 +48,7 @@ impl<'a> Caches<'a> {
             model: None,
             parked: HashMap::new(),
             started: false,
+            switched: false,
         };
         c.model = c.env.and_then(|e| e.model(1));
         c.sim = c.fresh();
@@ -86,6 +89,7 @@ impl<'a> Caches<'a> {
             let next = self.parked.remove(&m).unwrap_or_else(|| self.fresh());
             self.parked.insert(self.model, std::mem::replace(&mut self.sim, next));
             self.model = m;
+            self.switched = true;
         }
     }
 
@@ -99,6 +103,14 @@ impl<'a> Caches<'a> {
     pub fn step(&mut self, turn: usize, req: &Request, held: usize) -> Outcome {
         let Some(env) = self.env else { return self.sim.step(req) };
         let mut o = self.step_env(env, turn, req, held);
+        if std::mem::take(&mut self.switched) {
+            // The first call after a model switch finds this model's cache as the session left
+            // it (cold, or expired), but the provider's cache of the model is shared by every
+            // request with the same prefix (other sessions, subagents): as at the session's first
+            // call, the part of the unrecorded prefix (system prompt, tools) the provider read
+            // was warm, and the replay reads it too.
+            keep_read_within_prefix(&mut o, env.provider_read(turn).unwrap_or(0), req.prefix_tokens(self.pre));
+        }
         if let Some(tail) = env.unmarked(turn) {
             self.sim.unmark(req, tail, &mut o);
         }
@@ -120,11 +132,7 @@ impl<'a> Caches<'a> {
                 // somewhere in the system prompt and tools) is kept too. After an idle gap the
                 // provider still reads the part other requests with the same system prompt and
                 // tools kept alive; dropping it would write again what the provider read.
-                let within = read.min(req.prefix_tokens(self.pre));
-                if within > o.cached {
-                    o.write = o.write.saturating_sub(within - o.cached);
-                    o.cached = within;
-                }
+                keep_read_within_prefix(&mut o, read, req.prefix_tokens(self.pre));
                 o
             }
             None => self.sim.step(req),
@@ -159,5 +167,16 @@ impl<'a> Caches<'a> {
             (false, 0) => p.cost(new, o.write, o.cached, output),
             (false, h) => p.billed(new.saturating_sub(o.write), o.write - h, h, o.cached, output),
         })
+    }
+}
+
+/// Serves from the cache the part of the provider's `read` that lies inside the unrecorded
+/// prefix (`prefix` tokens) when the simulated cache read less: those tokens are read, not
+/// written again.
+fn keep_read_within_prefix(o: &mut Outcome, read: u64, prefix: u64) {
+    let within = read.min(prefix);
+    if within > o.cached {
+        o.write = o.write.saturating_sub(within - o.cached);
+        o.cached = within;
     }
 }

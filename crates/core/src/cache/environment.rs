@@ -38,7 +38,8 @@ pub struct Environment {
     /// is replayed.
     pub read_cap: Vec<Option<u64>>,
     /// Per turn: the provider's own cache read there, where an environment break is replayed
-    /// (the replay keeps, within `read_cap`, what it held when this is not 0).
+    /// (the replay keeps, within `read_cap`, what it held when this is not 0) and at the first
+    /// call after a model switch (the replay keeps the part inside the unrecorded prefix).
     pub provider_read: Vec<Option<u64>>,
     /// Per turn: the tokens the provider billed past the request's last cache breakpoint, neither
     /// read nor written (Anthropic's `input_tokens`), on a call that wrote to the cache. The harness
@@ -106,7 +107,8 @@ impl Environment {
     pub fn recorded_cost(&self, turn: usize) -> Option<f64> {
         self.recorded_costs.get(turn.wrapping_sub(1)).copied().flatten()
     }
-    /// The provider's cache read at `turn`, when a loss is replayed there.
+    /// The provider's cache read at `turn`, when a loss is replayed there or `turn` is the first
+    /// call after a model switch.
     pub fn read_cap(&self, turn: usize) -> Option<u64> {
         self.read_cap.get(turn.wrapping_sub(1)).copied().flatten()
     }

@@ -138,10 +138,19 @@ impl Pricing {
             kept_ms: None,
         };
         if !self.forced_model {
+            let mut current: Option<String> = None;
             for t in &billed.per_turn {
                 let (i, m) = (t.turn - 1, t.model.clone());
                 env.prices[i] = m.as_deref().and_then(|m| self.table.lookup(m)).map(|(_, p)| p);
                 env.recorded_costs[i] = t.cost.filter(|_| t.cost_recorded);
+                if m.is_some() && m != current {
+                    // A model switch (the session's first model is not one): the new model's
+                    // first call read what the provider's cache of that model held.
+                    if current.is_some() {
+                        env.provider_read[i] = t.cache_read;
+                    }
+                    current = m.clone();
+                }
                 env.models[i] = m;
             }
         }

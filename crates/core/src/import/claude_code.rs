@@ -340,6 +340,25 @@ fn linearize(lines: &[Line], report: &mut ImportReport) -> (Vec<usize>, Vec<usiz
             break;
         }
         cur = parent(i);
+        // A conversation line hanging off a `progress` line: progress lines are hook and tool
+        // events, never part of a request, and before Claude Code 2.1.83 they forked the chain
+        // (anthropics/claude-code#35024: a turn's hook events were flushed after its
+        // conversation lines, chained from its first tool call, and the Stop hook's summary line
+        // continued from the last of them, leaving the turn's results and responses on a side
+        // branch the running process had sent all along). The line continues from the
+        // conversation it was written after: a tool result from the line of its call, any
+        // other line from the newest earlier conversation line.
+        if cur.is_some_and(|p| ty(&lines[p].obj) == Some("progress")) && conv_like(i) {
+            let redirect = if only_results(&lines[i].obj) {
+                let id = blocks(&lines[i].obj).first().and_then(|b| b.get("tool_use_id")).and_then(Value::as_str);
+                id.and_then(|id| call_line.get(id).copied()).filter(|&c| c < i && !chain.contains(&c))
+            } else {
+                older.newest_free(i, &chain)
+            };
+            if redirect.is_some() {
+                cur = redirect;
+            }
+        }
         // A tool result whose `parentUuid` names a line the file does not hold: Claude Code hangs
         // it off the `progress` lines of its call, which 2.0.x agent files never persist. It
         // answers the call, so it follows the line that made it. (User lines pointing outside
@@ -373,36 +392,42 @@ fn linearize(lines: &[Line], report: &mut ImportReport) -> (Vec<usize>, Vec<usiz
             "{orphans} tool result(s) or response(s) point at a parentUuid absent from the file: continued from the call they answer, or the newest earlier line"
         ));
     }
-    // Streaming artefacts: other content-block lines of responses on the chain, then tool
-    // results answering calls made on the chain.
-    let chain_msgs: HashSet<&str> = chain
+    // Streaming artefacts: other content-block lines of responses on the chain (same
+    // `message.id` and `requestId`: a line without `requestId` repeating an API response's
+    // `message.id` is a copy of it — Claude Code 2.0.x wrote the whole conversation again,
+    // without request ids, when it resumed one — and the copy and the original are two branches),
+    // then tool results answering calls made on the chain.
+    let chain_msgs: HashSet<(String, Option<String>)> = chain
         .iter()
         .filter(|&&i| ty(&lines[i].obj) == Some("assistant"))
-        .filter_map(|&i| message_id(&lines[i].obj))
+        .filter_map(|&i| response_key(&lines[i].obj))
         .collect();
     let mut active = chain.clone();
     for (i, l) in lines.iter().enumerate() {
         if !active.contains(&i)
             && ty(&l.obj) == Some("assistant")
-            && message_id(&l.obj).is_some_and(|m| chain_msgs.contains(m))
+            && response_key(&l.obj).is_some_and(|k| chain_msgs.contains(&k))
         {
             active.insert(i);
         }
     }
-    let calls: HashSet<&str> = active
-        .iter()
-        .filter(|&&i| ty(&lines[i].obj) == Some("assistant"))
-        .flat_map(|&i| blocks(&lines[i].obj).iter())
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-        .filter_map(|b| b.get("id").and_then(Value::as_str))
-        .collect();
+    // (A result answers a call made before it: a copy of the conversation repeats the call ids.)
+    let mut calls: HashMap<&str, usize> = HashMap::new();
+    for &i in active.iter().filter(|&&i| ty(&lines[i].obj) == Some("assistant")) {
+        for b in blocks(&lines[i].obj).iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
+            if let Some(id) = b.get("id").and_then(Value::as_str) {
+                let at = calls.entry(id).or_insert(i);
+                *at = (*at).min(i);
+            }
+        }
+    }
     for (i, l) in lines.iter().enumerate() {
         if !active.contains(&i)
             && ty(&l.obj) == Some("user")
             && only_results(&l.obj)
-            && blocks(&l.obj)
-                .iter()
-                .all(|b| b.get("tool_use_id").and_then(Value::as_str).is_some_and(|id| calls.contains(id)))
+            && blocks(&l.obj).iter().all(|b| {
+                b.get("tool_use_id").and_then(Value::as_str).and_then(|id| calls.get(id)).is_some_and(|&c| c < i)
+            })
         {
             active.insert(i);
         }
@@ -555,6 +580,56 @@ mod tests {
         assert_eq!(im.journal.results.len(), 2);
         assert_eq!(im.report.branches, 0);
         assert!(im.report.notes.iter().any(|n| n.contains("parentUuid absent")), "{:?}", im.report.notes);
+    }
+
+    /// Claude Code before 2.1.83 flushed a turn's hook `progress` lines after the turn's
+    /// conversation, chained from its first tool call, and hung the Stop hook's summary (and so
+    /// the next prompt) off the last of them (anthropics/claude-code#35024). The chain walk took
+    /// that fork and dropped the turn's tool result and response as "another branch": a session
+    /// of 156 billed responses kept 11 in `cache`.
+    #[test]
+    fn regression_late_hook_progress_lines_forked_the_conversation() {
+        let s = r#"{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"look"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","requestId":"r1","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Glob","input":{"pattern":"*"}}],"usage":{"input_tokens":5,"cache_creation_input_tokens":1000,"cache_read_input_tokens":0,"output_tokens":10}}}
+{"type":"user","uuid":"r1","parentUuid":"a1","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a.rs"}]}}
+{"type":"assistant","uuid":"a2","parentUuid":"r1","requestId":"r2","timestamp":"2026-01-01T00:00:03Z","message":{"id":"m2","model":"claude-x","content":[{"type":"text","text":"found a.rs"}],"usage":{"input_tokens":5,"cache_creation_input_tokens":30,"cache_read_input_tokens":1000,"output_tokens":4}}}
+{"type":"progress","uuid":"p1","parentUuid":"a1","toolUseID":"t1","timestamp":"2026-01-01T00:00:01Z","data":{"type":"hook_progress","hookEvent":"PreToolUse"}}
+{"type":"progress","uuid":"p2","parentUuid":"p1","toolUseID":"t1","timestamp":"2026-01-01T00:00:02Z","data":{"type":"hook_progress","hookEvent":"PostToolUse"}}
+{"type":"progress","uuid":"p3","parentUuid":"p2","timestamp":"2026-01-01T00:00:03Z","data":{"type":"hook_progress","hookEvent":"Stop"}}
+{"type":"system","subtype":"stop_hook_summary","uuid":"s1","parentUuid":"p3","timestamp":"2026-01-01T00:00:03Z"}
+{"type":"user","uuid":"u2","parentUuid":"s1","timestamp":"2026-01-01T00:01:00Z","message":{"role":"user","content":"next"}}
+{"type":"assistant","uuid":"a3","parentUuid":"u2","requestId":"r3","timestamp":"2026-01-01T00:01:01Z","message":{"id":"m3","model":"claude-x","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":5,"cache_creation_input_tokens":20,"cache_read_input_tokens":1030,"output_tokens":2}}}
+"#;
+        let im = import(s);
+        assert_eq!(im.journal.turns.len(), 3, "the turn's response stays on the conversation");
+        assert_eq!(im.journal.results.len(), 1);
+        assert_eq!(im.report.branches, 0);
+        assert_eq!(im.report.dropped.turns, 0);
+    }
+
+    /// Claude Code 2.0.x, resuming a conversation, wrote it again into the file: new uuids, a new
+    /// root, one timestamp, the same `message.id`s and usage, no `requestId`. The chain runs
+    /// through the copy, but the originals were taken in as streaming lines of the same
+    /// responses, so every call appeared twice: the copy's usage (that of the original call) sat
+    /// after the whole conversation (calibration 337 % off) and the replay wrote it again.
+    #[test]
+    fn regression_resume_copy_of_the_conversation_doubled_every_call() {
+        let s = r#"{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"look"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","requestId":"req_1","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Glob","input":{"pattern":"*"}}],"usage":{"input_tokens":5,"cache_creation_input_tokens":1000,"cache_read_input_tokens":0,"output_tokens":10}}}
+{"type":"user","uuid":"r1","parentUuid":"a1","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a.rs"}]}}
+{"type":"assistant","uuid":"a2","parentUuid":"r1","requestId":"req_2","timestamp":"2026-01-01T00:00:03Z","message":{"id":"m2","model":"claude-x","content":[{"type":"text","text":"found a.rs"}],"usage":{"input_tokens":5,"cache_creation_input_tokens":30,"cache_read_input_tokens":1000,"output_tokens":4}}}
+{"type":"summary","summary":"Looking","leafUuid":"a2"}
+{"type":"user","uuid":"c-u1","parentUuid":null,"timestamp":"2026-01-02T00:00:00Z","message":{"role":"user","content":"look"}}
+{"type":"assistant","uuid":"c-a1","parentUuid":"c-u1","timestamp":"2026-01-02T00:00:00Z","message":{"id":"m1","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Glob","input":{"pattern":"*"}}],"usage":{"input_tokens":5,"cache_creation_input_tokens":1000,"cache_read_input_tokens":0,"output_tokens":10}}}
+{"type":"user","uuid":"c-r1","parentUuid":"c-a1","timestamp":"2026-01-02T00:00:00Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a.rs"}]}}
+{"type":"assistant","uuid":"c-a2","parentUuid":"c-r1","timestamp":"2026-01-02T00:00:00Z","message":{"id":"m2","model":"claude-x","content":[{"type":"text","text":"found a.rs"}],"usage":{"input_tokens":5,"cache_creation_input_tokens":30,"cache_read_input_tokens":1000,"output_tokens":4}}}
+{"type":"user","uuid":"u3","parentUuid":"c-a2","timestamp":"2026-01-02T00:01:00Z","message":{"role":"user","content":"next"}}
+{"type":"assistant","uuid":"a3","parentUuid":"u3","requestId":"req_3","timestamp":"2026-01-02T00:01:01Z","message":{"id":"m3","model":"claude-x","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":5,"cache_creation_input_tokens":1050,"cache_read_input_tokens":0,"output_tokens":2}}}
+"#;
+        let im = import(s);
+        assert_eq!(im.journal.turns.len(), 3, "each response once: the copy, then the new call");
+        assert_eq!(im.journal.results.len(), 1);
+        assert_eq!((im.report.branches, im.report.dropped.turns), (1, 2), "the originals are the other branch");
     }
 
     /// A compaction call's file (`agent-acompact-*`) holds reminders copied from the parent, each
