@@ -158,6 +158,7 @@ impl Reader<'_> {
         let mut texts = Vec::new();
         let mut calls = Vec::new();
         let blocks = m.get("content").filter(|c| c.is_array());
+        let mut thinking = 0u64;
         for (kind, piece) in walk(blocks, &PI) {
             match piece {
                 Piece::Text(t) => texts.push(t.to_string()),
@@ -165,7 +166,10 @@ impl Reader<'_> {
                     let dup = "duplicate or id-less toolCall";
                     calls.extend(self.calls.add(&mut self.b, id, name, args, &mut self.report, dup));
                 }
-                Piece::Thinking if kind == "thinking" => self.report.lose("thinking block"),
+                Piece::Thinking => {
+                    thinking += 1;
+                    self.report.lose(if kind == "thinking" { "thinking block".into() } else { format!("assistant block {kind}") })
+                }
                 _ => self.report.lose(format!("assistant block {kind}")),
             }
         }
@@ -184,6 +188,7 @@ impl Reader<'_> {
                 completion_tokens: Some(out),
                 cache_write_tokens: Some(cw),
                 cost_usd: us.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64).filter(|c| *c >= 0.0),
+                thinking_blocks: (thinking > 0).then_some(thinking),
                 ..Default::default()
             }
         });

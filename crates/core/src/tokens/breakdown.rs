@@ -193,6 +193,15 @@ pub struct TurnEstimate {
     /// steps and `prompt_tokens` sums their inputs, so it measures no request and the turn has no
     /// calibrated error (`docs/tokens-and-cache.md`, "Server-side sampling").
     pub server_sampled: bool,
+    /// Modelled thinking tokens of earlier responses that this request carried (the journal does
+    /// not record them; `docs/tokens-and-cache.md`, "Unrecorded thinking"), included in
+    /// `calibrated`; absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub thinking: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl TurnEstimate {
@@ -211,6 +220,16 @@ impl TurnEstimate {
             extrapolated,
             fitted,
             server_sampled: false,
+            thinking: 0,
+        }
+    }
+
+    /// This row with `thinking` carried tokens added to its calibrated estimate
+    /// ([`TurnEstimate::thinking`]); a turn with no fit yet keeps its raw count.
+    pub fn carrying(self, thinking: u64) -> TurnEstimate {
+        match self.fitted {
+            true => TurnEstimate { thinking, calibrated: self.calibrated + thinking, ..self },
+            false => self,
         }
     }
 
