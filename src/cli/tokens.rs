@@ -14,7 +14,9 @@ use ctxj_core::check::context::context_view;
 use ctxj_core::check::Harness;
 use ctxj_core::journal::Journal;
 use ctxj_core::projection::Replayer;
-use ctxj_core::strategy::{calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, RecordedTurn, Strategy};
+use ctxj_core::strategy::{
+    calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, thinking_carried, RecordedTurn, Strategy,
+};
 use ctxj_core::tokens::breakdown::{RequestTokens, TurnEstimate};
 use ctxj_core::tokens::TiktokenEstimator;
 
@@ -131,7 +133,9 @@ fn request(
     let mut settings = Replayer::new(journal);
     settings.advance_to(end);
     let (model, ctx) = (settings.model.clone(), settings.ctx.clone());
-    let r = RequestTokens::new(view.label, est.encoding().name(), model, &view.blocks, est, &cal, next_turn, ctx);
+    let thinking = thinking_carried(journal, est, &view.blocks, model.as_deref());
+    let r = RequestTokens::new(view.label, est.encoding().name(), model, &view.blocks, est, &cal, next_turn, ctx)
+        .carrying(thinking);
     Ok((r, view.blocks))
 }
 

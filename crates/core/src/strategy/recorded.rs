@@ -67,6 +67,23 @@ pub fn kept_thinking(journal: &Journal, est: &dyn Estimator) -> std::collections
     sizes.into_iter().filter(|(id, _)| kept.contains(id)).collect()
 }
 
+/// The modelled thinking tokens a request of `blocks` sent to `model` carries: every response
+/// with unrecorded thinking among `blocks`, as `model` keeps them ([`super::thinking::carried`]).
+/// 0 when the journal records none or `model` is not Claude.
+pub fn thinking_carried(
+    journal: &Journal,
+    est: &dyn Estimator,
+    blocks: &[crate::projection::Block],
+    model: Option<&str>,
+) -> u64 {
+    match model.and_then(super::thinking::keep) {
+        Some(keep) if super::thinking::any(journal) => {
+            super::thinking::carried(blocks, keep, &recorded_with_thinking(journal, est).1)
+        }
+        _ => 0,
+    }
+}
+
 /// [`recorded_turns`], the thinking size of each response with unrecorded thinking (by assistant
 /// id) and the ids of those answered by a model that keeps every turn's thinking. The sizes need
 /// the slope in force at each call, so a calibrator is fed along the way, as every caller feeds

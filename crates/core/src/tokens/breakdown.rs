@@ -110,6 +110,9 @@ pub struct RequestTokens {
     /// since the last turn with usage: [`Calibrator::extrapolated`]).
     pub extrapolated: bool,
     pub calibrated: u64,
+    /// Modelled thinking tokens of earlier responses the request carries (not recorded;
+    /// `docs/tokens-and-cache.md`, "Unrecorded thinking"), included in `calibrated`.
+    pub thinking: u64,
     #[serde(skip)]
     pub settings: CtxSettings,
 }
@@ -144,7 +147,17 @@ impl RequestTokens {
             calibrated_from_usage: !cal.is_empty(),
             extrapolated,
             calibrated,
+            thinking: 0,
             settings,
+        }
+    }
+
+    /// This request with `thinking` carried tokens added to its calibrated figure (once a fit
+    /// exists: a raw count stays raw).
+    pub fn carrying(self, thinking: u64) -> RequestTokens {
+        match self.calibrated_from_usage {
+            true => RequestTokens { thinking, calibrated: self.calibrated + thinking, ..self },
+            false => self,
         }
     }
 
