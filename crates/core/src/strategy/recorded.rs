@@ -27,6 +27,12 @@ pub struct RecordedTurn {
     /// Modelled thinking tokens of earlier responses this request carried
     /// ([`super::thinking`]): in provider tokens, part of `prompt_tokens`, none of `raw`.
     pub thinking: u64,
+    /// `thinking` is of a model that keeps every turn's thinking, which the replays carry too
+    /// (`cache::replay`); a model that keeps only the current loop's is not replayed with it.
+    pub thinking_replayed: bool,
+    /// The call went to another model than the last call with `prompt_tokens` before it
+    /// ([`Calibrator::switched`]).
+    pub switched: bool,
 }
 
 impl RecordedTurn {
@@ -44,6 +50,14 @@ impl RecordedTurn {
     /// stands for. An estimate of this request adds `thinking` back.
     pub fn sample(&self) -> Option<u64> {
         self.observed().map(|p| p.saturating_sub(self.thinking))
+    }
+
+    /// Feeds this turn to `cal`: a model switch, then [`RecordedTurn::sample`].
+    pub fn feed(&self, cal: &mut Calibrator) {
+        if self.switched {
+            cal.switched();
+        }
+        cal.observe(self.turn, self.sample(), self.raw);
     }
 }
 
@@ -94,7 +108,8 @@ fn recorded_with_thinking(
 ) -> (Vec<RecordedTurn>, std::collections::HashMap<String, u64>, std::collections::HashSet<String>) {
     use super::thinking;
     let any_thinking = thinking::any(journal);
-    let models = if any_thinking { thinking::models(journal) } else { Default::default() };
+    let models = thinking::models(journal);
+    let mut last_model: Option<&String> = None;
     let mut cal = new_calibrator(journal);
     let mut sizes = std::collections::HashMap::new();
     let mut kept = std::collections::HashSet::new();
@@ -115,7 +130,8 @@ fn recorded_with_thinking(
             _ => None,
         };
         let usage = usage.unwrap_or_default();
-        let keep = models.get(&r.record).and_then(|m| thinking::keep(m));
+        let model = models.get(&r.record);
+        let keep = model.and_then(|m| thinking::keep(m)).filter(|_| any_thinking);
         let carried = keep.map_or(0, |k| thinking::carried(r.blocks, k, &sizes));
         let t = RecordedTurn {
             turn: r.turn,
@@ -126,7 +142,14 @@ fn recorded_with_thinking(
             completion_tokens: usage.completion_tokens,
             server_tool_calls: usage.server_tool_calls.unwrap_or(0),
             thinking: carried,
+            thinking_replayed: keep == Some(thinking::Keep::AllTurns),
+            switched: false,
         };
+        let switched = t.observed().is_some() && last_model.is_some() && model != last_model;
+        if t.observed().is_some() {
+            last_model = model;
+        }
+        let t = RecordedTurn { switched, ..t };
         if any_thinking {
             if let (Some(k), Some(out_tokens), Some(Body::Assistant(a))) =
                 (keep, usage.completion_tokens, journal.records.get(r.record).map(|x| &x.body))
@@ -141,7 +164,7 @@ fn recorded_with_thinking(
                     }
                 }
             }
-            cal.observe(t.turn, t.sample(), t.raw);
+            t.feed(&mut cal);
         }
         out.push(t);
     });
@@ -175,7 +198,7 @@ pub fn new_calibrator(journal: &Journal) -> Calibrator {
 pub fn calibrator_for(journal: &Journal, est: &dyn Estimator) -> Calibrator {
     let mut c = new_calibrator(journal);
     for t in recorded_turns(journal, est) {
-        c.observe(t.turn, t.sample(), t.raw);
+        t.feed(&mut c);
     }
     c
 }
@@ -250,10 +273,13 @@ pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(Unreco
     let turns = recorded_turns(journal, est);
     let mut cal = new_calibrator(journal);
     for t in &turns {
-        cal.observe(t.turn, t.sample(), t.raw);
+        t.feed(&mut cal);
     }
     let slope = cal.last_multiplier();
-    let residual = |t: &RecordedTurn| Some(t.sample()? as f64 - slope * t.raw as f64);
+    // What the replays carry beyond the prefix and the blocks: the thinking of the models that
+    // keep every turn's; the rest of the provider's count is the prefix's, on average.
+    let replayed = |t: &RecordedTurn| if t.thinking_replayed { t.thinking } else { 0 };
+    let residual = |t: &RecordedTurn| Some(t.observed()?.saturating_sub(replayed(t)) as f64 - slope * t.raw as f64);
     let residuals: Vec<f64> = turns.iter().filter_map(residual).collect();
     let mean = |v: &[f64]| crate::tokens::calibrate::apply(1, v.iter().sum::<f64>() / v.len().max(1) as f64);
     let tokens = mean(&residuals);

@@ -31,6 +31,11 @@
 //! grows the request faster than its content) and priced the 160k counted tokens a remote
 //! compaction removed at 183k, against 162k removed by the provider (turn 185: −45 %). Only
 //! earlier turns' usage and the request's own count enter the estimate.
+//!
+//! **A model switch** ([`Calibrator::switched`], issue 28): the first observation after the calls
+//! moved to another model re-anchors the fit as a rewrite does (a new slope segment, the offset
+//! learnt afresh), whatever its size, and its turn is extrapolated: another tokenizer counts the
+//! request and the agent may send another system prompt and tools.
 
 /// The fit in force after an observed turn.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -127,6 +132,9 @@ pub struct Calibrator {
     affine: Option<(Segmented, Sums, Segmented)>,
     /// One point per observed turn, in turn order.
     points: Vec<Point>,
+    /// Affine mode: the next observation goes to another model than the last observed one
+    /// ([`Calibrator::switched`]).
+    switch: bool,
 }
 
 /// The half-life of the recency weights, in turns.
@@ -198,8 +206,9 @@ impl Calibrator {
         self.sum_prompt += prompt as f64;
         self.sum_est += raw_recorded_estimate as f64;
         let counted = raw_recorded_estimate as f64;
-        let rewrite =
-            self.is_affine() && self.points.last().is_some_and(|last| is_rewrite(last, counted, prompt as f64));
+        let switched = std::mem::take(&mut self.switch) && !self.points.is_empty();
+        let rewrite = self.is_affine()
+            && (switched || self.points.last().is_some_and(|last| is_rewrite(last, counted, prompt as f64)));
         let point = match &mut self.affine {
             Some((slope, offset, long)) => {
                 if rewrite {
@@ -219,6 +228,14 @@ impl Calibrator {
             }
         };
         self.points.push(point);
+    }
+
+    /// Affine mode: the next observation's call went to another model than the last observed
+    /// one (module doc, "A model switch"): another tokenizer counts the request and the agent may
+    /// send another system prompt, so that observation re-anchors the fit as a rewrite does, and
+    /// its turn's estimate is extrapolated.
+    pub fn switched(&mut self) {
+        self.switch = self.is_affine();
     }
 
     /// The point in force before turn `t` (uses only observations of turns i < t).
@@ -504,6 +521,38 @@ mod tests {
         r.observe(1, Some(1_000), 1_000);
         r.observe(2, Some(90_000), 1_001);
         assert!(!r.extrapolated(2, 1_001) && !r.rewrite_at(2));
+    }
+
+    /// The first call after a model switch was fitted as if the same tokenizer and system prompt
+    /// still counted it: a step the switch explains was read as a slope when it stayed within the
+    /// rewrite tolerance, and the turn was not said to be extrapolated.
+    #[test]
+    fn regression_first_call_after_a_model_switch_was_not_re_anchored() {
+        // Model A: 20k prefix, slope 1.3; model B from turn 8: 27.15k prefix, slope 1.0 (turn 8 counts
+        // 2.5k more for 1.5k more counted tokens: within any admissible slope and the tolerance).
+        let truth = |t: usize, n: u64| if t < 8 { 20_000.0 + 1.3 * n as f64 } else { 27_150.0 + 1.0 * n as f64 };
+        let counted = |t: usize| 10_000 + 1_500 * t as u64;
+        let run = |switch: bool| {
+            let mut c = Calibrator::affine();
+            for t in 1..=14 {
+                if switch && t == 8 {
+                    c.switched();
+                }
+                c.observe(t, Some(truth(t, counted(t)) as u64), counted(t));
+            }
+            c
+        };
+        let (with, without) = (run(true), run(false));
+        assert!(!without.rewrite_at(8), "within the tolerance: no rewrite without the switch");
+        assert!(with.rewrite_at(8) && with.extrapolated(8, counted(8)) && !with.extrapolated(9, counted(9)));
+        let err = |c: &Calibrator, t: usize| error_pct(c.calibrate(t, counted(t)), truth(t, counted(t)) as u64).unwrap().abs();
+        // Re-anchored, the new model's turns follow its own slope sooner.
+        let (a, b): (f64, f64) = ((10..=14).map(|t| err(&with, t)).sum(), (10..=14).map(|t| err(&without, t)).sum());
+        assert!(a < b, "with the switch {a:.2} vs {b:.2}");
+        let mut r = Calibrator::new();
+        r.switched();
+        r.observe(1, Some(1_000), 1_000);
+        assert!(!r.rewrite_at(1), "the ratio mode has no rewrite");
     }
 
     #[test]
