@@ -220,7 +220,8 @@ fn calibration_meets_the_targets_on_every_corpus_transcript() {
     }
     // Issue 28 item 5: the rewrite's turn is said to be extrapolated, and the next call is
     // re-anchored on it (it was −15.3 % with the step read as a slope).
-    let rewrite = CORPUS_CALIBRATION_CEILINGS.iter().find(|(n, _)| n.ends_with("/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"));
+    let rewrite =
+        CORPUS_CALIBRATION_CEILINGS.iter().find(|(n, _)| n.ends_with("/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"));
     let f = d.join(rewrite.expect("8463c716 is held to a ceiling").0);
     let rows = json(&["tokens", "--per-turn", "--json"], &f);
     let t = rows["turns"].as_array().expect("rows");

@@ -37,12 +37,7 @@ fn assistant_block(journal: &Journal, record: usize) -> Option<Written> {
     match &journal.records.get(record)?.body {
         Body::Assistant(a) => {
             let u = a.usage.clone().unwrap_or_default();
-            Some((
-                Block::assistant(a),
-                u.completion_tokens,
-                u.prompt_tokens,
-                u.cached_tokens,
-            ))
+            Some((Block::assistant(a), u.completion_tokens, u.prompt_tokens, u.cached_tokens))
         }
         _ => None,
     }

@@ -168,7 +168,11 @@ impl Reader<'_> {
                 }
                 Piece::Thinking => {
                     thinking += 1;
-                    self.report.lose(if kind == "thinking" { "thinking block".into() } else { format!("assistant block {kind}") })
+                    self.report.lose(if kind == "thinking" {
+                        "thinking block".into()
+                    } else {
+                        format!("assistant block {kind}")
+                    })
                 }
                 _ => self.report.lose(format!("assistant block {kind}")),
             }

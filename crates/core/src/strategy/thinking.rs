@@ -56,7 +56,9 @@ pub fn keep(model: &str) -> Option<Keep> {
 
 /// Whether the journal records thinking blocks it does not hold (any `usage.thinking_blocks`).
 pub fn any(journal: &Journal) -> bool {
-    journal.records.iter().any(|r| matches!(&r.body, Body::Assistant(a) if a.usage.as_ref().and_then(|u| u.thinking_blocks).unwrap_or(0) > 0))
+    journal.records.iter().any(
+        |r| matches!(&r.body, Body::Assistant(a) if a.usage.as_ref().and_then(|u| u.thinking_blocks).unwrap_or(0) > 0),
+    )
 }
 
 /// The model of every `assistant` record (its own `model`, else the one in force), by record index.
@@ -83,7 +85,9 @@ pub fn carried(blocks: &[Block], keep: Keep, sizes: &HashMap<String, u64>) -> u6
     }
     let from = match keep {
         Keep::AllTurns => 0,
-        Keep::LastTurn => blocks.iter().rposition(|b| matches!(b, Block::User { .. } | Block::Summary { .. })).map_or(0, |i| i + 1),
+        Keep::LastTurn => {
+            blocks.iter().rposition(|b| matches!(b, Block::User { .. } | Block::Summary { .. })).map_or(0, |i| i + 1)
+        }
     };
     blocks[from..]
         .iter()
@@ -131,7 +135,8 @@ mod tests {
         let u = |id: &str| Block::User { id: id.into(), text: "q".into() };
         let r = |c: &str| Block::Result { call: c.into(), tool: "t".into(), text: "r".into() };
         let blocks = vec![u("u1"), a("a1"), r("c1"), a("a2"), u("u2"), a("a3"), r("c3")];
-        let sizes: HashMap<String, u64> = [("a1", 100), ("a2", 10), ("a3", 1000)].iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let sizes: HashMap<String, u64> =
+            [("a1", 100), ("a2", 10), ("a3", 1000)].iter().map(|(k, v)| (k.to_string(), *v)).collect();
         assert_eq!(carried(&blocks, Keep::AllTurns, &sizes), 1110);
         assert_eq!(carried(&blocks, Keep::LastTurn, &sizes), 1000);
         assert_eq!(carried(&blocks[..5], Keep::LastTurn, &sizes), 0);
@@ -156,7 +161,8 @@ mod tests {
         ];
         for (i, p) in prompts.iter().enumerate() {
             let thought = i == 4;
-            let mut usage = json!({"prompt_tokens":p,"cached_tokens":0,"completion_tokens":if thought { 6_000 } else { 20 }});
+            let mut usage =
+                json!({"prompt_tokens":p,"cached_tokens":0,"completion_tokens":if thought { 6_000 } else { 20 }});
             if thought && marked {
                 usage["thinking_blocks"] = json!(1);
             }
@@ -174,11 +180,15 @@ mod tests {
     /// from turn 6 on the 6,000-token response's thinking less its visible part (sent back).
     fn truth(model: &str) -> Vec<u64> {
         let j = session(model, &[1; 10], true);
-        let visible = match &j.records.iter().find(|r| matches!(&r.body, Body::Assistant(a) if a.id == "a4")).unwrap().body {
-            Body::Assistant(a) => CharEstimator.block(&Block::assistant(a)),
-            _ => unreachable!(),
-        };
-        recorded_turns(&j, &CharEstimator).iter().map(|t| 9_000 + t.raw + if t.turn > 5 { 6_000 - visible } else { 0 }).collect()
+        let visible =
+            match &j.records.iter().find(|r| matches!(&r.body, Body::Assistant(a) if a.id == "a4")).unwrap().body {
+                Body::Assistant(a) => CharEstimator.block(&Block::assistant(a)),
+                _ => unreachable!(),
+            };
+        recorded_turns(&j, &CharEstimator)
+            .iter()
+            .map(|t| 9_000 + t.raw + if t.turn > 5 { 6_000 - visible } else { 0 })
+            .collect()
     }
 
     /// Claude Code 2.1.x writes a response's thinking as `"thinking":""`; the provider counts the

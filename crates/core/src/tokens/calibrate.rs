@@ -545,7 +545,9 @@ mod tests {
         let (with, without) = (run(true), run(false));
         assert!(!without.rewrite_at(8), "within the tolerance: no rewrite without the switch");
         assert!(with.rewrite_at(8) && with.extrapolated(8, counted(8)) && !with.extrapolated(9, counted(9)));
-        let err = |c: &Calibrator, t: usize| error_pct(c.calibrate(t, counted(t)), truth(t, counted(t)) as u64).unwrap().abs();
+        let err = |c: &Calibrator, t: usize| {
+            error_pct(c.calibrate(t, counted(t)), truth(t, counted(t)) as u64).unwrap().abs()
+        };
         // Re-anchored, the new model's turns follow its own slope sooner.
         let (a, b): (f64, f64) = ((10..=14).map(|t| err(&with, t)).sum(), (10..=14).map(|t| err(&without, t)).sum());
         assert!(a < b, "with the switch {a:.2} vs {b:.2}");
