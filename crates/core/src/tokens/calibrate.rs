@@ -32,10 +32,12 @@
 //! compaction removed at 183k, against 162k removed by the provider (turn 185: −45 %). Only
 //! earlier turns' usage and the request's own count enter the estimate.
 //!
-//! **A model switch** ([`Calibrator::switched`], issue 28): the first observation after the calls
-//! moved to another model re-anchors the fit as a rewrite does (a new slope segment, the offset
-//! learnt afresh), whatever its size, and its turn is extrapolated: another tokenizer counts the
-//! request and the agent may send another system prompt and tools.
+//! **A model switch** ([`Calibrator::switched`], issue 28): the turn of the first observation
+//! after the calls moved to another model is extrapolated — another tokenizer counts the request
+//! and the agent may send another system prompt and tools, which no earlier usage sizes. A step it
+//! brings re-anchors the fit through the rewrite rule; a switch alone does not (re-anchoring on
+//! every switch, measured, put a pi session switching between two Hugging Face models from
+//! 2.46 / 10.2 % to 2.86 / 10.6 % median / p90).
 
 /// The fit in force after an observed turn.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,6 +53,9 @@ struct Point {
     prompt: f64,
     /// Affine mode: this observation was a rewrite (module doc) and re-anchored the fit.
     rewrite: bool,
+    /// Affine mode: this call went to another model than the last observed one
+    /// ([`Calibrator::switched`]).
+    switched: bool,
 }
 
 /// Recency-weighted sums of the affine fit (weights relative to the last observed turn).
@@ -207,8 +212,8 @@ impl Calibrator {
         self.sum_est += raw_recorded_estimate as f64;
         let counted = raw_recorded_estimate as f64;
         let switched = std::mem::take(&mut self.switch) && !self.points.is_empty();
-        let rewrite = self.is_affine()
-            && (switched || self.points.last().is_some_and(|last| is_rewrite(last, counted, prompt as f64)));
+        let rewrite =
+            self.is_affine() && self.points.last().is_some_and(|last| is_rewrite(last, counted, prompt as f64));
         let point = match &mut self.affine {
             Some((slope, offset, long)) => {
                 if rewrite {
@@ -220,11 +225,12 @@ impl Calibrator {
                 offset.add(counted, prompt as f64);
                 let (multiplier, offset) = fit(slope, offset);
                 let long_slope = slope_of(long);
-                Point { turn, multiplier, offset, counted, long_slope, prompt: prompt as f64, rewrite }
+                Point { turn, multiplier, offset, counted, long_slope, prompt: prompt as f64, rewrite, switched }
             }
             None => {
                 let multiplier = if self.sum_est > 0.0 { self.sum_prompt / self.sum_est } else { 1.0 };
-                Point { turn, multiplier, offset: 0.0, counted, long_slope: multiplier, prompt: prompt as f64, rewrite }
+                let p = prompt as f64;
+                Point { turn, multiplier, offset: 0.0, counted, long_slope: multiplier, prompt: p, rewrite, switched: false }
             }
         };
         self.points.push(point);
@@ -232,8 +238,8 @@ impl Calibrator {
 
     /// Affine mode: the next observation's call went to another model than the last observed
     /// one (module doc, "A model switch"): another tokenizer counts the request and the agent may
-    /// send another system prompt, so that observation re-anchors the fit as a rewrite does, and
-    /// its turn's estimate is extrapolated.
+    /// send another system prompt, so its turn's estimate is extrapolated; a step the switch
+    /// brings re-anchors the fit through the rewrite rule.
     pub fn switched(&mut self) {
         self.switch = self.is_affine();
     }
@@ -301,7 +307,13 @@ impl Calibrator {
     /// own observation was a rewrite (module doc, "A rewrite"). Never in ratio mode, nor before
     /// any observation (then the raw count is shown).
     pub fn extrapolated(&self, t: usize, raw: u64) -> bool {
-        self.is_drop(t, raw) || self.rewrite_at(t)
+        self.is_drop(t, raw) || self.rewrite_at(t) || self.switched_at(t)
+    }
+
+    /// Whether turn `t`'s call was the first observed one after a model switch.
+    fn switched_at(&self, t: usize) -> bool {
+        let n = self.points.partition_point(|p| p.turn < t);
+        self.points.get(n).is_some_and(|p| p.turn == t && p.switched)
     }
 
     /// Whether turn `t`'s observation was a rewrite that re-anchored the fit.
@@ -523,11 +535,10 @@ mod tests {
         assert!(!r.extrapolated(2, 1_001) && !r.rewrite_at(2));
     }
 
-    /// The first call after a model switch was fitted as if the same tokenizer and system prompt
-    /// still counted it: a step the switch explains was read as a slope when it stayed within the
-    /// rewrite tolerance, and the turn was not said to be extrapolated.
+    /// The first call after a model switch was estimated from the old model's fit without a
+    /// word: `tokens` did not say its turn was extrapolated.
     #[test]
-    fn regression_first_call_after_a_model_switch_was_not_re_anchored() {
+    fn regression_first_call_after_a_model_switch_was_not_marked_extrapolated() {
         // Model A: 20k prefix, slope 1.3; model B from turn 8: 27.15k prefix, slope 1.0 (turn 8 counts
         // 2.5k more for 1.5k more counted tokens: within any admissible slope and the tolerance).
         let truth = |t: usize, n: u64| if t < 8 { 20_000.0 + 1.3 * n as f64 } else { 27_150.0 + 1.0 * n as f64 };
@@ -543,18 +554,16 @@ mod tests {
             c
         };
         let (with, without) = (run(true), run(false));
-        assert!(!without.rewrite_at(8), "within the tolerance: no rewrite without the switch");
-        assert!(with.rewrite_at(8) && with.extrapolated(8, counted(8)) && !with.extrapolated(9, counted(9)));
-        let err = |c: &Calibrator, t: usize| {
-            error_pct(c.calibrate(t, counted(t)), truth(t, counted(t)) as u64).unwrap().abs()
-        };
-        // Re-anchored, the new model's turns follow its own slope sooner.
-        let (a, b): (f64, f64) = ((10..=14).map(|t| err(&with, t)).sum(), (10..=14).map(|t| err(&without, t)).sum());
-        assert!(a < b, "with the switch {a:.2} vs {b:.2}");
+        assert!(!without.rewrite_at(8) && !without.extrapolated(8, counted(8)), "no rewrite without the switch");
+        assert!(with.extrapolated(8, counted(8)) && !with.extrapolated(9, counted(9)));
+        // The fit itself is the same: the switch is said, not guessed at.
+        assert!((8..=14).all(|t| with.calibrate(t, counted(t)) == without.calibrate(t, counted(t))));
         let mut r = Calibrator::new();
         r.switched();
         r.observe(1, Some(1_000), 1_000);
-        assert!(!r.rewrite_at(1), "the ratio mode has no rewrite");
+        r.switched();
+        r.observe(2, Some(1_100), 1_100);
+        assert!(!r.extrapolated(2, 1_100), "the ratio mode has no extrapolation");
     }
 
     #[test]
