@@ -230,7 +230,16 @@ impl Calibrator {
             None => {
                 let multiplier = if self.sum_est > 0.0 { self.sum_prompt / self.sum_est } else { 1.0 };
                 let p = prompt as f64;
-                Point { turn, multiplier, offset: 0.0, counted, long_slope: multiplier, prompt: p, rewrite, switched: false }
+                Point {
+                    turn,
+                    multiplier,
+                    offset: 0.0,
+                    counted,
+                    long_slope: multiplier,
+                    prompt: p,
+                    rewrite,
+                    switched: false,
+                }
             }
         };
         self.points.push(point);
