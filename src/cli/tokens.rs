@@ -14,7 +14,9 @@ use ctxj_core::check::context::context_view;
 use ctxj_core::check::Harness;
 use ctxj_core::journal::Journal;
 use ctxj_core::projection::Replayer;
-use ctxj_core::strategy::{calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, RecordedTurn, Strategy};
+use ctxj_core::strategy::{
+    calibrator_for, new_calibrator, prefix_unrecorded, recorded_turns, thinking_carried, RecordedTurn, Strategy,
+};
 use ctxj_core::tokens::breakdown::{RequestTokens, TurnEstimate};
 use ctxj_core::tokens::TiktokenEstimator;
 
@@ -131,7 +133,9 @@ fn request(
     let mut settings = Replayer::new(journal);
     settings.advance_to(end);
     let (model, ctx) = (settings.model.clone(), settings.ctx.clone());
-    let r = RequestTokens::new(view.label, est.encoding().name(), model, &view.blocks, est, &cal, next_turn, ctx);
+    let thinking = thinking_carried(journal, est, &view.blocks, model.as_deref());
+    let r = RequestTokens::new(view.label, est.encoding().name(), model, &view.blocks, est, &cal, next_turn, ctx)
+        .carrying(thinking);
     Ok((r, view.blocks))
 }
 
@@ -162,10 +166,12 @@ fn per_turn(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec<Tur
 fn per_turn_raw(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec<TurnEstimate> {
     let rec = recorded_turns(journal, est);
     let mut cal = new_calibrator(journal);
-    rec.iter().for_each(|t| cal.observe(t.turn, t.observed(), t.raw));
+    rec.iter().for_each(|t| t.feed(&mut cal));
     let sampled = |turn: usize| rec.get(turn - 1).is_some_and(|t| t.server_tool_calls > 0);
     if s.is_recorded() {
-        let row = |t: &RecordedTurn| TurnEstimate::new(t.turn, t.raw, t.prompt_tokens, &cal).sampled(sampled(t.turn));
+        let row = |t: &RecordedTurn| {
+            TurnEstimate::new(t.turn, t.raw, t.prompt_tokens, &cal).sampled(sampled(t.turn)).carrying(t.thinking)
+        };
         return rec.iter().map(row).collect();
     }
     let mut rows = Vec::with_capacity(rec.len());

@@ -46,6 +46,10 @@ pub struct TokensDoc {
     pub multiplier: f64,
     pub unrecorded_prefix: Option<u64>,
     pub calibrated: u64,
+    /// Of `calibrated`: the thinking blocks of earlier responses the request carries, which the
+    /// log does not record, modelled from each response's usage (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<u64>,
     /// The calibrated figure is extrapolated from a fit of before a compaction (no call with
     /// `prompt_tokens` since).
     pub extrapolated: bool,
@@ -103,6 +107,7 @@ pub fn request_doc(r: &RequestTokens) -> TokensDoc {
         multiplier: r.multiplier,
         unrecorded_prefix: r.unrecorded_prefix,
         calibrated: r.calibrated,
+        thinking: (r.thinking > 0).then_some(r.thinking),
         extrapolated: r.extrapolated,
         parts: (r.breakdown.parts.iter())
             .map(|p| PartRow {
@@ -189,6 +194,12 @@ pub fn request_text(r: &RequestTokens, paint: &Paint, layout: Layout) -> String 
         out += &format!(
             "system prompt + tool schemas (not recorded) ≈ {}, inferred from usage (estimated; included in the calibrated figure)\n",
             approx(p)
+        );
+    }
+    if r.thinking > 0 {
+        out += &format!(
+            "thinking blocks sent back (not recorded) ≈ {}, from each response's output beyond its visible part (estimated; included in the calibrated figure)\n",
+            approx(r.thinking)
         );
     }
     let mult_note = if r.calibrated_from_usage && r.unrecorded_prefix.is_some() {

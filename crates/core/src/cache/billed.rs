@@ -416,6 +416,19 @@ pub fn writes_one_hour(journal: &Journal) -> bool {
     any
 }
 
+/// Per turn (index = turn − 1): whether the call wrote to the cache and every written token had
+/// the one-hour lifetime (`cache_write_1h_tokens` = `cache_write_tokens` > 0).
+pub fn one_hour_turns(journal: &Journal) -> Vec<bool> {
+    let hour = |u: &crate::journal::Usage| {
+        u.cache_write_tokens.is_some_and(|w| w > 0 && u.cache_write_1h_tokens.unwrap_or(0) >= w)
+    };
+    let calls = journal.records.iter().filter_map(|rec| match &rec.body {
+        Body::Assistant(a) => Some(a.usage.as_ref().is_some_and(hour)),
+        _ => None,
+    });
+    calls.collect()
+}
+
 /// Whether some call writes one-hour cache entries (Claude Code 2.1 writes its system prompt and
 /// tools so, and the conversation with the five-minute lifetime).
 pub fn writes_some_one_hour(journal: &Journal) -> bool {

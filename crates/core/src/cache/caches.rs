@@ -23,6 +23,10 @@ pub(crate) struct Caches<'a> {
     /// hour and their writes cost the one-hour rate (Claude Code 2.1 caches its system prompt
     /// and tools so, the conversation for five minutes).
     prefix_hour: bool,
+    /// Per turn (index = turn − 1): the call wrote to the cache, every token of it with the
+    /// one-hour lifetime. The agent asks for the lifetime per request (`cache_control.ttl`), so
+    /// every replay prices that turn's writes at the one-hour rate, whatever the others asked.
+    hour_turns: Vec<bool>,
     pre: usize,
     /// The cache of the current model, the model, and the other models' caches.
     pub sim: Simulator,
@@ -43,6 +47,7 @@ impl<'a> Caches<'a> {
             env: opts.env.as_deref(),
             one_hour,
             prefix_hour,
+            hour_turns: super::billed::one_hour_turns(journal),
             pre,
             sim: Simulator::new(opts.cache),
             model: None,
@@ -154,10 +159,11 @@ impl<'a> Caches<'a> {
             }
             _ => p,
         };
+        let hour = self.one_hour || self.hour_turns.get(turn.wrapping_sub(1)) == Some(&true);
         let one_hour = Above200k { write: p.above_200k.input.map(|i| i * 2.0), ..p.above_200k };
-        let p = if self.one_hour { Price { write: Some(p.write_1h_rate()), above_200k: one_hour, ..p } } else { p };
+        let p = if hour { Price { write: Some(p.write_1h_rate()), above_200k: one_hour, ..p } } else { p };
         // Of the write, the unrecorded prefix's part at the one-hour rate.
-        let h = match self.prefix_hour {
+        let h = match self.prefix_hour && !hour {
             true => req.prefix_tokens(self.pre).saturating_sub(o.cached).min(o.write),
             false => 0,
         };

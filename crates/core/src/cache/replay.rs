@@ -12,7 +12,7 @@ use super::memo::BlockMemo;
 use super::model::{parse_ts, Key, Outcome, Request};
 use crate::journal::{Body, Journal};
 use crate::projection::diff;
-use crate::projection::{Block, BlockCall};
+use crate::projection::Block;
 use crate::strategy::{self, Origin, Strategy};
 use crate::tokens::Estimator;
 
@@ -36,18 +36,8 @@ type Written = (Block, Option<u64>, Option<u64>, Option<u64>);
 fn assistant_block(journal: &Journal, record: usize) -> Option<Written> {
     match &journal.records.get(record)?.body {
         Body::Assistant(a) => {
-            let calls = a
-                .calls
-                .iter()
-                .map(|c| BlockCall { id: c.id.clone(), tool: c.tool.clone(), args: c.args.clone() })
-                .collect();
             let u = a.usage.clone().unwrap_or_default();
-            Some((
-                Block::Assistant { id: a.id.clone(), text: a.text.clone(), calls },
-                u.completion_tokens,
-                u.prompt_tokens,
-                u.cached_tokens,
-            ))
+            Some((Block::assistant(a), u.completion_tokens, u.prompt_tokens, u.cached_tokens))
         }
         _ => None,
     }
@@ -116,6 +106,9 @@ pub fn simulate_observed(
         None => (None, Vec::new()),
     };
     let pblocks = prefix.as_ref().map(prefix_blocks).unwrap_or_default();
+    // Unrecorded thinking a model keeps in every later request: part of its assistant block, in
+    // every strategy that keeps the block (`strategy::thinking`).
+    let thinking = if prefix.is_some() { strategy::kept_thinking(journal, est) } else { Default::default() };
     let pre = pblocks.len();
     // The prefix in force: its segment's index and tokens.
     let segment_at = |turn: usize| segments.partition_point(|s| s.0 <= turn).saturating_sub(1);
@@ -142,6 +135,11 @@ pub fn simulate_observed(
         if let Some(p) = prefix {
             // Imported sessions count in provider tokens: × the fit's slope.
             fresh.iter_mut().for_each(|f| f.1 = crate::tokens::calibrate::apply(f.1, p.slope));
+            for (f, b) in fresh.iter_mut().zip(&r.blocks[keep..]) {
+                if let Block::Assistant { id, .. } = b {
+                    f.1 += thinking.get(id).copied().unwrap_or(0);
+                }
+            }
             if turns.is_empty() {
                 fresh.splice(0..0, resized(&pblocks, seg_tokens));
             }

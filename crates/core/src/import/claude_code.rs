@@ -634,6 +634,27 @@ mod tests {
 
     /// A compaction call's file (`agent-acompact-*`) holds reminders copied from the parent, each
     /// pointing into the parent's file: they are not this call's conversation and stay off it.
+    /// Claude Code 2.1.x writes each thinking block as its own line, `"thinking":""` with a
+    /// signature; the importer dropped them without a trace, so nothing said the later requests
+    /// carried them.
+    #[test]
+    fn regression_empty_thinking_blocks_left_no_trace() {
+        let s = r#"{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"go"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","requestId":"r1","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","model":"claude-sonnet-4-6","content":[{"type":"thinking","thinking":"","signature":"c2ln"}],"usage":{"input_tokens":5,"cache_read_input_tokens":0,"output_tokens":900}}}
+{"type":"assistant","uuid":"a2","parentUuid":"a1","requestId":"r1","timestamp":"2026-01-01T00:00:02Z","message":{"id":"m1","model":"claude-sonnet-4-6","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"path":"a"}}],"usage":{"input_tokens":5,"cache_read_input_tokens":0,"output_tokens":900}}}
+{"type":"user","uuid":"r1","parentUuid":"a2","timestamp":"2026-01-01T00:00:03Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"file a"}]}}
+{"type":"assistant","uuid":"a3","parentUuid":"r1","requestId":"r2","timestamp":"2026-01-01T00:00:04Z","message":{"id":"m2","model":"claude-sonnet-4-6","content":[{"type":"text","text":"done"}],"usage":{"input_tokens":1000,"cache_read_input_tokens":0,"output_tokens":3}}}
+"#;
+        let im = import(s);
+        let marks: Vec<Option<u64>> = (im.journal.records.iter())
+            .filter_map(|r| match &r.body {
+                Body::Assistant(a) => Some(a.usage.as_ref().and_then(|u| u.thinking_blocks)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(marks, vec![Some(1), None]);
+    }
+
     #[test]
     fn copied_lines_pointing_outside_the_file_stay_off_the_chain() {
         let s = r#"{"type":"user","uuid":"c1","parentUuid":"in-parent-1","isSidechain":true,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"<system-reminder>hook output</system-reminder>"}}

@@ -158,6 +158,7 @@ impl Reader<'_> {
         let mut texts = Vec::new();
         let mut calls = Vec::new();
         let blocks = m.get("content").filter(|c| c.is_array());
+        let mut thinking = 0u64;
         for (kind, piece) in walk(blocks, &PI) {
             match piece {
                 Piece::Text(t) => texts.push(t.to_string()),
@@ -165,7 +166,14 @@ impl Reader<'_> {
                     let dup = "duplicate or id-less toolCall";
                     calls.extend(self.calls.add(&mut self.b, id, name, args, &mut self.report, dup));
                 }
-                Piece::Thinking if kind == "thinking" => self.report.lose("thinking block"),
+                Piece::Thinking => {
+                    thinking += 1;
+                    self.report.lose(if kind == "thinking" {
+                        "thinking block".into()
+                    } else {
+                        format!("assistant block {kind}")
+                    })
+                }
                 _ => self.report.lose(format!("assistant block {kind}")),
             }
         }
@@ -184,6 +192,10 @@ impl Reader<'_> {
                 completion_tokens: Some(out),
                 cache_write_tokens: Some(cw),
                 cost_usd: us.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64).filter(|c| *c >= 0.0),
+                // Sent back only over Anthropic's Messages API (pi-ai replays a block with its
+                // signature there; an OpenAI-compatible route such as OpenRouter has no thinking
+                // block in its messages).
+                thinking_blocks: (thinking > 0 && messages_api(m)).then_some(thinking),
                 ..Default::default()
             }
         });
@@ -299,6 +311,15 @@ impl Reader<'_> {
 }
 
 /// `provider/model`, or the bare model when the provider is not recorded.
+/// Whether an assistant message came through Anthropic's Messages API (`api`, else the
+/// `provider` when an older log names no `api`).
+fn messages_api(m: &Map<String, Value>) -> bool {
+    match s(m, "api") {
+        Some(api) => api == "anthropic-messages",
+        None => s(m, "provider") == Some("anthropic"),
+    }
+}
+
 fn slug(provider: Option<&str>, model: Option<&str>) -> Option<String> {
     match (provider, model) {
         (Some(p), Some(m)) => Some(format!("{p}/{m}")),
@@ -480,6 +501,32 @@ mod tests {
         });
         let u = usage.expect("the log's usage is kept");
         assert_eq!((u.prompt_tokens, u.completion_tokens, u.cost_usd), (Some(0), Some(0), Some(0.0)));
+    }
+
+    /// pi keeps a summary of each thinking block and the importer dropped it without a trace, so
+    /// nothing said the provider counted the blocks sent back (Anthropic's Messages API).
+    #[test]
+    fn regression_thinking_blocks_sent_back_left_no_trace() {
+        let line = |id: &str, parent: &str, api: &str| {
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02Z","message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"plan","thinkingSignature":"sig"}},{{"type":"text","text":"ok"}}],"api":"{api}","provider":"x","model":"claude-opus-4-5","usage":{{"input":5,"output":90,"cacheRead":0,"cacheWrite":0}}}}}}"#
+            )
+        };
+        let s = format!(
+            "{}\n{}\n{}\n{}\n",
+            r#"{"type":"session","version":3,"id":"P","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"q"}}"#,
+            line("b", "a", "anthropic-messages"),
+            line("c", "b", "openai-completions"),
+        );
+        let im = read(Path::new("p.jsonl"), s.as_bytes()).unwrap();
+        let marks: Vec<Option<u64>> = (im.journal.records.iter())
+            .filter_map(|r| match &r.body {
+                Body::Assistant(a) => Some(a.usage.as_ref().and_then(|u| u.thinking_blocks)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(marks, vec![Some(1), None], "only the Messages API sends thinking blocks back");
     }
 
     #[test]

@@ -259,6 +259,14 @@ pub struct Usage {
     /// excess is billed as recorded in every replay.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_tool_calls: Option<u64>,
+    /// Extension (written by `ctxj import`, optional): the thinking blocks (`thinking`,
+    /// `redacted_thinking`) the response held, which the journal does not record (Claude Code
+    /// 2.1.x writes them empty, with a signature; pi keeps a summary). The provider bills them
+    /// in `completion_tokens` and, while the agent sends them back, as input of later requests:
+    /// their size is modelled from this call's usage (docs/tokens-and-cache.md, "Unrecorded
+    /// thinking").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking_blocks: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -37,6 +37,14 @@ impl Block {
         Block::System { text: rec.text.clone(), tools: rec.tools.clone() }
     }
 
+    /// The assistant block of an `assistant` record, every call kept: what the response
+    /// visibly wrote (its text and tool calls).
+    pub fn assistant(rec: &crate::journal::AssistantRec) -> Block {
+        let calls =
+            rec.calls.iter().map(|c| BlockCall { id: c.id.clone(), tool: c.tool.clone(), args: c.args.clone() });
+        Block::Assistant { id: rec.id.clone(), text: rec.text.clone(), calls: calls.collect() }
+    }
+
     /// The `type` string of the block.
     pub fn type_name(&self) -> &'static str {
         match self {

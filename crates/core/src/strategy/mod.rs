@@ -23,6 +23,7 @@ pub mod recorded;
 pub mod sliding;
 pub mod summarizer;
 pub mod summary;
+pub mod thinking;
 pub mod tiered;
 pub mod truncate;
 pub mod view;
@@ -39,8 +40,8 @@ use crate::tokens::Estimator;
 pub use name::{completion_words, parse, StrategyError, FAMILIES};
 pub use raw::Raw;
 pub use recorded::{
-    calibrator_for, new_calibrator, prefix_segments, prefix_unrecorded, recorded_turns, unrecorded_prefix,
-    RecordedTurn, UnrecordedPrefix,
+    calibrator_for, kept_thinking, new_calibrator, prefix_segments, prefix_unrecorded, recorded_turns,
+    thinking_carried, unrecorded_prefix, RecordedTurn, UnrecordedPrefix,
 };
 pub use view::{compare, recorded_view, strategy_view, strategy_view_with_progress, View, ViewDiff, ViewError};
 

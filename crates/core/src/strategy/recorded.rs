@@ -24,6 +24,15 @@ pub struct RecordedTurn {
     /// `usage.server_tool_calls`: the call ran hosted tools and was sampled in several steps, so
     /// `prompt_tokens` sums their inputs ([`RecordedTurn::observed`]).
     pub server_tool_calls: u64,
+    /// Modelled thinking tokens of earlier responses this request carried
+    /// ([`super::thinking`]): in provider tokens, part of `prompt_tokens`, none of `raw`.
+    pub thinking: u64,
+    /// `thinking` is of a model that keeps every turn's thinking, which the replays carry too
+    /// (`cache::replay`); a model that keeps only the current loop's is not replayed with it.
+    pub thinking_replayed: bool,
+    /// The call went to another model than the last call with `prompt_tokens` before it
+    /// ([`Calibrator::switched`]).
+    pub switched: bool,
 }
 
 impl RecordedTurn {
@@ -35,6 +44,21 @@ impl RecordedTurn {
     pub fn observed(&self) -> Option<u64> {
         self.prompt_tokens.filter(|&p| p > 0 && self.server_tool_calls == 0)
     }
+
+    /// What the calibration learns from: [`RecordedTurn::observed`] less the carried thinking
+    /// ([`RecordedTurn::thinking`]), the part of the request the journal holds or the fit's prefix
+    /// stands for. An estimate of this request adds `thinking` back.
+    pub fn sample(&self) -> Option<u64> {
+        self.observed().map(|p| p.saturating_sub(self.thinking))
+    }
+
+    /// Feeds this turn to `cal`: a model switch, then [`RecordedTurn::sample`].
+    pub fn feed(&self, cal: &mut Calibrator) {
+        if self.switched {
+            cal.switched();
+        }
+        cal.observe(self.turn, self.sample(), self.raw);
+    }
 }
 
 /// The raw estimate of every recorded request, with the provider's usage figures, in turn order.
@@ -42,6 +66,53 @@ impl RecordedTurn {
 /// from the previous turn ([`super::TurnRequest::unchanged`]), so the cost is linear in the
 /// journal, not in turns × context.
 pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTurn> {
+    recorded_with_thinking(journal, est).0
+}
+
+/// The modelled thinking tokens of each response that held unrecorded thinking blocks, by
+/// assistant id, for the responses of a model that keeps every turn's thinking
+/// ([`super::thinking::Keep::AllTurns`]): those stay part of the assistant message in every later
+/// request, so every replay counts them with the block. Empty when the journal records none.
+pub fn kept_thinking(journal: &Journal, est: &dyn Estimator) -> std::collections::HashMap<String, u64> {
+    if !super::thinking::any(journal) {
+        return Default::default();
+    }
+    let (_, sizes, kept) = recorded_with_thinking(journal, est);
+    sizes.into_iter().filter(|(id, _)| kept.contains(id)).collect()
+}
+
+/// The modelled thinking tokens a request of `blocks` sent to `model` carries: every response
+/// with unrecorded thinking among `blocks`, as `model` keeps them ([`super::thinking::carried`]).
+/// 0 when the journal records none or `model` is not Claude.
+pub fn thinking_carried(
+    journal: &Journal,
+    est: &dyn Estimator,
+    blocks: &[crate::projection::Block],
+    model: Option<&str>,
+) -> u64 {
+    match model.and_then(super::thinking::keep) {
+        Some(keep) if super::thinking::any(journal) => {
+            super::thinking::carried(blocks, keep, &recorded_with_thinking(journal, est).1)
+        }
+        _ => 0,
+    }
+}
+
+/// [`recorded_turns`], the thinking size of each response with unrecorded thinking (by assistant
+/// id) and the ids of those answered by a model that keeps every turn's thinking. The sizes need
+/// the slope in force at each call, so a calibrator is fed along the way, as every caller feeds
+/// theirs ([`RecordedTurn::sample`]).
+fn recorded_with_thinking(
+    journal: &Journal,
+    est: &dyn Estimator,
+) -> (Vec<RecordedTurn>, std::collections::HashMap<String, u64>, std::collections::HashSet<String>) {
+    use super::thinking;
+    let any_thinking = thinking::any(journal);
+    let models = thinking::models(journal);
+    let mut last_model: Option<&String> = None;
+    let mut cal = new_calibrator(journal);
+    let mut sizes = std::collections::HashMap::new();
+    let mut kept = std::collections::HashSet::new();
     let recorded = super::Strategy::recorded();
     let mut out = Vec::with_capacity(journal.turns.len());
     let mut per_block: Vec<u64> = Vec::new();
@@ -59,7 +130,10 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
             _ => None,
         };
         let usage = usage.unwrap_or_default();
-        out.push(RecordedTurn {
+        let model = models.get(&r.record);
+        let keep = model.and_then(|m| thinking::keep(m)).filter(|_| any_thinking);
+        let carried = keep.map_or(0, |k| thinking::carried(r.blocks, k, &sizes));
+        let t = RecordedTurn {
             turn: r.turn,
             record: r.record,
             raw: FRAMING + sum,
@@ -67,9 +141,34 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
             cached_tokens: usage.cached_tokens,
             completion_tokens: usage.completion_tokens,
             server_tool_calls: usage.server_tool_calls.unwrap_or(0),
-        });
+            thinking: carried,
+            thinking_replayed: keep == Some(thinking::Keep::AllTurns),
+            switched: false,
+        };
+        let switched = t.observed().is_some() && last_model.is_some() && model != last_model;
+        if t.observed().is_some() {
+            last_model = model;
+        }
+        let t = RecordedTurn { switched, ..t };
+        if any_thinking {
+            if let (Some(k), Some(out_tokens), Some(Body::Assistant(a))) =
+                (keep, usage.completion_tokens, journal.records.get(r.record).map(|x| &x.body))
+            {
+                if usage.thinking_blocks.unwrap_or(0) > 0 {
+                    // The output beyond its visible part, at the slope in force at this call.
+                    let visible = est.block(&crate::projection::Block::assistant(a));
+                    let visible = crate::tokens::calibrate::apply(visible, cal.multiplier(r.turn));
+                    sizes.insert(a.id.clone(), out_tokens.saturating_sub(visible));
+                    if k == thinking::Keep::AllTurns {
+                        kept.insert(a.id.clone());
+                    }
+                }
+            }
+            t.feed(&mut cal);
+        }
+        out.push(t);
     });
-    out
+    (out, sizes, kept)
 }
 
 /// Whether `journal` is an imported session whose format does not record the system prompt and
@@ -99,7 +198,7 @@ pub fn new_calibrator(journal: &Journal) -> Calibrator {
 pub fn calibrator_for(journal: &Journal, est: &dyn Estimator) -> Calibrator {
     let mut c = new_calibrator(journal);
     for t in recorded_turns(journal, est) {
-        c.observe(t.turn, t.observed(), t.raw);
+        t.feed(&mut c);
     }
     c
 }
@@ -174,10 +273,13 @@ pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(Unreco
     let turns = recorded_turns(journal, est);
     let mut cal = new_calibrator(journal);
     for t in &turns {
-        cal.observe(t.turn, t.observed(), t.raw);
+        t.feed(&mut cal);
     }
     let slope = cal.last_multiplier();
-    let residual = |t: &RecordedTurn| Some(t.observed()? as f64 - slope * t.raw as f64);
+    // What the replays carry beyond the prefix and the blocks: the thinking of the models that
+    // keep every turn's; the rest of the provider's count is the prefix's, on average.
+    let replayed = |t: &RecordedTurn| if t.thinking_replayed { t.thinking } else { 0 };
+    let residual = |t: &RecordedTurn| Some(t.observed()?.saturating_sub(replayed(t)) as f64 - slope * t.raw as f64);
     let residuals: Vec<f64> = turns.iter().filter_map(residual).collect();
     let mean = |v: &[f64]| crate::tokens::calibrate::apply(1, v.iter().sum::<f64>() / v.len().max(1) as f64);
     let tokens = mean(&residuals);

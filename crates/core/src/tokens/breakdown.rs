@@ -110,6 +110,9 @@ pub struct RequestTokens {
     /// since the last turn with usage: [`Calibrator::extrapolated`]).
     pub extrapolated: bool,
     pub calibrated: u64,
+    /// Modelled thinking tokens of earlier responses the request carries (not recorded;
+    /// `docs/tokens-and-cache.md`, "Unrecorded thinking"), included in `calibrated`.
+    pub thinking: u64,
     #[serde(skip)]
     pub settings: CtxSettings,
 }
@@ -144,7 +147,17 @@ impl RequestTokens {
             calibrated_from_usage: !cal.is_empty(),
             extrapolated,
             calibrated,
+            thinking: 0,
             settings,
+        }
+    }
+
+    /// This request with `thinking` carried tokens added to its calibrated figure (once a fit
+    /// exists: a raw count stays raw).
+    pub fn carrying(self, thinking: u64) -> RequestTokens {
+        match self.calibrated_from_usage {
+            true => RequestTokens { thinking, calibrated: self.calibrated + thinking, ..self },
+            false => self,
         }
     }
 
@@ -193,6 +206,15 @@ pub struct TurnEstimate {
     /// steps and `prompt_tokens` sums their inputs, so it measures no request and the turn has no
     /// calibrated error (`docs/tokens-and-cache.md`, "Server-side sampling").
     pub server_sampled: bool,
+    /// Modelled thinking tokens of earlier responses that this request carried (the journal does
+    /// not record them; `docs/tokens-and-cache.md`, "Unrecorded thinking"), included in
+    /// `calibrated`; absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub thinking: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl TurnEstimate {
@@ -211,6 +233,16 @@ impl TurnEstimate {
             extrapolated,
             fitted,
             server_sampled: false,
+            thinking: 0,
+        }
+    }
+
+    /// This row with `thinking` carried tokens added to its calibrated estimate
+    /// ([`TurnEstimate::thinking`]); a turn with no fit yet keeps its raw count.
+    pub fn carrying(self, thinking: u64) -> TurnEstimate {
+        match self.fitted {
+            true => TurnEstimate { thinking, calibrated: self.calibrated + thinking, ..self },
+            false => self,
         }
     }
 

@@ -31,6 +31,13 @@
 //! grows the request faster than its content) and priced the 160k counted tokens a remote
 //! compaction removed at 183k, against 162k removed by the provider (turn 185: −45 %). Only
 //! earlier turns' usage and the request's own count enter the estimate.
+//!
+//! **A model switch** ([`Calibrator::switched`], issue 28): the turn of the first observation
+//! after the calls moved to another model is extrapolated — another tokenizer counts the request
+//! and the agent may send another system prompt and tools, which no earlier usage sizes. A step it
+//! brings re-anchors the fit through the rewrite rule; a switch alone does not (re-anchoring on
+//! every switch, measured, put a pi session switching between two Hugging Face models from
+//! 2.46 / 10.2 % to 2.86 / 10.6 % median / p90).
 
 /// The fit in force after an observed turn.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,6 +53,9 @@ struct Point {
     prompt: f64,
     /// Affine mode: this observation was a rewrite (module doc) and re-anchored the fit.
     rewrite: bool,
+    /// Affine mode: this call went to another model than the last observed one
+    /// ([`Calibrator::switched`]).
+    switched: bool,
 }
 
 /// Recency-weighted sums of the affine fit (weights relative to the last observed turn).
@@ -127,6 +137,9 @@ pub struct Calibrator {
     affine: Option<(Segmented, Sums, Segmented)>,
     /// One point per observed turn, in turn order.
     points: Vec<Point>,
+    /// Affine mode: the next observation goes to another model than the last observed one
+    /// ([`Calibrator::switched`]).
+    switch: bool,
 }
 
 /// The half-life of the recency weights, in turns.
@@ -198,6 +211,7 @@ impl Calibrator {
         self.sum_prompt += prompt as f64;
         self.sum_est += raw_recorded_estimate as f64;
         let counted = raw_recorded_estimate as f64;
+        let switched = std::mem::take(&mut self.switch) && !self.points.is_empty();
         let rewrite =
             self.is_affine() && self.points.last().is_some_and(|last| is_rewrite(last, counted, prompt as f64));
         let point = match &mut self.affine {
@@ -211,14 +225,32 @@ impl Calibrator {
                 offset.add(counted, prompt as f64);
                 let (multiplier, offset) = fit(slope, offset);
                 let long_slope = slope_of(long);
-                Point { turn, multiplier, offset, counted, long_slope, prompt: prompt as f64, rewrite }
+                Point { turn, multiplier, offset, counted, long_slope, prompt: prompt as f64, rewrite, switched }
             }
             None => {
                 let multiplier = if self.sum_est > 0.0 { self.sum_prompt / self.sum_est } else { 1.0 };
-                Point { turn, multiplier, offset: 0.0, counted, long_slope: multiplier, prompt: prompt as f64, rewrite }
+                let p = prompt as f64;
+                Point {
+                    turn,
+                    multiplier,
+                    offset: 0.0,
+                    counted,
+                    long_slope: multiplier,
+                    prompt: p,
+                    rewrite,
+                    switched: false,
+                }
             }
         };
         self.points.push(point);
+    }
+
+    /// Affine mode: the next observation's call went to another model than the last observed
+    /// one (module doc, "A model switch"): another tokenizer counts the request and the agent may
+    /// send another system prompt, so its turn's estimate is extrapolated; a step the switch
+    /// brings re-anchors the fit through the rewrite rule.
+    pub fn switched(&mut self) {
+        self.switch = self.is_affine();
     }
 
     /// The point in force before turn `t` (uses only observations of turns i < t).
@@ -284,7 +316,13 @@ impl Calibrator {
     /// own observation was a rewrite (module doc, "A rewrite"). Never in ratio mode, nor before
     /// any observation (then the raw count is shown).
     pub fn extrapolated(&self, t: usize, raw: u64) -> bool {
-        self.is_drop(t, raw) || self.rewrite_at(t)
+        self.is_drop(t, raw) || self.rewrite_at(t) || self.switched_at(t)
+    }
+
+    /// Whether turn `t`'s call was the first observed one after a model switch.
+    fn switched_at(&self, t: usize) -> bool {
+        let n = self.points.partition_point(|p| p.turn < t);
+        self.points.get(n).is_some_and(|p| p.turn == t && p.switched)
     }
 
     /// Whether turn `t`'s observation was a rewrite that re-anchored the fit.
@@ -504,6 +542,37 @@ mod tests {
         r.observe(1, Some(1_000), 1_000);
         r.observe(2, Some(90_000), 1_001);
         assert!(!r.extrapolated(2, 1_001) && !r.rewrite_at(2));
+    }
+
+    /// The first call after a model switch was estimated from the old model's fit without a
+    /// word: `tokens` did not say its turn was extrapolated.
+    #[test]
+    fn regression_first_call_after_a_model_switch_was_not_marked_extrapolated() {
+        // Model A: 20k prefix, slope 1.3; model B from turn 8: 27.15k prefix, slope 1.0 (turn 8 counts
+        // 2.5k more for 1.5k more counted tokens: within any admissible slope and the tolerance).
+        let truth = |t: usize, n: u64| if t < 8 { 20_000.0 + 1.3 * n as f64 } else { 27_150.0 + 1.0 * n as f64 };
+        let counted = |t: usize| 10_000 + 1_500 * t as u64;
+        let run = |switch: bool| {
+            let mut c = Calibrator::affine();
+            for t in 1..=14 {
+                if switch && t == 8 {
+                    c.switched();
+                }
+                c.observe(t, Some(truth(t, counted(t)) as u64), counted(t));
+            }
+            c
+        };
+        let (with, without) = (run(true), run(false));
+        assert!(!without.rewrite_at(8) && !without.extrapolated(8, counted(8)), "no rewrite without the switch");
+        assert!(with.extrapolated(8, counted(8)) && !with.extrapolated(9, counted(9)));
+        // The fit itself is the same: the switch is said, not guessed at.
+        assert!((8..=14).all(|t| with.calibrate(t, counted(t)) == without.calibrate(t, counted(t))));
+        let mut r = Calibrator::new();
+        r.switched();
+        r.observe(1, Some(1_000), 1_000);
+        r.switched();
+        r.observe(2, Some(1_100), 1_100);
+        assert!(!r.extrapolated(2, 1_100), "the ratio mode has no extrapolation");
     }
 
     #[test]

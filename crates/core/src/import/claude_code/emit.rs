@@ -202,6 +202,7 @@ impl Emitter<'_> {
         let mut texts = Vec::new();
         let mut calls = Vec::new();
         let mut best: Option<CcUsage> = None;
+        let mut thinking = 0u64;
         for &m in &members {
             let mo = &lines[m].obj;
             if let Some(us) = CcUsage::of(mo) {
@@ -216,7 +217,10 @@ impl Emitter<'_> {
                         let dup = "duplicate or id-less tool_use";
                         calls.extend(self.calls.add(self.b, id, name, args, self.report, dup));
                     }
-                    Piece::Thinking => self.report.lose("thinking block"),
+                    Piece::Thinking => {
+                        thinking += 1;
+                        self.report.lose("thinking block")
+                    }
                     _ => self.report.lose(format!("assistant block {kind}")),
                 }
             }
@@ -232,6 +236,7 @@ impl Emitter<'_> {
             cache_write_1h_tokens: (us.cache_creation_1h > 0).then_some(us.cache_creation_1h),
             cost_usd: None,
             server_tool_calls: None,
+            thinking_blocks: (thinking > 0).then_some(thinking),
         });
         let rec = AssistantRec {
             id: aid.clone(),
