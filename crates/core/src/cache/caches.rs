@@ -115,19 +115,27 @@ impl<'a> Caches<'a> {
                 let read = env.provider_read(turn).unwrap_or(0);
                 let held = if read > 0 { held } else { 0 };
                 let mut o = self.sim.step_after_loss(req, cap, held);
-                // The simulator keeps whole blocks; a read that ends inside the unrecorded prefix
-                // (whose split into virtual blocks is ours, not the provider's: its breakpoints lie
-                // somewhere in the system prompt and tools) is kept too. After an idle gap the
-                // provider still reads the part other requests with the same system prompt and
-                // tools kept alive; dropping it would write again what the provider read.
-                let within = read.min(req.prefix_tokens(self.pre));
-                if within > o.cached {
-                    o.write = o.write.saturating_sub(within - o.cached);
-                    o.cached = within;
-                }
+                // The simulator keeps whole blocks; the provider's read ends where its cache entry
+                // ended, inside a block as often as not. It is kept wherever it ends within the
+                // unrecorded prefix (whose split into virtual blocks is ours, not the provider's;
+                // after an idle gap the provider still reads the part other requests with the same
+                // system prompt and tools kept alive) or within what this request repeats of the
+                // previous one (the entry that call left): dropping the rest of the block would
+                // write again what the provider read.
+                o.read_at_least(read.min(req.prefix_tokens(self.pre.max(held))));
                 o
             }
-            None => self.sim.step(req),
+            // A loss within the break tolerance: the read falls short of what this request repeats
+            // of the previous one by the provider's shortfall.
+            None => match env.lost(turn) {
+                Some(short) => {
+                    let read = req.prefix_tokens(held).saturating_sub(short);
+                    let mut o = self.sim.step_after_loss(req, read, held);
+                    o.read_at_least(read);
+                    o
+                }
+                None => self.sim.step(req),
+            },
         }
     }
 

@@ -267,6 +267,18 @@ impl Outcome {
     pub fn new_tokens(&self) -> u64 {
         self.prompt - self.cached
     }
+
+    /// The provider's record says this request read `read` tokens from its cache (at most the
+    /// prompt): where the simulated cache, which keeps whole blocks, read less, the rest is read
+    /// rather than written — wherever the provider's read ends inside a block. A session's first
+    /// call (`cache::replay`) and a replayed loss inside the unrecorded prefix (`cache::caches`).
+    pub fn read_at_least(&mut self, read: u64) {
+        let read = read.min(self.prompt);
+        if read > self.cached {
+            self.write = self.write.saturating_sub(read - self.cached);
+            self.cached = read;
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
