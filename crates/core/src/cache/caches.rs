@@ -126,15 +126,16 @@ impl<'a> Caches<'a> {
                 o
             }
             // A loss within the break tolerance: the read falls short of what this request repeats
-            // of the previous one by the provider's shortfall.
+            // of the previous one by the provider's shortfall (a request that repeats no more of
+            // it than the unrecorded prefix, a counterfactual's rewrite, loses nothing there).
             None => match env.lost(turn) {
-                Some(short) => {
+                Some(short) if held > self.pre => {
                     let read = req.prefix_tokens(held).saturating_sub(short);
                     let mut o = self.sim.step_after_loss(req, read, held);
                     o.read_at_least(read);
                     o
                 }
-                None => self.sim.step(req),
+                _ => self.sim.step(req),
             },
         }
     }
