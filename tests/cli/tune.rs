@@ -158,13 +158,17 @@ fn sweeps_over_the_shared_transcripts_carry_the_named_points() {
 /// `docs/tune.md` ("The baseline against the bill") gives and why: every one is billed under the
 /// $0.05 floor, and each gap has a cause the record cannot tell the replay.
 const FIDELITY_KNOWN: &[(&str, f64, f64)] = &[
-    // $0.0002, 2 calls: a hand-made DAG fixture of claude-code-log; its figures are not a provider's.
+    // $0.0002, 2 calls: a hand-made DAG fixture of claude-code-log. Both calls bill
+    // `input_tokens: 10` and no cache fields, though the second request repeats the first and
+    // appends to it (17 → 25 counted tokens) and a Claude Code request carries a system prompt and
+    // tools thousands of tokens long: usage no provider bills.
     ("claude-code-log/dag_compact_after_rewind_preserved.jsonl", 25.0, 40.0),
-    // $0.0018: hand-written figures (168 prompt tokens for 445 counted, no cache writes at all).
+    // $0.0018: hand-written figures. With no cache read or write anywhere, Anthropic's
+    // `input_tokens` is the whole prompt, yet call 3 bills 85 after call 2 billed 200 for a
+    // request call 3 repeats and extends; the one priced call (4) bills 168 for 445 counted.
     ("claude-code-log/edge_cases.jsonl", 40.0, 55.0),
-    // $0.0117, 7 calls: OpenAI read only the 3,072-token prefix at calls 2, 5 and 6 (best-effort
-    // cache), and call 4 dropped the earlier turns' reasoning items.
-    ("019b04ae-b1c6-7c72-a134-a4c2de66058c.jsonl", -27.0, -20.0),
+    // None else since issue 34: Codex `019b04ae` (−23 %: OpenAI read only the 3,072-token prefix at
+    // calls 2, 4, 5 and 6, each loss under the break tolerance) replays the losses the record shows.
 ];
 
 /// Issue 34's first done-when line: on every shared transcript (samples and corpus, Claude Code,

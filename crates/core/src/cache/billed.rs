@@ -21,6 +21,12 @@ use crate::tokens::Estimator;
 pub const TOLERANCE_TOKENS: u64 = 1024;
 /// … and this share of what the previous turn left in the cache.
 pub const TOLERANCE_SHARE: f64 = 0.02;
+/// The grain of a provider's cache reads: OpenAI serves cached prefixes in 128-token increments
+/// (its prompt-caching guide), so a call that read back its predecessor's whole prompt may still
+/// read up to 127 tokens less; Anthropic reads whole entries (a shortfall of any size is a loss).
+/// A read short by at least this much, within the break tolerance, is an unreported loss
+/// ([`Billed::unreported_losses`]).
+pub const READ_STEP: u64 = 128;
 /// Cache lifetimes, seconds.
 pub const TTL_5M: i64 = 300;
 pub const TTL_1H: i64 = 3600;
@@ -157,6 +163,13 @@ pub struct Billed {
     /// when it is longer than the model's).
     pub kept_idle_seconds: Option<f64>,
     pub breaks: Vec<RecordedBreak>,
+    /// `(turn, shortfall)` of every call that read back at least [`READ_STEP`] tokens less than
+    /// the previous call left, within the break tolerance, with a cause no request change
+    /// explains (as [`RecordedBreak::environment`]). Not reported as breaks (the tolerance keeps
+    /// small drifts out of the report); replays of every strategy lose as much there
+    /// (`Environment::lost`).
+    #[serde(skip)]
+    pub unreported_losses: Vec<(usize, u64)>,
     /// Summarizer requests recorded on `compact` records (their optional `usage`), and what the
     /// priced ones cost; that cost is part of `cost` (a compaction pays for its own call).
     pub summarizer_calls: usize,
@@ -247,6 +260,9 @@ struct Candidate {
     read: u64,
     rewritten: u64,
     gap_ms: Option<i64>,
+    /// Beyond the break tolerance ([`shortfall`]): a reported break. Else a loss of at least
+    /// [`READ_STEP`] tokens that only replays follow.
+    reported: bool,
 }
 
 /// The tokens a call failed to read back of the `expected` the previous call left in the cache,
@@ -280,10 +296,12 @@ fn shortfalls(turns: &[BilledTurn], walked: &[(Option<String>, Between)]) -> (Ve
             let short = expected.saturating_sub(read);
             let at = |k: usize| walked.get(k).and_then(|w| w.1.at);
             let gap_ms = at(p).zip(at(i)).map(|(a, b)| b.saturating_sub(a).max(0));
-            if shortfall(expected, read).is_some() {
-                out.push(Candidate { at: i, prev: p, expected, read, rewritten: short, gap_ms });
-            } else if expected > TOLERANCE_TOKENS {
+            let reported = shortfall(expected, read).is_some();
+            if !reported && expected > TOLERANCE_TOKENS {
                 kept = kept.max(gap_ms);
+            }
+            if reported || short >= READ_STEP {
+                out.push(Candidate { at: i, prev: p, expected, read, rewritten: short, gap_ms, reported });
             }
         }
         let write = t.cache_write.unwrap_or(0);
@@ -446,13 +464,19 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
     let (cands, kept) = shortfalls(&per_turn, &walked);
     let wanted: Vec<usize> = cands.iter().map(|c| per_turn[c.at].turn).collect();
     let prefix = prefix_changes(journal, est, &wanted);
-    let mut breaks = Vec::new();
+    let (mut breaks, mut unreported) = (Vec::new(), Vec::new());
     for c in &cands {
         let (cause, evidence) = cause_of(c, &per_turn, &walked, &prefix);
         // A floor loss is the environment's only when the request itself did not change there.
         let changed = walked.get(c.at).is_some_and(|w| w.1.system) || prefix.contains_key(&per_turn[c.at].turn);
         let environment =
             matches!(cause, BreakCause::Provider | BreakCause::Ttl) || (cause == BreakCause::SystemOrTools && !changed);
+        if !c.reported {
+            if environment {
+                unreported.push((per_turn[c.at].turn, c.rewritten));
+            }
+            continue;
+        }
         let t = &mut per_turn[c.at];
         t.brk = Some(cause);
         let price = t.model.as_deref().and_then(|m| table.lookup(m)).map(|(_, p)| p);
@@ -482,6 +506,7 @@ pub fn billed(journal: &Journal, est: &dyn Estimator, table: &PriceTable, fallba
         });
     }
     let mut b = totals(per_turn, breaks);
+    b.unreported_losses = unreported;
     b.kept_idle_seconds = kept.map(|g| g as f64 / 1000.0);
     let (calls, cost) = summarizer(journal, table, fallback_model);
     b.summarizer_calls = calls;
@@ -569,6 +594,7 @@ fn totals(per_turn: Vec<BilledTurn>, breaks: Vec<RecordedBreak>) -> Billed {
         unknown,
         kept_idle_seconds: None,
         breaks,
+        unreported_losses: Vec::new(),
         summarizer_calls: 0,
         summarizer_cost: None,
         per_turn,

@@ -114,7 +114,7 @@ impl<'a> Caches<'a> {
             // request with the same prefix (other sessions, subagents): as at the session's first
             // call, the part of the unrecorded prefix (system prompt, tools) the provider read
             // was warm, and the replay reads it too.
-            keep_read_within_prefix(&mut o, env.provider_read(turn).unwrap_or(0), req.prefix_tokens(self.pre));
+            o.read_at_least(env.provider_read(turn).unwrap_or(0).min(req.prefix_tokens(self.pre)));
         }
         if let Some(tail) = env.unmarked(turn) {
             self.sim.unmark(req, tail, &mut o);
@@ -132,15 +132,28 @@ impl<'a> Caches<'a> {
                 let read = env.provider_read(turn).unwrap_or(0);
                 let held = if read > 0 { held } else { 0 };
                 let mut o = self.sim.step_after_loss(req, cap, held);
-                // The simulator keeps whole blocks; a read that ends inside the unrecorded prefix
-                // (whose split into virtual blocks is ours, not the provider's: its breakpoints lie
-                // somewhere in the system prompt and tools) is kept too. After an idle gap the
-                // provider still reads the part other requests with the same system prompt and
-                // tools kept alive; dropping it would write again what the provider read.
-                keep_read_within_prefix(&mut o, read, req.prefix_tokens(self.pre));
+                // The simulator keeps whole blocks; the provider's read ends where its cache entry
+                // ended, inside a block as often as not. It is kept wherever it ends within the
+                // unrecorded prefix (whose split into virtual blocks is ours, not the provider's;
+                // after an idle gap the provider still reads the part other requests with the same
+                // system prompt and tools kept alive) or within what this request repeats of the
+                // previous one (the entry that call left): dropping the rest of the block would
+                // write again what the provider read.
+                o.read_at_least(read.min(req.prefix_tokens(self.pre.max(held))));
                 o
             }
-            None => self.sim.step(req),
+            // A loss within the break tolerance: the read falls short of what this request repeats
+            // of the previous one by the provider's shortfall (a request that repeats no more of
+            // it than the unrecorded prefix, a counterfactual's rewrite, loses nothing there).
+            None => match env.lost(turn) {
+                Some(short) if held > self.pre => {
+                    let read = req.prefix_tokens(held).saturating_sub(short);
+                    let mut o = self.sim.step_after_loss(req, read, held);
+                    o.read_at_least(read);
+                    o
+                }
+                _ => self.sim.step(req),
+            },
         }
     }
 
@@ -173,16 +186,5 @@ impl<'a> Caches<'a> {
             (false, 0) => p.cost(new, o.write, o.cached, output),
             (false, h) => p.billed(new.saturating_sub(o.write), o.write - h, h, o.cached, output),
         })
-    }
-}
-
-/// Serves from the cache the part of the provider's `read` that lies inside the unrecorded
-/// prefix (`prefix` tokens) when the simulated cache read less: those tokens are read, not
-/// written again.
-fn keep_read_within_prefix(o: &mut Outcome, read: u64, prefix: u64) {
-    let within = read.min(prefix);
-    if within > o.cached {
-        o.write = o.write.saturating_sub(within - o.cached);
-        o.cached = within;
     }
 }

@@ -41,6 +41,13 @@ pub struct Environment {
     /// (the replay keeps, within `read_cap`, what it held when this is not 0) and at the first
     /// call after a model switch (the replay keeps the part inside the unrecorded prefix).
     pub provider_read: Vec<Option<u64>>,
+    /// Per turn: the tokens of what the previous call left that the provider did not read back,
+    /// where that loss is within the break tolerance (no break is reported:
+    /// `Billed::unreported_losses`). The replay's read there falls short of what its previous
+    /// request left by as much: a small loss moves any replay by its size, whatever the replay's
+    /// token counts (an absolute cap taken from the provider's counts would cut a replay that
+    /// counts the conversation longer far below what its cache held).
+    pub lost: Vec<Option<u64>>,
     /// Per turn: the tokens the provider billed past the request's last cache breakpoint, neither
     /// read nor written (Anthropic's `input_tokens`), on a call that wrote to the cache. The harness
     /// placed its marker there (Claude Code: on the last message, or the second-to-last for a
@@ -115,6 +122,11 @@ impl Environment {
     /// The tokens past the last cache breakpoint of `turn`'s request, when the provider billed some.
     pub fn unmarked(&self, turn: usize) -> Option<u64> {
         self.unmarked.get(turn.wrapping_sub(1)).copied().flatten()
+    }
+    /// The tokens the provider failed to read back at `turn`, when a loss within the break
+    /// tolerance is replayed there.
+    pub fn lost(&self, turn: usize) -> Option<u64> {
+        self.lost.get(turn.wrapping_sub(1)).copied().flatten()
     }
     /// The provider's cache read at `turn`, when a loss is replayed there.
     pub fn provider_read(&self, turn: usize) -> Option<u64> {

@@ -267,6 +267,19 @@ impl Outcome {
     pub fn new_tokens(&self) -> u64 {
         self.prompt - self.cached
     }
+
+    /// The provider's record says this request read `read` tokens from its cache (at most the
+    /// prompt): where the simulated cache, which keeps whole blocks, read less, the rest is read
+    /// rather than written — wherever the provider's read ends inside a block. A session's first
+    /// call (`cache::replay`), the first call after a model switch and a replayed loss
+    /// (`cache::caches`).
+    pub fn read_at_least(&mut self, read: u64) {
+        let read = read.min(self.prompt);
+        if read > self.cached {
+            self.write = self.write.saturating_sub(read - self.cached);
+            self.cached = read;
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

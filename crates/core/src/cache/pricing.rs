@@ -133,6 +133,7 @@ impl Pricing {
                 && billed.per_turn.iter().filter(|t| t.prompt.is_some()).all(|t| t.cache_write == Some(0)),
             read_cap: vec![None; n],
             provider_read: vec![None; n],
+            lost: vec![None; n],
             unmarked: vec![None; n],
             replayed: Vec::new(),
             kept_ms: None,
@@ -172,6 +173,11 @@ impl Pricing {
                 env.read_cap[b.turn - 1] = Some(b.cache_read.saturating_add(tol));
                 env.provider_read[b.turn - 1] = Some(b.cache_read);
                 env.replayed.push(b.turn);
+            }
+            // A loss within the break tolerance: every replay loses as many tokens there (not
+            // counted as a replayed break: none is reported).
+            for &(turn, short) in &billed.unreported_losses {
+                env.lost[turn - 1] = Some(short);
             }
         }
         env

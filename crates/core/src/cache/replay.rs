@@ -45,34 +45,6 @@ fn assistant_block(journal: &Journal, record: usize) -> Option<Written> {
 
 /// The key of the virtual block that stands for an unrecorded system prompt + tool schemas.
 const PREFIX_KEY: Key = 0x7072_6566_6978_5f75_6e72_6563_6f72_6465;
-/// The key of its part the provider's cache held before the session began.
-const WARM_KEY: Key = 0x7761_726d_5f70_7265_6669_785f_6b65_7900;
-
-/// The virtual blocks of an unrecorded prefix: its warm part (when some, a block of its own, so a
-/// cache can hold it alone) and the rest.
-fn prefix_blocks(p: &strategy::UnrecordedPrefix) -> Vec<(Key, u64)> {
-    let warm = p.warm.min(p.tokens);
-    match (warm, p.tokens - warm) {
-        (0, t) => vec![(PREFIX_KEY, t)],
-        (w, 0) => vec![(WARM_KEY, w)],
-        (w, t) => vec![(WARM_KEY, w), (PREFIX_KEY, t)],
-    }
-}
-
-/// The same virtual blocks (same keys, same number) resized to a later segment's `tokens`
-/// ([`strategy::prefix_segments`]): the warm block keeps at most its size, the rest takes the
-/// remainder. The keys stay: whether the provider still read the prefix after the change is in
-/// its record, which the environment replays ([`super::environment`]).
-fn resized(blocks: &[(Key, u64)], tokens: u64) -> Vec<(Key, u64)> {
-    match blocks {
-        [(WARM_KEY, _)] => vec![(WARM_KEY, tokens)],
-        [(WARM_KEY, w), (k, _)] => {
-            let w = (*w).min(tokens);
-            vec![(WARM_KEY, w), (*k, tokens - w)]
-        }
-        _ => blocks.iter().map(|&(k, _)| (k, tokens)).collect(),
-    }
-}
 
 /// Replays `strategy` and simulates the cache; `progress(done, total)` is called after each turn.
 ///
@@ -105,11 +77,10 @@ pub fn simulate_observed(
         Some((p, s)) => (Some(p), s),
         None => (None, Vec::new()),
     };
-    let pblocks = prefix.as_ref().map(prefix_blocks).unwrap_or_default();
     // Unrecorded thinking a model keeps in every later request: part of its assistant block, in
     // every strategy that keeps the block (`strategy::thinking`).
     let thinking = if prefix.is_some() { strategy::kept_thinking(journal, est) } else { Default::default() };
-    let pre = pblocks.len();
+    let pre = usize::from(prefix.is_some());
     // The prefix in force: its segment's index and tokens.
     let segment_at = |turn: usize| segments.partition_point(|s| s.0 <= turn).saturating_sub(1);
     let mut segment = 0;
@@ -126,7 +97,7 @@ pub fn simulate_observed(
         let resegment = seg != segment && !turns.is_empty();
         let seg_tokens = segments.get(seg).map_or(0, |s| s.1);
         if resegment {
-            tail.req.set_head(&resized(&pblocks, seg_tokens));
+            tail.req.set_head(&[(PREFIX_KEY, seg_tokens)]);
         }
         segment = seg;
         let prefix_now = prefix.map(|p| strategy::UnrecordedPrefix { tokens: seg_tokens, ..p });
@@ -141,16 +112,12 @@ pub fn simulate_observed(
                 }
             }
             if turns.is_empty() {
-                fresh.splice(0..0, resized(&pblocks, seg_tokens));
+                fresh.insert(0, (PREFIX_KEY, seg_tokens));
             }
         }
         let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));
         caches.switch_to(r.turn);
-        if let (true, Some(&(WARM_KEY, w))) = (turns.is_empty(), resized(&pblocks, seg_tokens).first()) {
-            // The first call read this part from a cache warmed before the session: so does the replay.
-            caches.sim.step(&Request::new(vec![WARM_KEY], vec![w], 1, time));
-        }
         let keep_req = if turns.is_empty() { 0 } else { keep + pre };
         let price = caches.price(r.turn);
         let summarizer =
@@ -186,16 +153,14 @@ pub fn simulate_observed(
             false => caches.step(r.turn, req, keep_req + same),
         };
         if let (true, false, Some(p)) = (turns.is_empty(), free, prefix) {
-            // The first call read what requests before the session had left — the prefix and, as
-            // far as the provider's read reached, the first messages too (a Codex rollout's
+            // The one rule for a session's first call: it read what requests before the session
+            // had left in the provider's cache — the system prompt and tools (Claude Code shares
+            // them across sessions; a subagent or compaction call reads its parent's) and, as far
+            // as the provider's read reached, the first messages too (a Codex rollout's
             // instructions and environment context, the same in every session of a folder). The
-            // first request is the same in every replay: each reads what the provider read,
-            // wherever that ends inside a block.
-            let read = p.first_read.min(o.prompt);
-            if read > o.cached {
-                o.write = o.write.saturating_sub(read - o.cached);
-                o.cached = read;
-            }
+            // first request is the same in every replay: each reads what the provider read
+            // (`cached_tokens` of turn 1), wherever that ends inside a block.
+            o.read_at_least(p.first_read);
         }
         let new = o.new_tokens();
         turns.push(TurnFigures {

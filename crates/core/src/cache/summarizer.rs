@@ -93,3 +93,47 @@ pub fn totals<'a>(per_turn: impl Iterator<Item = &'a SummarizerFigures>, priced:
     }
     t
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::cache::model::CacheModel;
+    use crate::cache::{simulate, Options};
+    use crate::strategy;
+    use crate::tokens::CharEstimator;
+
+    /// Issue 34: a replay split an imported session's unrecorded prefix at its first call's cache
+    /// read into a "warm" block and the rest, while the summarizer's request of a compaction
+    /// replay started with one whole prefix block under another key: it never read the prefix
+    /// the conversation kept cached, and each compaction was priced as if the system prompt and
+    /// tools had been sent cold.
+    #[test]
+    fn regression_summarizer_never_read_the_prefix_after_a_warm_first_call() {
+        let mut lines = vec![
+            r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"gpt-5","harness":"codex"}"#
+                .to_string(),
+        ];
+        for i in 0..10u64 {
+            let ts = format!("2026-11-29T10:00:{:02}Z", 2 * i + 1);
+            let text = "word ".repeat(40);
+            lines.push(format!(
+                r#"{{"rev":{},"ts":"{ts}","kind":"user","id":"u{i}","text":"{text}"}}"#,
+                lines.len() + 1
+            ));
+            // A 20,000-token prefix the first call already read (other sessions kept it warm).
+            let (p, r) = (20_000 + 60 * (i + 1), if i == 0 { 20_000 } else { 20_000 + 60 * i });
+            lines.push(format!(
+                r#"{{"rev":{},"ts":"{ts}","kind":"assistant","id":"a{i}","text":"ok","usage":{{"prompt_tokens":{p},"cached_tokens":{r},"completion_tokens":5}}}}"#,
+                lines.len() + 1
+            ));
+        }
+        let j = strategy::testkit::from_lines(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+        let prefix = strategy::unrecorded_prefix(&j, &CharEstimator).expect("an unrecorded prefix").tokens;
+        let s = strategy::parse("compact-at-300").unwrap();
+        let sim = simulate(&j, &s, &CharEstimator, Options::plain(CacheModel::OpenAi, None), |_, _| {});
+        let calls: Vec<_> = sim.turns.iter().filter_map(|t| t.summarizer.as_ref()).collect();
+        assert!(!calls.is_empty(), "the replay compacts");
+        for f in calls {
+            assert!(f.cached + 128 > prefix, "the summarizer read {} of a {prefix}-token cached prefix", f.cached);
+        }
+    }
+}

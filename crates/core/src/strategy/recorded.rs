@@ -212,16 +212,13 @@ pub struct UnrecordedPrefix {
     pub tokens: u64,
     /// The fit's final slope: provider tokens per counted token.
     pub slope: f64,
-    /// Of `tokens`: what the session's first call already read from the provider's cache
-    /// (`cached_tokens` of turn 1, at most `tokens`) — a cache warmed before the session began
-    /// (Claude Code shares its system prompt and tools across sessions; a subagent or compaction
-    /// call reads its parent's). Replays start with this part warm.
-    pub warm: u64,
-    /// What that first call read in all (`cached_tokens` of turn 1, not capped at `tokens`): more
-    /// than the prefix when earlier requests had also sent the session's first messages (a Codex
-    /// rollout's instructions and environment context, the same in every session of a folder; a
-    /// compaction call's replayed conversation). Replays start with the first request's leading
-    /// blocks within it warm too (`cache::replay`).
+    /// What the session's first call read from the provider's cache (`cached_tokens` of turn 1,
+    /// not capped at `tokens`): a cache warmed before the session began — the system prompt and
+    /// tools (Claude Code shares them across sessions; a subagent or compaction call reads its
+    /// parent's) and, when earlier requests had also sent the session's first messages, more than
+    /// the prefix (a Codex rollout's instructions and environment context, the same in every
+    /// session of a folder; a compaction call's replayed conversation). Every replay's first
+    /// request reads this much (`cache::replay`, the one rule).
     pub first_read: u64,
 }
 
@@ -284,7 +281,6 @@ pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(Unreco
     let mean = |v: &[f64]| crate::tokens::calibrate::apply(1, v.iter().sum::<f64>() / v.len().max(1) as f64);
     let tokens = mean(&residuals);
     let first_read = turns.first().filter(|t| t.turn == 1).and_then(|t| t.cached_tokens).unwrap_or(0);
-    let warm = first_read.min(tokens);
     if residuals.is_empty() {
         return None;
     }
@@ -301,5 +297,5 @@ pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(Unreco
         turns.iter().for_each(|t| sums[seg(t.turn)].extend(residual(t)));
         starts.iter().zip(&sums).map(|(&s, v)| (s, if v.is_empty() { tokens } else { mean(v) })).collect()
     };
-    Some((UnrecordedPrefix { tokens, slope, warm, first_read }, segments))
+    Some((UnrecordedPrefix { tokens, slope, first_read }, segments))
 }
