@@ -17,8 +17,9 @@ use crate::usage::entry::{Agent, Read, SessionKey};
 
 /// Bytes read per look at a file (a larger append is folded over several looks).
 const CAP: u64 = 64 << 20;
-/// The saved state's layout version (2: the settled calls kept as a [`Tally`]).
-const VERSION: u32 = 2;
+/// The saved state's layout version (2: the settled calls kept as a [`Tally`]; 3: pi's folded
+/// calls keep the recorded `totalTokens`).
+const VERSION: u32 = 3;
 /// Compactions with a recorded size, and reported miss causes, kept after a settle.
 const KEEP_NOTES: usize = 16;
 
