@@ -136,13 +136,23 @@ pub fn read_bytes_with(file: usize, path: &Path, bytes: &[u8], parse: Parse) -> 
     fold.read(file, path)
 }
 
+/// One call as a [`Fold`] keeps it: its timestamp, model, counts, recorded cost and recorded
+/// `totalTokens`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Call {
+    ts: String,
+    model: Option<String>,
+    tokens: Tokens,
+    cost: Option<f64>,
+    total: u64,
+}
+
 /// A pi session's lines as `usage` reads them, folded line by line (each line stands alone):
 /// the calls and compactions so far. Feeding a file in pieces cut at line ends gives what one
 /// feed of the whole gives (the live engine, `crate::live`, feeds the appended lines).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Fold {
-    /// (timestamp, model, tokens, recorded cost, recorded `totalTokens`) of each call.
-    calls: Vec<(String, Option<String>, Tokens, Option<f64>, u64)>,
+    calls: Vec<Call>,
     compactions: Vec<String>,
 }
 
@@ -155,7 +165,7 @@ impl Fold {
                 Some("compaction") => self.compactions.push(f.ts),
                 Some("message") => {
                     let Some((model, tokens, recorded, total)) = f.call else { continue };
-                    self.calls.push((f.ts, model, tokens, recorded, total));
+                    self.calls.push(Call { ts: f.ts, model, tokens, cost: recorded, total });
                 }
                 _ => {}
             }
@@ -178,11 +188,12 @@ impl Fold {
             entries: self
                 .calls
                 .iter()
-                .map(|(ts, model, tokens, cost, total)| {
-                    let mut t = *tokens;
-                    let extra = total_fallback(&mut t, 0, *total);
+                .map(|c| {
+                    let mut t = c.tokens;
+                    let extra = total_fallback(&mut t, 0, c.total);
                     // Counted in the total, not priced (ccusage 20.0.24's `pi`).
-                    UsageEntry { extra, ..UsageEntry::priced(session.clone(), file, ts.clone(), model.clone(), t, *cost) }
+                    let priced = UsageEntry::priced(session.clone(), file, c.ts.clone(), c.model.clone(), t, c.cost);
+                    UsageEntry { extra, ..priced }
                 })
                 .collect(),
             compactions: self
@@ -226,17 +237,23 @@ mod tests {
     #[test]
     fn regression_total_tokens_above_the_parts_were_dropped() {
         let line = |ts: &str, usage: &str| {
-            format!(r#"{{"type":"message","timestamp":"{ts}","message":{{"role":"assistant","model":"claude-sonnet-4-5","usage":{usage}}}}}"#)
+            format!(
+                r#"{{"type":"message","timestamp":"{ts}","message":{{"role":"assistant","model":"claude-sonnet-4-5","usage":{usage}}}}}"#
+            )
         };
         let text = [
-            line("2026-03-15T09:30:48Z", r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":40,"cost":{"total":0.5}}"#),
+            line(
+                "2026-03-15T09:30:48Z",
+                r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":40,"cost":{"total":0.5}}"#,
+            ),
             line("2026-03-16T09:30:48Z", r#"{"input":1000,"output":0,"totalTokens":3000}"#),
             line("2026-03-17T09:30:48Z", r#"{"input":1000,"output":100,"totalTokens":3000}"#),
         ]
         .join("\n");
         for parse in [Parse::Fast, Parse::Full] {
             let r = read_bytes_with(0, Path::new("s/--p--/1_a.jsonl"), text.as_bytes(), parse);
-            let got: Vec<_> = r.entries.iter().map(|e| (e.tokens.total() + e.extra, e.tokens.output, e.extra)).collect();
+            let got: Vec<_> =
+                r.entries.iter().map(|e| (e.tokens.total() + e.extra, e.tokens.output, e.extra)).collect();
             assert_eq!(got, vec![(40, 2, 30), (3000, 2000, 0), (3000, 100, 1900)]);
             assert_eq!(r.entries[0].cost, Some(0.5));
             let costs: Vec<f64> = r.entries[1..].iter().map(|e| e.cost.unwrap()).collect();

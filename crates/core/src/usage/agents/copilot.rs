@@ -66,7 +66,8 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
                 let model = model_name(m);
                 let (read, write) = (n(u, "cacheReadTokens"), n(u, "cacheWriteTokens"));
                 // The uncached input of this snapshot first, then the difference per field.
-                let now = [n(u, "inputTokens").saturating_sub(read.saturating_add(write)), n(u, "outputTokens"), read, write];
+                let now =
+                    [n(u, "inputTokens").saturating_sub(read.saturating_add(write)), n(u, "outputTokens"), read, write];
                 let prev = before.insert(model.clone(), now).unwrap_or_default();
                 let d: Vec<u64> = now.iter().zip(prev).map(|(a, b)| a.saturating_sub(b)).collect();
                 let tokens = Tokens { input: d[0], output: d[1], cache_read: d[2], cache_creation: d[3] };
@@ -157,7 +158,11 @@ mod tests {
         let text = [shutdown("2026-04-06T08:10:00Z", 100, 50, 80, 0), shutdown("2026-04-07T08:10:00Z", 90, 60, 60, 5)];
         std::fs::write(&p, text.join("\n")).unwrap();
         let r = super::read(&[p], 0);
-        let t: Vec<_> = r.entries.iter().map(|e| (e.tokens.input, e.tokens.output, e.tokens.cache_read, e.tokens.cache_creation)).collect();
+        let t: Vec<_> = r
+            .entries
+            .iter()
+            .map(|e| (e.tokens.input, e.tokens.output, e.tokens.cache_read, e.tokens.cache_creation))
+            .collect();
         assert_eq!(t, vec![(20, 50, 80, 0), (5, 10, 0, 5)]);
     }
 }

@@ -34,7 +34,11 @@ pub fn files(root: &Path) -> Vec<PathBuf> {
     if root.is_file() {
         return vec![root.to_path_buf()];
     }
-    [root.join("sessions.db"), root.join("data/sessions/sessions.db")].into_iter().find(|p| p.is_file()).into_iter().collect()
+    [root.join("sessions.db"), root.join("data/sessions/sessions.db")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .into_iter()
+        .collect()
 }
 
 /// The entries of the files.
