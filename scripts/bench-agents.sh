@@ -20,6 +20,13 @@
 #   BENCH_KEEP=1         keep the copies
 #   CCUSAGE=PATH         a ccusage 20.0.24 executable (else BENCH_CCUSAGE, else the native
 #                        binary npx left in ~/.npm/_npx; none found: ctxj's throughput only)
+#   BENCH_AGENTS="a b"   only these agents (default: all)
+#   BENCH_CTXJ=PATH      the ctxj to time (default: target/release/ctxj, built when absent; a
+#                        debug build checks the script, its times are not figures to publish)
+#
+# Every reader has a row: the corpus agents are timed; Antigravity, Grok and ZCode (no corpus)
+# get a row saying so. Codex's copies are laid out in one CODEX_HOME (sessions/<i>/...), Goose's
+# root holds one sessions.db (one copy only: start-up, not throughput).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -28,7 +35,7 @@ DOC=$ROOT/docs/performance.md
 CORPUS=${CTXJ_SHARED_CORPUS:-$ROOT/../shared/corpus}
 TARGET_MB=${BENCH_AGENTS_MB:-20}
 RUNS=${BENCH_RUNS:-3}
-CTXJ=$ROOT/target/release/ctxj
+CTXJ=${BENCH_CTXJ:-$ROOT/target/release/ctxj}
 [ -d "$CORPUS" ] || { echo "no shared corpus at $CORPUS" >&2; exit 2; }
 [ -x "$CTXJ" ] || cargo build --release --quiet --features synth
 export CTXJ_NO_CACHE=1
@@ -43,10 +50,13 @@ if [ -n "$CC" ] && [ -x "$CC" ]; then CCV=$("$CC" --version 2>/dev/null | awk '{
 echo "ccusage: ${CC:-none} ${CCV}; load average $LOAD; best of $RUNS runs" >&2
 
 # agent : corpus folder(s) the agent's variable names (+ joins two) : that variable
-AGENTS="gemini:gemini/tmp:GEMINI_DATA_DIR opencode:opencode:OPENCODE_DATA_DIR kilo:kilo:KILO_DATA_DIR
+AGENTS="claude:claude-code:CLAUDE_CONFIG_DIR codex:codex:CODEX_HOME pi:pi/sessions:PI_AGENT_DIR
+gemini:gemini/tmp:GEMINI_DATA_DIR opencode:opencode:OPENCODE_DATA_DIR kilo:kilo:KILO_DATA_DIR
 qwen:qwen:QWEN_DATA_DIR kimi:kimi+kimi-code:KIMI_DATA_DIR openclaw:openclaw:OPENCLAW_DIR
-hermes:hermes:HERMES_HOME copilot:copilot:COPILOT_HOME amp:amp:AMP_DATA_DIR
+hermes:hermes:HERMES_HOME goose:goose:GOOSE_PATH_ROOT copilot:copilot:COPILOT_HOME amp:amp:AMP_DATA_DIR
 droid:droid:DROID_SESSIONS_DIR codebuff:codebuff:CODEBUFF_DATA_DIR cline:cline:-"
+# Readers with no corpus: a row each, saying why there is no figure.
+NO_CORPUS="antigravity grok zcode"
 
 EMPTY_HOME=$OUT/.home
 mkdir -p "$EMPTY_HOME"
@@ -67,8 +77,10 @@ total_of() { python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals
 mbs() { awk -v b="$1" -v s="$2" 'BEGIN{printf "%.1f", b / 1048576 / s}'; }
 
 ROWS=""; NOTES=""
+wanted() { [ -z "${BENCH_AGENTS:-}" ] || [[ " $BENCH_AGENTS " == *" $1 "* ]]; }
 for entry in $AGENTS; do
   agent=${entry%%:*}; rest=${entry#*:}; srcs=${rest%%:*}; var=${rest#*:}
+  wanted "$agent" || continue
   dir=$OUT/$agent
   bytes_one=0; files=0
   for s in ${srcs//+/ }; do
@@ -76,6 +88,7 @@ for entry in $AGENTS; do
     files=$(( files + $(find "$CORPUS/$s" -type f | wc -l) ))
   done
   copies=$(( TARGET_MB * 1048576 / bytes_one + 1 ))
+  [ "$agent" = goose ] && copies=1
   if [ "$(cat "$dir/.copies" 2>/dev/null)" != "$copies" ]; then
     rm -rf "$dir"; mkdir -p "$dir"
     for i in $(seq 1 "$copies"); do
@@ -84,6 +97,9 @@ for entry in $AGENTS; do
         mkdir -p "$dir/all/session-state" "$dir/all/otel"
         for d in "$CORPUS/$srcs"/session-state/*/; do cp -r "$d" "$dir/all/session-state/$(basename "$d")-$i"; done
         for f in "$CORPUS/$srcs"/otel/*.jsonl; do cp "$f" "$dir/all/otel/$(basename "$f" .jsonl)-$i.jsonl"; done
+      elif [ "$agent" = codex ]; then
+        # one CODEX_HOME: sessions/<i>/YYYY/MM/DD/rollout-….jsonl
+        mkdir -p "$dir/all/sessions"; cp -r "$CORPUS/$srcs/sessions" "$dir/all/sessions/$i"
       else
         k=0
         for s in ${srcs//+/ }; do k=$((k + 1)); cp -r "$CORPUS/$s" "$dir/$i.$k"; done
@@ -92,7 +108,7 @@ for entry in $AGENTS; do
     echo "$copies" >"$dir/.copies"
   fi
   bytes=$(( bytes_one * copies ))
-  if [ "$agent" = copilot ]; then
+  if [ "$agent" = copilot ] || [ "$agent" = codex ]; then
     paths=("$dir/all")
   else
     mapfile -t paths < <(find "$dir" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' | sort -V)
@@ -103,7 +119,8 @@ for entry in $AGENTS; do
   for s in ${srcs//+/ }; do
     k=$((k + 1)); [ -d "$dir/one.$k" ] || cp -r "$CORPUS/$s" "$dir/one.$k"; one+="${one:+,}$dir/one.$k"
   done
-  t_ctxj=$(best_of env HOME="$EMPTY_HOME" "$CTXJ" usage --agent "$agent" --json --timezone UTC "${paths[@]}")
+  cagent=$agent; [ "$agent" = claude ] && cagent=claude-code
+  t_ctxj=$(best_of env HOME="$EMPTY_HOME" "$CTXJ" usage --agent "$cagent" --json --timezone UTC "${paths[@]}")
   tok_ctxj=$(total_of "$OUT/last.json" total_tokens)
   row="| $agent | $(awk -v b="$bytes" 'BEGIN{printf "%.1f", b / 1048576}') MiB ($copies × $files file(s)) | $(printf %.2f "$t_ctxj") s | $(mbs "$bytes" "$t_ctxj") |"
   if [ -z "$CC" ] || [ "$var" = - ]; then
@@ -114,7 +131,7 @@ for entry in $AGENTS; do
     tok_cc=$(total_of "$OUT/last.json" totalTokens)
     env -i PATH="$PATH" HOME="$EMPTY_HOME" "$var=$one" "$CC" "$agent" daily --json --offline -z UTC >"$OUT/one.json"
     cc_one=$(total_of "$OUT/one.json" totalTokens)
-    HOME="$EMPTY_HOME" "$CTXJ" usage --agent "$agent" --json --timezone UTC ${one//,/ } >"$OUT/one.json"
+    HOME="$EMPTY_HOME" "$CTXJ" usage --agent "$cagent" --json --timezone UTC ${one//,/ } >"$OUT/one.json"
     ctxj_one=$(total_of "$OUT/one.json" total_tokens)
     x() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "×%.0f", a / b; else print "×?" }'; }
     if [ "$ctxj_one" = "$cc_one" ]; then one_s="one copy: both $cc_one"; else one_s="one copy: **ctxj $ctxj_one, ccusage $cc_one**"; fi
@@ -127,6 +144,10 @@ for entry in $AGENTS; do
   fi
   echo "$row" >&2
   ROWS+="$row"$'\n'
+done
+for agent in $NO_CORPUS; do
+  wanted "$agent" || continue
+  ROWS+="| $agent | no corpus (synthetic fixtures in the tests only) | — | — | — | — | — | — |"$'\n'
 done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -143,7 +164,7 @@ TABLE=$OUT/table.md
   echo "|---|---|---:|---:|---:|---:|---:|---|"
   printf '%s' "$ROWS"
   echo
-  echo "Not measured: Cline has no ccusage command (20.0.24), so only ctxj's side. Goose: ccusage's \`GOOSE_PATH_ROOT\` takes one root and reads its one \`sessions.db\`, so copies cannot be laid side by side for it (a 53 KB database measures start-up only). Antigravity, Grok and ZCode: no corpus (their readers are tested on synthetic fixtures only). Claude Code: the \`usage\` rows of the first table (\`scripts/bench\`); Codex and pi are older readers, not measured here."
+  echo "Cline has no ccusage command (20.0.24), so only ctxj's side. Goose: ccusage's \`GOOSE_PATH_ROOT\` takes one root and reads its one \`sessions.db\`, so its row reads one copy (a 53 KB database: start-up, not throughput). Antigravity, Grok and ZCode: no corpus (their readers are tested on synthetic fixtures only). Claude Code's larger measurement is the \`usage\` rows of the first table (\`scripts/bench\`)."
   echo "<!-- agents:end -->"
 } >"$TABLE"
 if grep -q '<!-- agents:begin -->' "$DOC"; then

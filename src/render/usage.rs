@@ -161,7 +161,8 @@ pub fn write_usage_table(
     if r.totals.extra_tokens > 0 {
         writeln!(
             out,
-            "total tokens include {} reasoning/thought token(s) reported apart, priced as output",
+            "total tokens include {} token(s) reported apart from the four counts (reasoning, thoughts, \
+             a recorded total above them), priced as output except pi's, as ccusage does",
             thousands(r.totals.extra_tokens)
         )?;
     }

@@ -123,9 +123,18 @@ pub fn agent_files(
         default_roots(agent, Importable::Any)?;
     }
     let files = ctxj_core::usage::discover(paths, agent);
-    anyhow::ensure!(
-        !files.is_empty(),
-        "no agent log found in the given paths (for another agent's folder add --agent NAME)"
-    );
+    if files.is_empty() {
+        // An agent's folder holding none of its logs reads as an empty report (ccusage 20.0.24
+        // prints "No usage data found." and exits 0); a path read as no agent's is a usage error.
+        anyhow::ensure!(
+            paths.is_empty() || agent.is_some(),
+            "no agent log found in the given paths (for another agent's folder add --agent NAME)"
+        );
+        let hint = match agent {
+            Some(ctxj_core::usage::Agent::Droid) => " (Droid's usage is in each session's `<id>.settings.json`)",
+            _ => "",
+        };
+        eprintln!("no {} log found: an empty report{hint}", agent.map_or("agent", |a| a.name()));
+    }
     Ok(files)
 }

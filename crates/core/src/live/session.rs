@@ -19,8 +19,9 @@ use crate::usage::entry::{Agent, Read, SessionKey};
 /// than this is read whole). Small enough that a cold `statusline` run, which settles after each
 /// look ([`LiveSession::poll_settling`]), holds little of a long transcript at once.
 const CAP: u64 = 4 << 20;
-/// The saved state's layout version (2: the settled calls kept as a [`Tally`]).
-const VERSION: u32 = 2;
+/// The saved state's layout version (2: the settled calls kept as a [`Tally`]; 3: pi's folded
+/// calls keep the recorded `totalTokens`).
+const VERSION: u32 = 3;
 /// Compactions with a recorded size, and reported miss causes, kept after a settle.
 const KEEP_NOTES: usize = 16;
 

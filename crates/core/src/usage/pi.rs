@@ -1,7 +1,10 @@
 //! pi sessions counted the way ccusage 20.0.24's `ccusage pi` counts them: one entry per
 //! assistant `message` with `usage`, in every branch of the session tree (abandoned branches
 //! included), dated by the entry's `timestamp`. The cost is pi's own `usage.cost.total` when
-//! recorded, else the built-in price of the message's model.
+//! recorded, else the built-in price of the message's model. A `usage.totalTokens` above the four
+//! counts goes through ccusage's total fallback ([`total_fallback`]: the missing tokens become
+//! the output when it is 0, else extra tokens); ccusage counts pi's extra tokens in the total
+//! but does not price them, and neither does ctxj (`extra_tokens` in the rows shows them).
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -11,6 +14,7 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::{Number, Value};
 
+use super::agents::util::total_fallback;
 use super::entry::{count as n, read_lines, str_at, whole, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
 use crate::journal::typed::object_or_null;
 
@@ -32,12 +36,12 @@ pub fn read_file(file: usize, path: &Path, parse: Parse) -> Read {
 }
 
 /// What a pi line tells `usage`, read either way: its type, timestamp, and for an assistant
-/// message with a `usage` object, the model, the four counts and the recorded cost.
+/// message with a `usage` object, the model, the four counts, the recorded cost and total.
 #[derive(Debug, PartialEq)]
 struct Fields {
     ts: String,
     kind: Option<String>,
-    call: Option<(Option<String>, Tokens, Option<f64>)>,
+    call: Option<(Option<String>, Tokens, Option<f64>, u64)>,
 }
 
 /// The fields typed strictly (see `journal::typed`).
@@ -72,6 +76,8 @@ struct TypedUsage {
     cache_write: Option<Number>,
     #[serde(default)]
     cache_read: Option<Number>,
+    #[serde(default)]
+    total_tokens: Option<Number>,
     #[serde(default, deserialize_with = "object_or_null")]
     cost: Option<TypedCost>,
 }
@@ -92,7 +98,8 @@ impl From<TypedLine<'_>> for Fields {
                 cache_creation: whole(&u.cache_write),
                 cache_read: whole(&u.cache_read),
             };
-            Some((m.model.map(Cow::into_owned), tokens, u.cost.and_then(|c| c.total).and_then(|t| t.as_f64())))
+            let cost = u.cost.and_then(|c| c.total).and_then(|t| t.as_f64());
+            Some((m.model.map(Cow::into_owned), tokens, cost, whole(&u.total_tokens)))
         });
         Fields { ts: l.timestamp.map(Cow::into_owned).unwrap_or_default(), kind: l.kind.map(Cow::into_owned), call }
     }
@@ -108,7 +115,8 @@ fn from_value(v: &Value) -> Fields {
             cache_creation: n(u, "cacheWrite"),
             cache_read: n(u, "cacheRead"),
         };
-        Some((str_at(m, "model"), tokens, u.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64)))
+        let cost = u.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64);
+        Some((str_at(m, "model"), tokens, cost, n(u, "totalTokens")))
     });
     Fields { ts: str_at(v, "timestamp").unwrap_or_default(), kind: str_at(v, "type"), call }
 }
@@ -128,13 +136,23 @@ pub fn read_bytes_with(file: usize, path: &Path, bytes: &[u8], parse: Parse) -> 
     fold.read(file, path)
 }
 
+/// One call as a [`Fold`] keeps it: its timestamp, model, counts, recorded cost and recorded
+/// `totalTokens`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Call {
+    ts: String,
+    model: Option<String>,
+    tokens: Tokens,
+    cost: Option<f64>,
+    total: u64,
+}
+
 /// A pi session's lines as `usage` reads them, folded line by line (each line stands alone):
 /// the calls and compactions so far. Feeding a file in pieces cut at line ends gives what one
 /// feed of the whole gives (the live engine, `crate::live`, feeds the appended lines).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Fold {
-    /// (timestamp, model, tokens, recorded cost) of each call.
-    calls: Vec<(String, Option<String>, Tokens, Option<f64>)>,
+    calls: Vec<Call>,
     compactions: Vec<String>,
 }
 
@@ -146,8 +164,8 @@ impl Fold {
             match f.kind.as_deref() {
                 Some("compaction") => self.compactions.push(f.ts),
                 Some("message") => {
-                    let Some((model, tokens, recorded)) = f.call else { continue };
-                    self.calls.push((f.ts, model, tokens, recorded));
+                    let Some((model, tokens, recorded, total)) = f.call else { continue };
+                    self.calls.push(Call { ts: f.ts, model, tokens, cost: recorded, total });
                 }
                 _ => {}
             }
@@ -170,8 +188,12 @@ impl Fold {
             entries: self
                 .calls
                 .iter()
-                .map(|(ts, model, tokens, cost)| {
-                    UsageEntry::priced(session.clone(), file, ts.clone(), model.clone(), *tokens, *cost)
+                .map(|c| {
+                    let mut t = c.tokens;
+                    let extra = total_fallback(&mut t, 0, c.total);
+                    // Counted in the total, not priced (ccusage 20.0.24's `pi`).
+                    let priced = UsageEntry::priced(session.clone(), file, c.ts.clone(), c.model.clone(), t, c.cost);
+                    UsageEntry { extra, ..priced }
                 })
                 .collect(),
             compactions: self
@@ -206,6 +228,37 @@ mod tests {
         assert_eq!(r.entries[0].tokens.total(), 10);
         assert_eq!(r.compactions.len(), 1);
         assert_eq!(r.entries[0].session.key(), "--proj--/abc");
+    }
+
+    /// SYNTHETIC pi v3 lines, checked against ccusage 20.0.24 (`ccusage pi session --json`):
+    /// a `usage.totalTokens` above the four counts was dropped (ccusage: total 40, ctxj 10).
+    /// ccusage moves the missing tokens into the output when it is 0 (and prices them), else
+    /// counts them as extra without pricing them; the recorded cost still wins.
+    #[test]
+    fn regression_total_tokens_above_the_parts_were_dropped() {
+        let line = |ts: &str, usage: &str| {
+            format!(
+                r#"{{"type":"message","timestamp":"{ts}","message":{{"role":"assistant","model":"claude-sonnet-4-5","usage":{usage}}}}}"#
+            )
+        };
+        let text = [
+            line(
+                "2026-03-15T09:30:48Z",
+                r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":40,"cost":{"total":0.5}}"#,
+            ),
+            line("2026-03-16T09:30:48Z", r#"{"input":1000,"output":0,"totalTokens":3000}"#),
+            line("2026-03-17T09:30:48Z", r#"{"input":1000,"output":100,"totalTokens":3000}"#),
+        ]
+        .join("\n");
+        for parse in [Parse::Fast, Parse::Full] {
+            let r = read_bytes_with(0, Path::new("s/--p--/1_a.jsonl"), text.as_bytes(), parse);
+            let got: Vec<_> =
+                r.entries.iter().map(|e| (e.tokens.total() + e.extra, e.tokens.output, e.extra)).collect();
+            assert_eq!(got, vec![(40, 2, 30), (3000, 2000, 0), (3000, 100, 1900)]);
+            assert_eq!(r.entries[0].cost, Some(0.5));
+            let costs: Vec<f64> = r.entries[1..].iter().map(|e| e.cost.unwrap()).collect();
+            assert!((costs[0] - 0.033).abs() < 1e-12 && (costs[1] - 0.0045).abs() < 1e-12, "{costs:?}");
+        }
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! * `session-state/<session>/events.jsonl`: each `session.shutdown` / `session.usage_checkpoint`
 //!   with `modelMetrics.<model>.usage` holds the session's **cumulative** counts for that model,
 //!   so each snapshot adds its difference from the previous one; `inputTokens` includes cache
-//!   reads and writes (input = inputTokens − cacheRead − cacheWrite); reasoning is inside output.
+//!   reads and writes, so each snapshot's input is first `inputTokens − cacheRead − cacheWrite`,
+//!   then every field is differenced on its own, a field that went down adding 0 (a resumed
+//!   process restarts its counters; ccusage 20.0.24 counts exactly that); reasoning is inside output.
 //! * OpenTelemetry file exports (`otel/*.jsonl`, `$COPILOT_OTEL_FILE_EXPORTER_PATH`): each `chat`
 //!   span with `gen_ai.usage.*`, unless a snapshot of the same session and model at or after
 //!   its end already covers it.
@@ -62,16 +64,13 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
             for (m, v) in metrics {
                 let Some(u) = v.get("usage").filter(|u| u.is_object()) else { continue };
                 let model = model_name(m);
+                let (read, write) = (n(u, "cacheReadTokens"), n(u, "cacheWriteTokens"));
+                // The uncached input of this snapshot first, then the difference per field.
                 let now =
-                    [n(u, "inputTokens"), n(u, "outputTokens"), n(u, "cacheReadTokens"), n(u, "cacheWriteTokens")];
+                    [n(u, "inputTokens").saturating_sub(read.saturating_add(write)), n(u, "outputTokens"), read, write];
                 let prev = before.insert(model.clone(), now).unwrap_or_default();
                 let d: Vec<u64> = now.iter().zip(prev).map(|(a, b)| a.saturating_sub(b)).collect();
-                let tokens = Tokens {
-                    input: d[0].saturating_sub(d[2].saturating_add(d[3])),
-                    output: d[1],
-                    cache_read: d[2],
-                    cache_creation: d[3],
-                };
+                let tokens = Tokens { input: d[0], output: d[1], cache_read: d[2], cache_creation: d[3] };
                 let e = latest.entry((session.clone(), model.clone())).or_default();
                 if ts > *e {
                     *e = ts.clone();
@@ -137,4 +136,33 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
         out.entries.push(UsageEntry::with_extra(sk, first + i, ts, model, tokens, 0, 0, None));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    /// SYNTHETIC `events.jsonl` in Copilot CLI's schema (a resume restarts the counters), checked
+    /// against ccusage 20.0.24 (`ccusage copilot daily --json`): the second snapshot's uncached
+    /// input (90 − 60 − 5 = 25) is 5 above the first's (100 − 80 = 20), but the raw
+    /// `inputTokens` and `cacheReadTokens` both went down, so subtracting the raw fields first
+    /// lost those 5 tokens (found on a real log: 88,298 input tokens of one session).
+    #[test]
+    fn regression_resumed_session_lost_input_when_the_raw_counters_went_down() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("session-state/s1/events.jsonl");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let shutdown = |t: &str, i: u64, o: u64, r: u64, w: u64| {
+            format!(
+                r#"{{"type":"session.shutdown","timestamp":"{t}","data":{{"modelMetrics":{{"gpt-5.4-mini":{{"usage":{{"inputTokens":{i},"outputTokens":{o},"cacheReadTokens":{r},"cacheWriteTokens":{w}}}}}}}}}}}"#
+            )
+        };
+        let text = [shutdown("2026-04-06T08:10:00Z", 100, 50, 80, 0), shutdown("2026-04-07T08:10:00Z", 90, 60, 60, 5)];
+        std::fs::write(&p, text.join("\n")).unwrap();
+        let r = super::read(&[p], 0);
+        let t: Vec<_> = r
+            .entries
+            .iter()
+            .map(|e| (e.tokens.input, e.tokens.output, e.tokens.cache_read, e.tokens.cache_creation))
+            .collect();
+        assert_eq!(t, vec![(20, 50, 80, 0), (5, 10, 0, 5)]);
+    }
 }

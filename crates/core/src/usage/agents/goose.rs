@@ -28,12 +28,17 @@ pub fn roots(e: &Env) -> Vec<PathBuf> {
     all.iter().find(|d| d.join("sessions.db").is_file()).cloned().into_iter().collect()
 }
 
-/// `sessions.db` in a folder.
+/// `sessions.db` in a folder, or in its `data/sessions/` (the folder named as `GOOSE_PATH_ROOT`
+/// names it).
 pub fn files(root: &Path) -> Vec<PathBuf> {
     if root.is_file() {
         return vec![root.to_path_buf()];
     }
-    Some(root.join("sessions.db")).filter(|p| p.is_file()).into_iter().collect()
+    [root.join("sessions.db"), root.join("data/sessions/sessions.db")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .into_iter()
+        .collect()
 }
 
 /// The entries of the files.
@@ -83,4 +88,20 @@ pub fn read(paths: &[PathBuf], first: usize) -> Read {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    /// `usage --agent goose DIR` reads DIR as Goose's data folder, the folder `GOOSE_PATH_ROOT`
+    /// names (its database is `DIR/data/sessions/sessions.db`); only `DIR/sessions.db` was looked
+    /// for, so the folder the variable reads gave "no goose log found".
+    #[test]
+    fn regression_goose_path_root_folder_found_no_database() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("data/sessions/sessions.db");
+        std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+        std::fs::write(&db, b"").unwrap();
+        assert_eq!(super::files(d.path()), vec![db.clone()]);
+        assert_eq!(super::files(db.parent().unwrap()), vec![db]);
+    }
 }
