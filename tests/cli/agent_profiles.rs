@@ -12,7 +12,7 @@ use crate::common::{ctxj, repo, shared_corpus};
 
 /// The profile, the `harness` its importer writes, and its point and floor in a 100k window
 /// (the numbers of each agent's source, docs/rules.md).
-const AGENTS: [(&str, &str, u64, u64); 7] = [
+const AGENTS: [(&str, &str, u64, u64); 8] = [
     ("opencode", "opencode", 80_000, 80_000),
     ("opencode", "kilo", 80_000, 80_000),
     ("gemini-cli", "gemini-cli", 70_000, 50_000),
@@ -20,6 +20,7 @@ const AGENTS: [(&str, &str, u64, u64); 7] = [
     ("cline", "cline", 80_000, 80_000),
     ("kimi-code", "kimi-code", 50_000, 50_000),
     ("pi", "pi", 83_616, 67_232),
+    ("codex", "codex", 90_000, 90_000),
 ];
 
 const WINDOW: u64 = 100_000;
