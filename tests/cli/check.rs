@@ -339,11 +339,7 @@ fn regression_command_code_fast_mode_tiers_were_unjudged() {
     let (v, _) = run_json("audit", &data("valid/command-code-mode-unrecorded.jsonl"), &[]);
     assert!(v["findings"][0]["message"].as_str().unwrap().contains("unjudged, mode not recorded"), "{v}");
     // a trim with no mode recorded: its row says so, no verdict either way
-    let d = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(data("valid/compact-missing-command-code-fast.jsonl")).unwrap();
-    let j = d.path().join("trim.jsonl");
-    std::fs::write(&j, text.replace(" (compact-mode: fast)", "")).unwrap();
-    let (v, code) = run_json("audit", &j, &["--deny", "warnings"]);
+    let (v, code) = run_json("audit", &data("invalid/trim-unjudged.jsonl"), &["--deny", "warnings"]);
     assert_eq!(code, 0, "{v}");
     let trim = v["decisions"].as_array().unwrap().iter().find(|d| d["kind"] == "elide").unwrap().clone();
     assert_eq!(trim["verdicts"]["trigger"], serde_json::json!(["trim-unjudged"]), "{trim}");
