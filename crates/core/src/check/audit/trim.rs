@@ -51,26 +51,25 @@ impl Judge<'_> {
             return;
         }
         let (rec, prof) = (self.rec, self.profile);
-        let mode = match (prof.compact_mode, self.window) {
-            (None, _) => return fs.push(find(
-                "trim-unjudged",
-                rec,
-                "tool-call trim unjudged: mode not recorded (seed 003 trims only in fast /compact-mode, and the harness field names none: `(compact-mode: fast)`)",
-            )),
-            (Some(_), None) => return fs.push(find(
-                "trim-unjudged",
-                rec,
-                "tool-call trim unjudged: no window recorded or known for the model, so its tier is unknown",
-            )),
+        let unjudged = |why: &str| find("trim-unjudged", rec, format!("tool-call trim unjudged: {why}"));
+        let (mode, w) = match (prof.compact_mode, self.window) {
+            (None, _) => {
+                fs.push(unjudged("mode not recorded (seed 003 trims only in fast /compact-mode, and the harness field names none: `(compact-mode: fast)`)"));
+                return;
+            }
+            (Some(_), None) => {
+                fs.push(unjudged("no window recorded or known for the model, so its tier is unknown"));
+                return;
+            }
             (Some(mode), Some(w)) => (mode, w),
         };
-        let (mode, w) = mode;
         if mode == CompactMode::Default {
-            return fs.push(find(
+            fs.push(find(
                 "trim-trigger",
                 rec,
                 "tool-call trim in default /compact-mode, which trims nothing: only tier 3 summarizes, at 90% of the window (seed 003)",
             ));
+            return;
         }
         self.drift(
             [("estimate_before", e.estimate_before, self.before), ("estimate_after", e.estimate_after, self.after)],
@@ -87,13 +86,14 @@ impl Judge<'_> {
                 ),
                 None => format!("below tier 1's {}% of the window", TRIM_TIERS[0].0),
             };
-            return fs.push(find(
+            fs.push(find(
                 "trim-trigger",
                 rec,
                 format!(
                     "tool-call trim at ~{before} tokens ({share:.1}% of the {w} window), {why} (seed 003, fast mode)"
                 ),
             ));
+            return;
         };
         let protected: HashSet<&str> = open[open.len().saturating_sub(keep)..].iter().map(|(id, _)| *id).collect();
         let now: HashSet<&str> = e.calls.iter().map(String::as_str).collect();
