@@ -22,9 +22,9 @@ use super::Ctx;
 /// decisions that should have happened and did not (a request over the budget with no elision,
 /// a missing or needless invitation, a mirror without `ctx commit`, …). The rules are those of
 /// the harness that wrote the journal (its `harness` field: ctxj, claude-code, command-code,
-/// veles, or an imported agent's: opencode, gemini-cli, qwen-code, cline, kimi-code, pi), or of
-/// `--harness`. Exit 0 when there is no error (and, with `--deny warnings`, no warning),
-/// 1 otherwise, 2 when the journal cannot be read.
+/// veles, or an imported agent's: opencode, gemini-cli, qwen-code, cline, kimi-code, pi,
+/// codex), or of `--harness`. Exit 0 when there is no error (and, with `--deny warnings`, no
+/// warning), 1 otherwise, 2 when the journal cannot be read.
 /// The tables fit the terminal (COLUMNS); --format json|ndjson|csv prints the decisions as rows,
 /// the findings in the JSON document (docs/json.md, `ctxj.audit/1`).
 ///

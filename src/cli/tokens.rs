@@ -57,7 +57,7 @@ use ctxj_core::strategy::{recorded_view, strategy_view};
 #[command(mut_arg("strategies", |a| a.help("Replay this strategy instead of the recorded projection")))]
 #[command(mut_arg("harness", |a| a.help(
     "The profile whose window, tiers and auto-cleanup point the /context view uses (ctxj, claude-code, \
-     command-code, veles, opencode, gemini-cli, qwen-code, cline, kimi-code, pi, pi-agent; default: the journal's `harness`)"
+     command-code, veles, opencode, gemini-cli, qwen-code, cline, kimi-code, pi, codex, pi-agent; default: the journal's `harness`)"
 )))]
 pub struct Args {
     #[command(flatten)]

@@ -287,13 +287,62 @@ fn every_profile_has_an_omission_journal_and_a_passing_twin() {
                 "compact-missing",
             ),
         };
-        let (v, _) = run_json("audit", &data(&bad), &[]);
-        assert_eq!(v["harness"], h.name(), "{bad}");
-        assert!(findings(&v).iter().any(|(_, r, _)| r == rule), "{bad}: no {rule}: {:?}", findings(&v));
-        let (v, code) = run_json("audit", &data(&good), &["--deny", "warnings"]);
-        assert_eq!(v["harness"], h.name(), "{good}");
-        assert_eq!(code, 0, "{good}: {:?}", findings(&v));
+        omission_pair(h.name(), &bad, &good, rule);
     }
+    // seed 003's fast-mode tiers, judged when the `harness` field records the mode: each rule
+    // with its journal, against the twin that does what the tier asks
+    for (bad, good, rule) in [
+        ("compact-missing-command-code-fast", "compact-missing-command-code-fast", "compact-missing"),
+        ("compact-missing-command-code-tier2", "compact-missing-command-code-tier2", "compact-missing"),
+        ("trim-trigger-command-code", "compact-missing-command-code-fast", "trim-trigger"),
+        ("trim-keep-command-code", "compact-missing-command-code-fast", "trim-keep"),
+        ("trim-trigger-command-code-default", "command-code-default", "trim-trigger"),
+    ] {
+        omission_pair("command-code", &format!("invalid/{bad}.jsonl"), &format!("valid/{good}.jsonl"), rule);
+    }
+}
+
+/// `bad` reports `rule` under `profile`; `good` passes under it with warnings denied.
+fn omission_pair(profile: &str, bad: &str, good: &str, rule: &str) {
+    let (v, _) = run_json("audit", &data(bad), &[]);
+    assert_eq!(v["harness"], profile, "{bad}");
+    assert!(findings(&v).iter().any(|(_, r, _)| r == rule), "{bad}: no {rule}: {:?}", findings(&v));
+    let (v, code) = run_json("audit", &data(good), &["--deny", "warnings"]);
+    assert_eq!(v["harness"], profile, "{good}");
+    assert_eq!(code, 0, "{good}: {:?}", findings(&v));
+}
+
+/// Issue 30: Command Code's fast-mode tiers (50 %/80 %, seed 003) were never judged — a journal
+/// could not say which `/compact-mode` ran, so a missed trim passed silently. With the mode in the
+/// `harness` field they are judged; without it `audit` says they are unjudged instead of assuming
+/// a mode, on the trim's row and at the first request fast mode would have trimmed.
+#[test]
+fn regression_command_code_fast_mode_tiers_were_unjudged() {
+    let rules = |file: &str| -> Vec<(String, String, u64)> {
+        let (v, _) = run_json("audit", &data(file), &[]);
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (f["severity"].as_str().unwrap().into(), f["rule"].as_str().unwrap().into(), f["rev"].as_u64().unwrap())
+            })
+            .collect()
+    };
+    // the same untrimmed session: a tier-1 omission in fast mode, nothing in default mode, an
+    // info note when the mode is not recorded
+    let fast = rules("invalid/compact-missing-command-code-fast.jsonl");
+    assert_eq!(fast, [("warning".to_string(), "compact-missing".to_string(), 70)]);
+    assert!(rules("valid/command-code-default.jsonl").is_empty());
+    let unrecorded = rules("valid/command-code-mode-unrecorded.jsonl");
+    assert_eq!(unrecorded, [("info".to_string(), "trim-unjudged".to_string(), 70)]);
+    let (v, _) = run_json("audit", &data("valid/command-code-mode-unrecorded.jsonl"), &[]);
+    assert!(v["findings"][0]["message"].as_str().unwrap().contains("unjudged, mode not recorded"), "{v}");
+    // a trim with no mode recorded: its row says so, no verdict either way
+    let (v, code) = run_json("audit", &data("invalid/trim-unjudged.jsonl"), &["--deny", "warnings"]);
+    assert_eq!(code, 0, "{v}");
+    let trim = v["decisions"].as_array().unwrap().iter().find(|d| d["kind"] == "elide").unwrap().clone();
+    assert_eq!(trim["verdicts"]["trigger"], serde_json::json!(["trim-unjudged"]), "{trim}");
 }
 
 /// Issue 30: harness detection was exact-name only; the profile is the `harness` field's first

@@ -151,7 +151,7 @@ impl DenyArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct HarnessArgs {
     /// Judge by this harness's profile instead of the journal's own (ctxj, claude-code,
-    /// command-code, veles, opencode, gemini-cli, qwen-code, cline, kimi-code, pi, pi-agent;
+    /// command-code, veles, opencode, gemini-cli, qwen-code, cline, kimi-code, pi, codex, pi-agent;
     /// docs/rules.md "Harness profiles").
     #[arg(long, value_name = "NAME")]
     pub harness: Option<ctxj_core::check::Harness>,

@@ -1,5 +1,5 @@
 //! The automatic compaction rules of the agents ctxj imports (OpenCode/Kilo, Gemini CLI, Qwen
-//! Code, Cline, Kimi Code, pi/OpenClaw), as each agent's own source documents them, for their
+//! Code, Cline, Kimi Code, pi/OpenClaw, Codex), as each agent's own source documents them, for their
 //! harness profiles ([`super::profile`]). Each rule gives two sizes of a window `w`:
 //!
 //! * the **point**: past it the agent compacts on its own before the next request, so a request
@@ -20,6 +20,7 @@ pub enum AgentRule {
     Cline,
     Kimi,
     Pi,
+    Codex,
 }
 
 impl AgentRule {
@@ -32,6 +33,7 @@ impl AgentRule {
             AgentRule::Cline => cline_point(w),
             AgentRule::Kimi => kimi_point(w),
             AgentRule::Pi => pi_point(w),
+            AgentRule::Codex => codex_point(w),
         }
     }
 
@@ -140,6 +142,20 @@ pub fn pi_floor(w: u64) -> u64 {
 /// pi's default `compaction.reserveTokens`.
 pub const PI_RESERVE: u64 = 16_384;
 
+/// Codex CLI (openai/codex `codex-rs`, read at 4e30281a through its mirror, formats
+/// pi-codex-opencode.md §2.7): `ModelInfo::auto_compact_token_limit` in
+/// `protocol/src/openai_models.rs` is `min(model_auto_compact_token_limit, 9/10 × context_window)`
+/// (the configured limit alone when no window is known), and `core/src/session/turn.rs` compacts
+/// before a turn (and mid-turn before a follow-up request) once the total tokens the last
+/// response reported (`get_total_token_usage`: input + output) reach it. Earlier releases
+/// (`models_manager/model_family.rs`) used the same 90 % default. The configured limit can only
+/// lower the point and is a user setting, taken at its default (none): point and floor are both
+/// 90 % of the model's window (`context_window`, not the 95 % "effective" window a rollout's
+/// `model_context_window` reports).
+pub fn codex_point(w: u64) -> u64 {
+    (w as u128 * 9 / 10) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +174,6 @@ mod tests {
         assert_eq!(kimi_point(1_000_000), 850_000);
         assert_eq!((pi_point(200_000), pi_floor(200_000)), (183_616, 167_232));
         assert_eq!(opencode_point(10_000), 0);
+        assert_eq!(codex_point(272_000), 244_800);
     }
 }

@@ -6,7 +6,7 @@
 //! (`veles`) by theirs; seed `001_*`'s harness (`pi-agent`, pi's bare `Agent` whose
 //! `transformContext` hook applies one strategy of `strategies.md` §2) by the strategy its
 //! `harness` field names; the journals the other importers write (OpenCode and Kilo, Gemini
-//! CLI, Qwen Code, Cline, Kimi Code, pi and OpenClaw) by the compaction rule each agent's own
+//! CLI, Qwen Code, Cline, Kimi Code, pi and OpenClaw, Codex) by the compaction rule each agent's own
 //! source documents ([`super::agents`]). The profile comes from the session's `harness` field
 //! ([`Harness::detect`]); `audit --harness` overrides it. docs/rules.md describes each.
 
@@ -42,6 +42,8 @@ pub enum Harness {
     KimiCode,
     /// pi and OpenClaw: compaction past the window less `reserveTokens` ([`super::agents::pi_point`]).
     Pi,
+    /// Codex CLI: compaction at 90 % of the window ([`super::agents::codex_point`]).
+    Codex,
     /// Seed `001_*`: pi's bare `Agent` running one strategy of `strategies.md` §2 in its
     /// `transformContext` hook (`pi-agent 0.9 (transformContext: compact-at-12000-structured)`):
     /// journal-v1's rules, except that what the strategy does is judged by the strategy's own
@@ -50,7 +52,7 @@ pub enum Harness {
 }
 
 /// Every harness, in the order docs/rules.md lists them.
-pub const HARNESSES: [Harness; 11] = [
+pub const HARNESSES: [Harness; 12] = [
     Harness::Ctxj,
     Harness::ClaudeCode,
     Harness::CommandCode,
@@ -61,6 +63,7 @@ pub const HARNESSES: [Harness; 11] = [
     Harness::Cline,
     Harness::KimiCode,
     Harness::Pi,
+    Harness::Codex,
     Harness::PiAgent,
 ];
 
@@ -112,6 +115,32 @@ pub struct Profile {
     /// `pi-agent`: the strategy its `transformContext` applies (the `harness` field's
     /// `(transformContext: NAME)`); `None` for every other profile.
     pub strategy: Option<crate::strategy::Kind>,
+    /// `command-code`: seed 003's `/compact-mode` as the `harness` field records it
+    /// (`(compact-mode: fast)`); `None` when it is not recorded (the trim tiers are then
+    /// unjudged) and for every other profile.
+    pub compact_mode: Option<CompactMode>,
+}
+
+/// Seed 003's `/compact-mode`: how aggressive Command Code's automatic compaction is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactMode {
+    /// Summarization only: nothing before tier 3 (90 %).
+    Default,
+    /// All three tiers: tool-call trims at 50 % and 80 % ([`TRIM_TIERS`]) before tier 3.
+    Fast,
+}
+
+/// Seed 003's tool-call trim tiers in fast mode: from this percentage of the window, at most
+/// this many tool calls stay (the oldest call/result pairs go first, only when there are more).
+pub const TRIM_TIERS: [(u64, usize); 2] = [(50, 20), (80, 10)];
+
+impl CompactMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            CompactMode::Default => "default",
+            CompactMode::Fast => "fast",
+        }
+    }
 }
 
 impl Harness {
@@ -127,6 +156,7 @@ impl Harness {
             Harness::Cline => "cline",
             Harness::KimiCode => "kimi-code",
             Harness::Pi => "pi",
+            Harness::Codex => "codex",
             Harness::PiAgent => "pi-agent",
         }
     }
@@ -159,6 +189,9 @@ impl Harness {
         if h == Harness::PiAgent {
             p.strategy = named.as_deref().and_then(transform_strategy);
         }
+        if h == Harness::CommandCode {
+            p.compact_mode = named.as_deref().and_then(compact_mode);
+        }
         p
     }
 
@@ -179,6 +212,7 @@ impl Harness {
             agent: None,
             decides_on_last: false,
             strategy: None,
+            compact_mode: None,
         };
         let agent = |rule: AgentRule| Profile {
             agent: Some(rule),
@@ -220,6 +254,7 @@ impl Harness {
             Harness::Cline => agent(AgentRule::Cline),
             Harness::KimiCode => agent(AgentRule::Kimi),
             Harness::Pi => agent(AgentRule::Pi),
+            Harness::Codex => agent(AgentRule::Codex),
             // journal-v1's rules where the strategy says nothing (its journals are journal-v1)
             Harness::PiAgent => {
                 Profile { journal_rules: true, min_summarized: Some(5), min_tail: Some(3), redact: true, ..base }
@@ -257,6 +292,19 @@ fn transform_strategy(name: &str) -> Option<crate::strategy::Kind> {
     crate::strategy::parse(s).ok().map(|x| x.kind)
 }
 
+/// The `/compact-mode` a `command-code` harness field records: `… (compact-mode: fast)` or
+/// `(compact-mode: default)` (docs/rules.md: journal-v1 has no settings record, so the mode is
+/// written where `pi-agent` writes its strategy); none, or another value, is `None` (unrecorded).
+fn compact_mode(name: &str) -> Option<CompactMode> {
+    let rest = name.split_once("compact-mode:")?.1;
+    let s = rest.split(|c: char| c == ')' || c == ',' || c.is_whitespace()).find(|w| !w.is_empty())?;
+    match s.to_ascii_lowercase().as_str() {
+        "fast" => Some(CompactMode::Fast),
+        "default" => Some(CompactMode::Default),
+        _ => None,
+    }
+}
+
 /// The major version in a `harness` field (`claude-code 1.0.51` → 1).
 fn major_version(name: &str) -> Option<u64> {
     let v = name.split_whitespace().nth(1)?;
@@ -264,6 +312,21 @@ fn major_version(name: &str) -> Option<u64> {
 }
 
 impl Profile {
+    /// The trim tiers in force: seed 003's in fast mode, none in default mode or for any other
+    /// profile ([`TRIM_TIERS`]).
+    pub fn trim_tiers(&self) -> &'static [(u64, usize)] {
+        match (self.harness, self.compact_mode) {
+            (Harness::CommandCode, Some(CompactMode::Fast)) => &TRIM_TIERS,
+            _ => &[],
+        }
+    }
+
+    /// `command-code` without a recorded `/compact-mode`: its trims and the tiers they answer
+    /// are not judged (said, not assumed).
+    pub fn mode_unrecorded(&self) -> bool {
+        self.harness == Harness::CommandCode && self.compact_mode.is_none()
+    }
+
     /// The window in force: recorded, else the model's (`model_window`, the table `cache` uses:
     /// [`crate::cache::window`]), else the profile's default.
     pub fn window(&self, s: &InForce, model_window: Option<u64>) -> Option<u64> {
@@ -324,7 +387,7 @@ impl fmt::Display for Harness {
 /// An unknown harness name.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "unknown harness {0:?}: expected ctxj, claude-code, command-code, veles, opencode (kilo), gemini-cli, qwen-code, cline, kimi-code, pi (openclaw) or pi-agent"
+    "unknown harness {0:?}: expected ctxj, claude-code, command-code, veles, opencode (kilo), gemini-cli, qwen-code, cline, kimi-code, pi (openclaw), codex or pi-agent"
 )]
 pub struct UnknownHarness(pub String);
 
@@ -343,6 +406,7 @@ impl FromStr for Harness {
             "cline" => Ok(Harness::Cline),
             "kimi-code" | "kimi" => Ok(Harness::KimiCode),
             "pi" | "openclaw" => Ok(Harness::Pi),
+            "codex" => Ok(Harness::Codex),
             "pi-agent" => Ok(Harness::PiAgent),
             _ => Err(UnknownHarness(s.to_string())),
         }
@@ -382,7 +446,7 @@ mod tests {
         for h in HARNESSES {
             assert_eq!(h.name().parse::<Harness>().unwrap(), h);
         }
-        assert!("codex".parse::<Harness>().is_err());
+        assert!("aider".parse::<Harness>().is_err());
         assert_eq!("kilo".parse::<Harness>().unwrap(), Harness::OpenCode);
         assert_eq!("openclaw".parse::<Harness>().unwrap(), Harness::Pi);
     }
@@ -403,15 +467,15 @@ mod tests {
         assert_eq!(pct(u64::MAX, 100), u64::MAX);
     }
 
-    /// Issue 29: every harness an importer writes has a profile of its own, but Codex's (none
-    /// yet: the ctxj rules).
+    /// Issue 29: every harness an importer writes has a profile of its own (Codex's was judged
+    /// by the ctxj rules until its compaction rule was read).
     #[test]
     fn every_importer_harness_names_its_profile() {
         for h in crate::tokens::IMPORTED {
-            let p = Harness::of_name(h);
-            assert_eq!(p.is_none(), h == "codex", "{h}");
-            assert!(p.is_none_or(|p| p == Harness::ClaudeCode || p.profile().agent.is_some()), "{h}");
+            let p = Harness::of_name(h).unwrap_or_else(|| panic!("{h}: no profile"));
+            assert!(p == Harness::ClaudeCode || p.profile().agent.is_some(), "{h}");
         }
+        assert_eq!(Harness::Codex.profile().compaction_point(Some(272_000)), Some(244_800));
     }
 
     /// Issue 30: detection was exact-name only, so the bundled Veles sample
@@ -427,6 +491,26 @@ mod tests {
         assert_eq!(Harness::of_name("pi 0.9"), Some(Harness::Pi));
         assert_eq!(major_version("claude-code 1.0.51"), Some(1));
         assert_eq!(major_version("claude-code v2.1.39"), Some(2));
+    }
+
+    /// Issue 30: seed 003's fast-mode tiers (50 %/80 %) could not be judged because no journal
+    /// said which `/compact-mode` ran; the `harness` field now records it.
+    #[test]
+    fn regression_command_code_compact_mode_was_not_recordable() {
+        let j = |h: &str| {
+            let text = format!("{{\"rev\":1,\"ts\":\"2026-01-01T00:00:00Z\",\"kind\":\"session\",\"id\":\"s\",\"model\":\"m\",\"harness\":\"{h}\"}}\n");
+            Harness::profile_of(&crate::journal::reader::parse_bytes_for_test(&text), None)
+        };
+        let fast = j("command-code 1.2 (compact-mode: fast)");
+        assert_eq!((fast.compact_mode, fast.trim_tiers()), (Some(CompactMode::Fast), &TRIM_TIERS[..]));
+        let default = j("command-code 1.2 (compact-mode: default)");
+        assert_eq!((default.compact_mode, default.trim_tiers().len()), (Some(CompactMode::Default), 0));
+        let plain = j("command-code 1.2");
+        assert!(plain.mode_unrecorded() && plain.trim_tiers().is_empty());
+        assert_eq!(compact_mode("command-code (compact-mode: turbo)"), None);
+        // only Command Code has the setting
+        assert!(!j("veles 1.8 (compact-mode: fast)").mode_unrecorded());
+        assert!(j("veles 1.8 (compact-mode: fast)").trim_tiers().is_empty());
     }
 
     /// `--harness claude-code` over a journal whose `harness` field names another harness took

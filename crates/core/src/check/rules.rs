@@ -100,13 +100,16 @@ pub const RULES: &[Rule] = &[
     r("compact-fallback-chain", Error, Audit, "a fallback summary (`fallback`) is appended to the earlier summary (`mode: chain`) (veles)", "seed 002 (запасное резюме)"),
     r("compact-chained", Error, Audit, "a compaction replaces the earlier brief (`mode: rotate`), never chains it (command-code)", "seed 003 (старые сводки никогда не питают новые)"),
     r("compact-cut-boundary", Error, Audit, "a harness that cuts only at user messages (veles) keeps from a user block", "seed 002"),
+    r("trim-trigger", Warning, Audit, "a tool-call trim (an auto `elide` under command-code) runs only in fast `/compact-mode`, past tier 1 (50% of the window) and with more tool calls open than its tier keeps (20; 10 past 80%)", "seed 003 (уровни 1–2, /compact-mode)"),
+    r("trim-keep", Error, Audit, "a tool-call trim keeps the last 20 tool calls (10 past 80% of the window) and drops the oldest first", "seed 003 (уровни 1–2)"),
+    r("trim-unjudged", Info, Audit, "command-code trims, and the requests where fast mode would trim, are not judged when the journal does not record `/compact-mode`", "seed 003 (/compact-mode); issue 30"),
     // audit: omissions (what did not happen at a request)
     r("elide-missing", Error, Audit, "a request above `context_budget` with elision candidates is preceded by an elision", "journal-v1 §6; seed 000; issue 17"),
     r("elide-stopped-early", Warning, Audit, "an elision that ends above `context_target` leaves no candidate uncollapsed", "journal-v1 §6; seed 000; issue 17"),
     r("invite-missing", Warning, Audit, "a request still above `context_target` after elision (or with nothing left to elide) has a `manage_context` invitation", "journal-v1 §2 `notice`, §6; seed 000"),
     r("invite-needless", Warning, Audit, "a `manage_context` notice is sent only while the estimate is above `context_target`", "journal-v1 §2 `notice`; seed 000"),
     r("budget-over-window", Error, Audit, "`context_budget` fits in `ctx_window − context_reserve` (profiles with a budget: ctxj with a declared `ctx`)", "journal-v1 §6; issue 17"),
-    r("compact-missing", Warning, Audit, "a request past the profile's auto-compaction point (claude-code: window − 33k, 45k before 2.0; command-code: 90%; veles: 50%) is preceded by a compaction, unless paused or stopped", "seeds 002, 003; Claude Code 2.x; issue 30"),
+    r("compact-missing", Warning, Audit, "a request past the profile's auto-compaction point (claude-code: window − 33k, 45k before 2.0; command-code: 90%, and in fast mode a trim to 20/10 tool calls past 50/80%; veles: 50%; the imported agents: their own rule) is preceded by a compaction, unless paused or stopped", "seeds 002, 003; Claude Code 2.x; issue 30"),
 ];
 
 /// The rule with this id. Panics on an unknown id: rule ids are compile-time constants and a
@@ -148,6 +151,7 @@ mod tests {
             "audit/judge.rs",
             "audit/count.rs",
             "audit/omit.rs",
+            "audit/trim.rs",
             "clear_call.rs",
         ] {
             let src = std::fs::read_to_string(format!("{}/src/check/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();

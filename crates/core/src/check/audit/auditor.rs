@@ -34,6 +34,11 @@ pub(super) struct Pending {
     pub last_usage: Option<u64>,
     /// Compactions recorded so far (`compact-at-N` compacts once).
     pub compactions: usize,
+    /// A fast-mode trim tier was due and missing at an earlier request of this stretch
+    /// (reported, [`super::trim`]).
+    pub trim_missing: bool,
+    /// The fast-mode tiers were noted unjudged (mode not recorded) once already.
+    pub trim_unjudged: bool,
 }
 
 /// One pass over the journal: the recorded projection replayed ([`Replayer`]), token counts
@@ -167,6 +172,7 @@ impl<'j> Auditor<'j> {
         }
         self.turn_omissions(rec, a, raw, settings, fs);
         self.compact_missing(rec, a, raw, provider, window, fs);
+        self.trim_missing(rec, a, provider, window, fs);
         self.turn += 1;
         self.cal.observe(self.turn, prompt, raw);
         self.r.step();
@@ -232,7 +238,8 @@ impl<'j> Auditor<'j> {
         self.pending.compactions += usize::from(kind == "compact");
         self.after_elide(rec, before, after_raw, settings, fs);
         let trigger_judged = match &rec.body {
-            Body::Elide(e) => e.by.as_deref().is_none_or(|b| b == "auto"),
+            // a Command Code trim whose mode is not recorded is not judged (`trim-unjudged`)
+            Body::Elide(e) => e.by.as_deref().is_none_or(|b| b == "auto") && !self.profile.mode_unrecorded(),
             Body::Compact(c) => c.trigger.as_deref() == Some("auto"),
             _ => false,
         };

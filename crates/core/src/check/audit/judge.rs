@@ -49,7 +49,11 @@ impl Judge<'_> {
     ) -> (&'static str, String, Option<f64>, Option<f64>) {
         match &self.rec.body {
             Body::Elide(e) => {
-                self.elide(e, m, fs);
+                // under `command-code` an automatic elision is seed 003's tool-call trim
+                match self.profile.harness {
+                    Harness::CommandCode => self.trim(e, m, fs),
+                    _ => self.elide(e, m, fs),
+                }
                 m.named.extend(e.calls.iter().cloned());
                 let what = format!("{}: {}", e.by.as_deref().unwrap_or("auto"), list(&e.calls));
                 ("elide", what, e.estimate_before, e.estimate_after)

@@ -17,6 +17,7 @@ mod auditor;
 mod count;
 mod judge;
 mod omit;
+mod trim;
 
 use auditor::Auditor;
 #[cfg(test)]
@@ -35,10 +36,15 @@ pub enum Aspect {
 /// The aspect an audit rule belongs to.
 pub fn aspect(rule: &str) -> Aspect {
     match rule {
-        "elide-trigger" | "estimate-drift" | "compact-trigger" | "compact-too-few" => Aspect::Trigger,
-        "elide-keep" | "elide-order" | "elide-stop" | "elide-stopped-early" | "decision-twice" | "text-touched" => {
-            Aspect::Restraint
-        }
+        "elide-trigger" | "estimate-drift" | "compact-trigger" | "compact-too-few" | "trim-trigger"
+        | "trim-unjudged" => Aspect::Trigger,
+        "elide-keep"
+        | "trim-keep"
+        | "elide-order"
+        | "elide-stop"
+        | "elide-stopped-early"
+        | "decision-twice"
+        | "text-touched" => Aspect::Restraint,
         "decided-note" => Aspect::Habit,
         _ => Aspect::Outcome,
     }
