@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::usage::entry::{Read, Tokens};
+use crate::usage::entry::Read;
 
 /// The parts of every reader's result, in order.
 pub fn merge(parts: Vec<Read>) -> Read {
@@ -147,6 +147,7 @@ pub fn columns(c: &rusqlite::Connection, table: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::usage::entry::Tokens;
 
     #[test]
     fn total_fallback_fills_output_then_extra() {
