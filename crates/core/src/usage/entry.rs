@@ -312,3 +312,19 @@ pub fn whole(n: &Option<serde_json::Number>) -> u64 {
 pub fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
     serde::Deserialize::deserialize(d).map(Some)
 }
+
+/// ccusage's `apply_total_token_fallback`: when a recorded `total` exceeds the parts, the
+/// missing tokens become output (when output is 0) or extra. Returns the extra.
+pub fn total_fallback(t: &mut Tokens, extra: u64, total: u64) -> u64 {
+    let parts = t.total().saturating_add(extra);
+    if total <= parts {
+        return extra;
+    }
+    let missing = total - parts;
+    if t.output == 0 {
+        t.output = missing;
+        extra
+    } else {
+        extra.saturating_add(missing)
+    }
+}

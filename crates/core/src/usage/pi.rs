@@ -14,8 +14,9 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::{Number, Value};
 
-use super::agents::util::total_fallback;
-use super::entry::{count as n, read_lines, str_at, whole, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry};
+use super::entry::{
+    count as n, read_lines, str_at, total_fallback, whole, Compaction, Parse, Read, SessionKey, Tokens, UsageEntry,
+};
 use crate::journal::typed::object_or_null;
 
 /// The session of a pi file: its folder (the project) and the file name after the first `_`

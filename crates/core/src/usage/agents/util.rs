@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::usage::entry::{Read, Tokens};
+use crate::usage::entry::Read;
 
 /// The parts of every reader's result, in order.
 pub fn merge(parts: Vec<Read>) -> Read {
@@ -130,21 +130,7 @@ pub fn time_of(v: Option<&Value>) -> String {
     }
 }
 
-/// ccusage's `apply_total_token_fallback`: when a recorded `total` exceeds the parts, the
-/// missing tokens become output (when output is 0) or extra. Returns the extra.
-pub fn total_fallback(t: &mut Tokens, extra: u64, total: u64) -> u64 {
-    let parts = t.total().saturating_add(extra);
-    if total <= parts {
-        return extra;
-    }
-    let missing = total - parts;
-    if t.output == 0 {
-        t.output = missing;
-        extra
-    } else {
-        extra.saturating_add(missing)
-    }
-}
+pub use crate::usage::entry::total_fallback;
 
 /// Opens a SQLite store read-only, never writing beside it ([`crate::journal::sqlite`]); `None`
 /// when it cannot be read.
@@ -161,6 +147,7 @@ pub fn columns(c: &rusqlite::Connection, table: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::usage::entry::Tokens;
 
     #[test]
     fn total_fallback_fills_output_then_extra() {
