@@ -162,7 +162,7 @@ fn per_turn(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec<Tur
 fn per_turn_raw(journal: &Journal, s: &Strategy, est: &TiktokenEstimator) -> Vec<TurnEstimate> {
     let rec = recorded_turns(journal, est);
     let mut cal = new_calibrator(journal);
-    rec.iter().for_each(|t| cal.observe(t.turn, t.observed(), t.raw));
+    rec.iter().for_each(|t| t.feed(&mut cal));
     let sampled = |turn: usize| rec.get(turn - 1).is_some_and(|t| t.server_tool_calls > 0);
     if s.is_recorded() {
         let row = |t: &RecordedTurn| TurnEstimate::new(t.turn, t.raw, t.prompt_tokens, &cal).sampled(sampled(t.turn));

@@ -57,6 +57,20 @@ fn assistant_block(journal: &Journal, record: usize) -> Option<Written> {
 const PREFIX_KEY: Key = 0x7072_6566_6978_5f75_6e72_6563_6f72_6465;
 /// The key of its part the provider's cache held before the session began.
 const WARM_KEY: Key = 0x7761_726d_5f70_7265_6669_785f_6b65_7900;
+/// Mixed into the key of an `assistant` block sent with its response's reasoning
+/// ([`strategy::reasoning`]): the block as sent with the item differs from the block without it.
+const REASONING_KEY: Key = 0x7265_6173_6f6e_696e_675f_6361_7272_6965;
+
+/// Adds to `fresh` (the keys and provider tokens of `blocks`, from block `at` of the request) the
+/// reasoning each block from `from` on carries.
+fn add_reasoning(c: &strategy::reasoning::Carried, blocks: &[Block], at: usize, from: usize, fresh: &mut [(Key, u64)]) {
+    for (i, (b, f)) in blocks.iter().zip(fresh).enumerate() {
+        let n = c.tokens(b);
+        if n > 0 && at + i >= from {
+            *f = (f.0 ^ REASONING_KEY, f.1 + n);
+        }
+    }
+}
 
 /// The virtual blocks of an unrecorded prefix: its warm part (when some, a block of its own, so a
 /// cache can hold it alone) and the rest.
@@ -125,8 +139,16 @@ pub fn simulate_observed(
     let mut tail = Tail::default();
     let mut turns = Vec::with_capacity(total);
     let mut breaks = Vec::new();
+    // Earlier responses' reasoning the provider counts, from block `carried_from` of the request.
+    let carried = strategy::reasoning::Carried::of(journal);
+    let mut carried_from = 0;
     strategy::replay(journal, strat, est, |r| {
-        let keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
+        let mut keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
+        let from = carried.as_ref().map_or(0, |c| c.from(r.record, r.blocks));
+        if let Some(i) = carried.as_ref().and_then(|c| c.changed(&tail.blocks, keep, carried_from, from)) {
+            keep = i;
+        }
+        carried_from = from;
         // A new prefix segment: the provider counted another prefix from here on, in every
         // strategy; the previous request's head is resized so the blocks after it still match.
         let seg = segment_at(r.turn);
@@ -145,6 +167,10 @@ pub fn simulate_observed(
             if turns.is_empty() {
                 fresh.splice(0..0, resized(&pblocks, seg_tokens));
             }
+        }
+        if let Some(c) = &carried {
+            let head = fresh.len() - (r.blocks.len() - keep);
+            add_reasoning(c, &r.blocks[keep..], keep, from, &mut fresh[head..]);
         }
         let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));

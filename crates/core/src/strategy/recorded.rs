@@ -24,6 +24,9 @@ pub struct RecordedTurn {
     /// `usage.server_tool_calls`: the call ran hosted tools and was sampled in several steps, so
     /// `prompt_tokens` sums their inputs ([`RecordedTurn::observed`]).
     pub server_tool_calls: u64,
+    /// The earlier responses' reasoning this request sends back and the provider counts
+    /// (`usage.reasoning_tokens`, [`super::reasoning`]), in provider tokens; 0 for most journals.
+    pub reasoning: u64,
 }
 
 impl RecordedTurn {
@@ -34,6 +37,12 @@ impl RecordedTurn {
     /// estimate against it.
     pub fn observed(&self) -> Option<u64> {
         self.prompt_tokens.filter(|&p| p > 0 && self.server_tool_calls == 0)
+    }
+
+    /// Feeds this turn to `cal`: its carried reasoning, then its observation.
+    pub fn feed(&self, cal: &mut Calibrator) {
+        cal.carry(self.turn, self.reasoning);
+        cal.observe(self.turn, self.observed(), self.raw);
     }
 }
 
@@ -46,6 +55,7 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
     let mut out = Vec::with_capacity(journal.turns.len());
     let mut per_block: Vec<u64> = Vec::new();
     let mut sum = 0u64;
+    let carried = super::reasoning::Carried::of(journal);
     super::replay(journal, &recorded, est, |r| {
         let keep = r.unchanged.min(per_block.len());
         sum -= per_block.drain(keep..).sum::<u64>();
@@ -67,6 +77,7 @@ pub fn recorded_turns(journal: &Journal, est: &dyn Estimator) -> Vec<RecordedTur
             cached_tokens: usage.cached_tokens,
             completion_tokens: usage.completion_tokens,
             server_tool_calls: usage.server_tool_calls.unwrap_or(0),
+            reasoning: carried.as_ref().map_or(0, |c| c.in_request(r.record, r.blocks)),
         });
     });
     out
@@ -99,7 +110,7 @@ pub fn new_calibrator(journal: &Journal) -> Calibrator {
 pub fn calibrator_for(journal: &Journal, est: &dyn Estimator) -> Calibrator {
     let mut c = new_calibrator(journal);
     for t in recorded_turns(journal, est) {
-        c.observe(t.turn, t.observed(), t.raw);
+        t.feed(&mut c);
     }
     c
 }
@@ -174,10 +185,11 @@ pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(Unreco
     let turns = recorded_turns(journal, est);
     let mut cal = new_calibrator(journal);
     for t in &turns {
-        cal.observe(t.turn, t.observed(), t.raw);
+        t.feed(&mut cal);
     }
     let slope = cal.last_multiplier();
-    let residual = |t: &RecordedTurn| Some(t.observed()? as f64 - slope * t.raw as f64);
+    // The carried reasoning is no part of the prefix: every replay carries it itself.
+    let residual = |t: &RecordedTurn| Some(t.observed()?.saturating_sub(t.reasoning) as f64 - slope * t.raw as f64);
     let residuals: Vec<f64> = turns.iter().filter_map(residual).collect();
     let mean = |v: &[f64]| crate::tokens::calibrate::apply(1, v.iter().sum::<f64>() / v.len().max(1) as f64);
     let tokens = mean(&residuals);

@@ -232,6 +232,7 @@ impl Emitter<'_> {
             cache_write_1h_tokens: (us.cache_creation_1h > 0).then_some(us.cache_creation_1h),
             cost_usd: None,
             server_tool_calls: None,
+            reasoning_tokens: None,
         });
         let rec = AssistantRec {
             id: aid.clone(),
