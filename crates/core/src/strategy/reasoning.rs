@@ -3,20 +3,27 @@
 //! Codex keeps every `reasoning` item of a response in its history (`ConversationHistory` /
 //! `ContextManager::record_items`: a reasoning item is an API message) and sends the whole history
 //! with every request (`store: false`, `include: ["reasoning.encrypted_content"]`). What the
-//! provider counts of those items is OpenAI's rule: reasoning items of the current turn — those
-//! after the last user message, between a function call and its output — are kept in context and
-//! counted; earlier ones are dropped ("reasoning items from previous turns are discarded"; Codex's
-//! own context estimate `get_total_token_usage` adds back exactly the reasoning items before the
-//! last user message, as the server does not count them). From GPT-5.6 on the Responses API has
-//! `reasoning.context` (`current_turn` / `all_turns`) and Codex runs those models with
-//! `all_turns`: earlier turns' reasoning stays in context. A compaction replaces the history
-//! (Codex keeps the user messages and a summary, no reasoning).
+//! provider counts of those items is OpenAI's rule for its reasoning models: the reasoning of the
+//! turn in progress is kept in context and counted, that of earlier turns is dropped (OpenAI's
+//! reasoning guide: pass back every reasoning item since the last user message when answering a
+//! function call; Codex's own context estimate `get_total_token_usage` adds back the reasoning
+//! items before the last user message when the server says it did not count them). A turn ends
+//! with a final answer: the harmony format of OpenAI's reasoning models drops previous
+//! chain-of-thought "if the responses by the assistant ended in a message to the final channel",
+//! and keeps it while the analysis is ongoing (`openai-harmony`, `auto_drop_analysis`,
+//! `last_assistant_is_final`). So a user message that steers a turn still in progress (Codex
+//! sends it without a new task), or follows an interrupted one, drops nothing; a new task after a
+//! final answer drops everything before it. In journal terms: the request counts the reasoning of
+//! the responses after its last final answer — the last `assistant` block without tool calls.
+//! From GPT-5.6 on the Responses API has `reasoning.context` (`current_turn` / `all_turns`) and
+//! Codex runs those models with `all_turns`: earlier turns' reasoning stays in context. A
+//! compaction replaces the history (Codex keeps the user messages and a summary, no reasoning).
 //!
 //! Dropping the earlier reasoning changes the request where the first dropped item stood: the
 //! provider's cache can serve the new task's first call only up to there (`cache::replay`).
 //!
 //! [`Carried`] applies the rule to a replayed request: each `assistant` block the request still
-//! holds, past the last `user` block (or anywhere, for `all_turns`), carries its response's
+//! holds after the last final answer (or anywhere, for `all_turns`), carries its response's
 //! reasoning tokens. The size of an item is the response's `reasoning_output_tokens`, provider
 //! tokens already (no slope).
 
@@ -28,8 +35,8 @@ use crate::projection::Block;
 /// Which earlier reasoning the provider keeps in context for a model (OpenAI `reasoning.context`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReasoningContext {
-    /// Reasoning after the last user message only (OpenAI models before GPT-5.6; the default of
-    /// every other provider that takes reasoning items back).
+    /// The reasoning of the turn in progress only, after the last final answer (OpenAI models
+    /// before GPT-5.6; the default of every other provider that takes reasoning items back).
     CurrentTurn,
     /// Reasoning of every turn (GPT-5.6 and newer, which Codex runs with `all_turns`).
     AllTurns,
@@ -83,12 +90,14 @@ impl Carried {
     }
 
     /// The first block of `blocks` (the request of the call recorded at `record`) whose reasoning
-    /// the provider counts: after the last `user` block, or 0 when the model keeps all turns'.
+    /// the provider counts: after the last final answer (an `assistant` block without tool
+    /// calls: the response that ended a turn), or 0 when the model keeps all turns'.
     pub fn from(&self, record: usize, blocks: &[Block]) -> usize {
         if self.all_turns.contains(&record) {
             return 0;
         }
-        blocks.iter().rposition(|b| matches!(b, Block::User { .. })).map_or(0, |i| i + 1)
+        let last_final = blocks.iter().rposition(|b| matches!(b, Block::Assistant { calls, .. } if calls.is_empty()));
+        last_final.map_or(0, |i| i + 1)
     }
 
     /// The reasoning tokens block `b` carries when the provider counts it.
