@@ -14,7 +14,9 @@
 //! `last_assistant_is_final`). So a user message that steers a turn still in progress (Codex
 //! sends it without a new task), or follows an interrupted one, drops nothing; a new task after a
 //! final answer drops everything before it. In journal terms: the request counts the reasoning of
-//! the responses after its last final answer — the last `assistant` block without tool calls.
+//! the responses after its last final answer — the last `assistant` block without tool calls whose
+//! response completed (it has usage: Codex writes a response's `token_count` when it completes; a
+//! reply the user interrupted mid-stream is recorded without one and ended no turn).
 //! From GPT-5.6 on the Responses API has `reasoning.context` (`current_turn` / `all_turns`) and
 //! Codex runs those models with `all_turns`: earlier turns' reasoning stays in context. A
 //! compaction replaces the history (Codex keeps the user messages and a summary, no reasoning).
@@ -62,6 +64,8 @@ pub struct Carried {
     tokens: HashMap<String, u64>,
     /// Records of the `assistant` calls whose model keeps every turn's reasoning.
     all_turns: HashSet<usize>,
+    /// The final answers: `assistant` ids without tool calls whose response completed (usage).
+    finals: HashSet<String>,
 }
 
 impl Carried {
@@ -78,6 +82,9 @@ impl Carried {
                     if n > 0 {
                         out.tokens.insert(a.id.clone(), n);
                     }
+                    if a.calls.is_empty() && a.usage.as_ref().is_some_and(|u| u.prompt_tokens.is_some()) {
+                        out.finals.insert(a.id.clone());
+                    }
                     let m = a.model.as_deref().unwrap_or(&model);
                     if context_for(m) == ReasoningContext::AllTurns {
                         out.all_turns.insert(i);
@@ -91,12 +98,13 @@ impl Carried {
 
     /// The first block of `blocks` (the request of the call recorded at `record`) whose reasoning
     /// the provider counts: after the last final answer (an `assistant` block without tool
-    /// calls: the response that ended a turn), or 0 when the model keeps all turns'.
+    /// calls whose response completed: it ended a turn), or 0 when the model keeps all turns'.
     pub fn from(&self, record: usize, blocks: &[Block]) -> usize {
         if self.all_turns.contains(&record) {
             return 0;
         }
-        let last_final = blocks.iter().rposition(|b| matches!(b, Block::Assistant { calls, .. } if calls.is_empty()));
+        let last_final =
+            blocks.iter().rposition(|b| matches!(b, Block::Assistant { id, .. } if self.finals.contains(id)));
         last_final.map_or(0, |i| i + 1)
     }
 
