@@ -133,6 +133,127 @@ impl Carried {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache::{simulate, CacheModel, Options};
+    use crate::tokens::CharEstimator;
+
+    /// One line of a synthetic Codex rollout (the documented format: `response_item`s, and an
+    /// `event_msg/token_count` after each response with its `last_token_usage`).
+    fn line(sec: u32, kind: &str, payload: &str) -> String {
+        format!(r#"{{"timestamp":"2026-01-01T00:00:{sec:02}Z","type":"{kind}","payload":{payload}}}"#)
+    }
+
+    fn user(sec: u32, text: &str) -> String {
+        let t = format!(r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{text}"}}]}}"#);
+        line(sec, "response_item", &t)
+    }
+
+    /// A response: a reasoning item of `reasoning` tokens (encrypted), then a tool call (`call`)
+    /// or a final answer, and its token_count (`total` the running total that makes it billed).
+    fn response(sec: u32, reasoning: u64, call: Option<&str>, prompt: u64, total: u64) -> Vec<String> {
+        let enc = "gAAAA".repeat(40);
+        let mut out = vec![line(
+            sec,
+            "response_item",
+            &format!(r#"{{"type":"reasoning","summary":[],"encrypted_content":"{enc}"}}"#),
+        )];
+        out.push(match call {
+            Some(id) => line(
+                sec,
+                "response_item",
+                &format!(r#"{{"type":"function_call","name":"shell","arguments":"{{}}","call_id":"{id}"}}"#),
+            ),
+            None => line(
+                sec,
+                "response_item",
+                r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}"#,
+            ),
+        });
+        let usage = |p: u64| {
+            format!(
+                r#"{{"input_tokens":{p},"cached_input_tokens":0,"output_tokens":{},"reasoning_output_tokens":{reasoning},"total_tokens":{}}}"#,
+                reasoning + 10,
+                p + reasoning + 10
+            )
+        };
+        out.push(line(
+            sec,
+            "event_msg",
+            &format!(
+                r#"{{"type":"token_count","info":{{"total_token_usage":{},"last_token_usage":{}}}}}"#,
+                usage(total),
+                usage(prompt)
+            ),
+        ));
+        if let Some(id) = call {
+            let o = format!(r#"{{"type":"function_call_output","call_id":"{id}","output":"{}"}}"#, "x".repeat(400));
+            out.push(line(sec, "response_item", &o));
+        }
+        out
+    }
+
+    /// The provider counts the reasoning Codex sends back while the turn runs and drops it at the
+    /// turn's final answer; the importer dropped the items and nothing modelled them, so a new
+    /// task's first call looked like a rewrite (calibration −30 … −70 % on real 0.55 rollouts)
+    /// and the replays read across the drop (+8.5 % simulated cost).
+    #[test]
+    fn regression_codex_reasoning_items_were_not_counted_in_replays_and_calibration() {
+        let (r1, r2, r3, r5) = (3_000, 5_000, 700, 4_000);
+        let mut lines = vec![
+            line(0, "session_meta", r#"{"id":"R","cli_version":"0.55.0"}"#),
+            line(0, "turn_context", r#"{"model":"gpt-5-codex"}"#),
+            user(1, "first task"),
+        ];
+        // Task 1: two tool calls and a final answer; task 2 after it; a steering message during
+        // task 2's tool loop (no final answer before it) drops nothing.
+        lines.extend(response(2, r1, Some("c1"), 10_000, 10_000));
+        lines.extend(response(3, r2, Some("c2"), 13_200, 23_200));
+        lines.extend(response(4, r3, None, 18_400, 41_600));
+        lines.push(user(5, "second task"));
+        lines.extend(response(6, 0, Some("c3"), 11_000, 52_600));
+        lines.extend(response(7, r5, Some("c4"), 11_300, 63_900));
+        lines.push(user(8, "steer"));
+        lines.extend(response(9, 0, None, 15_500, 79_400));
+        let rollout = lines.join("\n") + "\n";
+        let im = crate::import::codex::read(std::path::Path::new("rollout-r.jsonl"), rollout.as_bytes()).unwrap();
+        let j = &im.journal;
+
+        // The importer keeps each response's reasoning size.
+        let sizes: Vec<Option<u64>> = (j.records.iter())
+            .filter_map(|r| match &r.body {
+                Body::Assistant(a) => Some(a.usage.as_ref().and_then(|u| u.reasoning_tokens)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sizes, [Some(r1), Some(r2), Some(r3), None, Some(r5), None]);
+
+        // Each request carries the reasoning of its turn so far; the final answer ends the turn.
+        let turns = super::super::recorded_turns(j, &CharEstimator);
+        let carried: Vec<u64> = turns.iter().map(|t| t.reasoning).collect();
+        assert_eq!(carried, [0, r1, r1 + r2, 0, 0, r5]);
+
+        // Calibration: the carried tokens are known, not fitted — the new task's first call
+        // (turn 4) is no rewrite and its estimate adds no reasoning.
+        let cal = super::super::calibrator_for(j, &CharEstimator);
+        assert!(!cal.rewrite_at(4), "the drop of the first task's reasoning was read as a rewrite");
+        assert_eq!(cal.carried(3), r1 + r2);
+        let est = cal.calibrate(4, turns[3].raw) as f64;
+        assert!((est - 11_000.0).abs() < 0.05 * 11_000.0, "turn 4: {est} against 11,000");
+
+        // Replay: requests carry the reasoning; the new task's first call reads the cache only up
+        // to the first dropped item, and the steering message keeps turn 5's item.
+        let sim = simulate(
+            j,
+            &super::super::Strategy::recorded(),
+            &CharEstimator,
+            Options::plain(CacheModel::Ideal, None),
+            |_, _| {},
+        );
+        let t = &sim.turns;
+        assert!(t[2].prompt >= t[1].prompt + r2, "turn 3 carries the second response's reasoning");
+        assert!(t[3].cached < t[0].prompt + 500, "turn 4 read {} past the first dropped item", t[3].cached);
+        assert!(t[3].prompt + r1 + r2 < t[2].prompt + 2_000, "turn 4 still carries task 1's reasoning");
+        assert!(t[5].cached >= t[4].prompt + r5 - 100, "a steering message dropped the turn's reasoning");
+    }
 
     #[test]
     fn gpt_5_6_and_newer_keep_every_turn() {
