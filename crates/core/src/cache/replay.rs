@@ -67,7 +67,7 @@ fn add_reasoning(c: &strategy::reasoning::Carried, blocks: &[Block], at: usize, 
     for (i, (b, f)) in blocks.iter().zip(fresh).enumerate() {
         let n = c.tokens(b);
         if n > 0 && at + i >= from {
-            *f = (f.0 ^ REASONING_KEY, f.1 + n);
+            *f = (f.0 ^ REASONING_KEY, f.1.saturating_add(n));
         }
     }
 }

@@ -126,7 +126,7 @@ impl Carried {
 
     /// The reasoning tokens the provider counts in the request `blocks` of the call at `record`.
     pub fn in_request(&self, record: usize, blocks: &[Block]) -> u64 {
-        blocks[self.from(record, blocks)..].iter().map(|b| self.tokens(b)).sum()
+        blocks[self.from(record, blocks)..].iter().fold(0, |n, b| n.saturating_add(self.tokens(b)))
     }
 }
 

@@ -279,7 +279,7 @@ impl Calibrator {
     /// round-half-up(raw × multiplier + offset before turn `t`); in affine mode a drop is
     /// anchored at the last observed request (module doc, [`Calibrator::is_drop`]).
     pub fn calibrate(&self, t: usize, raw: u64) -> u64 {
-        self.fitted_estimate(t, raw) + self.carried(t)
+        self.fitted_estimate(t, raw).saturating_add(self.carried(t))
     }
 
     /// [`Calibrator::calibrate`] without the carried reasoning.
@@ -305,7 +305,7 @@ impl Calibrator {
             }
             _ => (self.multiplier(t), self.offset(t)),
         };
-        (slope, offset + self.carried(t))
+        (slope, offset.saturating_add(self.carried(t)))
     }
 
     /// Affine mode: whether a request of `raw` before turn `t` is a drop (counts less than
