@@ -45,6 +45,21 @@ fn assistant_block(journal: &Journal, record: usize) -> Option<Written> {
 
 /// The key of the virtual block that stands for an unrecorded system prompt + tool schemas.
 const PREFIX_KEY: Key = 0x7072_6566_6978_5f75_6e72_6563_6f72_6465;
+/// Mixed into the key of an `assistant` block sent with its response's reasoning
+/// ([`strategy::reasoning`]): the block as sent with the item differs from the block without it.
+const REASONING_KEY: Key = 0x7265_6173_6f6e_696e_675f_6361_7272_6965;
+
+/// Adds to `fresh` (the keys and provider tokens of `blocks`, from block `at` of the request) the
+/// reasoning each block from `from` on carries.
+fn add_reasoning(c: &strategy::reasoning::Carried, blocks: &[Block], at: usize, from: usize, fresh: &mut [(Key, u64)]) {
+    for (i, (b, f)) in blocks.iter().zip(fresh).enumerate() {
+        let n = c.tokens(b);
+        if n > 0 && at + i >= from {
+            *f = (f.0 ^ REASONING_KEY, f.1.saturating_add(n));
+        }
+    }
+}
+
 
 /// Replays `strategy` and simulates the cache; `progress(done, total)` is called after each turn.
 ///
@@ -89,8 +104,16 @@ pub fn simulate_observed(
     let mut tail = Tail::default();
     let mut turns = Vec::with_capacity(total);
     let mut breaks = Vec::new();
+    // Earlier responses' reasoning the provider counts, from block `carried_from` of the request.
+    let carried = strategy::reasoning::Carried::of(journal);
+    let mut carried_from = 0;
     strategy::replay(journal, strat, est, |r| {
-        let keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
+        let mut keep = if turns.is_empty() { 0 } else { r.unchanged.min(tail.blocks.len()) };
+        let from = carried.as_ref().map_or(0, |c| c.from(r.record, r.blocks));
+        if let Some(i) = carried.as_ref().and_then(|c| c.changed(&tail.blocks, keep, carried_from, from)) {
+            keep = i;
+        }
+        carried_from = from;
         // A new prefix segment: the provider counted another prefix from here on, in every
         // strategy; the previous request's head is resized so the blocks after it still match.
         let seg = segment_at(r.turn);
@@ -114,6 +137,10 @@ pub fn simulate_observed(
             if turns.is_empty() {
                 fresh.insert(0, (PREFIX_KEY, seg_tokens));
             }
+        }
+        if let Some(c) = &carried {
+            let head = fresh.len() - (r.blocks.len() - keep);
+            add_reasoning(c, &r.blocks[keep..], keep, from, &mut fresh[head..]);
         }
         let system_len = pre + usize::from(matches!(r.blocks.first(), Some(Block::System { .. })));
         let time = journal.records.get(r.record).and_then(|rec| parse_ts(&rec.ts));

@@ -267,6 +267,14 @@ pub struct Usage {
     /// thinking").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking_blocks: Option<u64>,
+    /// Extension (written by `ctxj import`, optional): of `completion_tokens`, the reasoning this
+    /// response produced that the harness keeps in its history as an opaque item and sends back
+    /// in its later requests (a Codex rollout's `reasoning` item; its size is the response's
+    /// `reasoning_output_tokens`). The provider counts it as input of those requests while it
+    /// keeps it in context: until the turn's final answer for models that drop earlier turns'
+    /// reasoning, until a compaction otherwise (`strategy::reasoning`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

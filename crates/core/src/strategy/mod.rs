@@ -19,6 +19,7 @@ pub mod elide;
 pub mod name;
 pub mod per_tool;
 pub mod raw;
+pub mod reasoning;
 pub mod recorded;
 pub mod sliding;
 pub mod summarizer;

@@ -33,6 +33,9 @@ pub struct RecordedTurn {
     /// The call went to another model than the last call with `prompt_tokens` before it
     /// ([`Calibrator::switched`]).
     pub switched: bool,
+    /// The earlier responses' reasoning this request sends back and the provider counts
+    /// (`usage.reasoning_tokens`, [`super::reasoning`]), in provider tokens; 0 for most journals.
+    pub reasoning: u64,
 }
 
 impl RecordedTurn {
@@ -52,11 +55,13 @@ impl RecordedTurn {
         self.observed().map(|p| p.saturating_sub(self.thinking))
     }
 
-    /// Feeds this turn to `cal`: a model switch, then [`RecordedTurn::sample`].
+    /// Feeds this turn to `cal`: a model switch, its carried reasoning ([`Calibrator::carry`]),
+    /// then [`RecordedTurn::sample`].
     pub fn feed(&self, cal: &mut Calibrator) {
         if self.switched {
             cal.switched();
         }
+        cal.carry(self.turn, self.reasoning);
         cal.observe(self.turn, self.sample(), self.raw);
     }
 }
@@ -117,6 +122,7 @@ fn recorded_with_thinking(
     let mut out = Vec::with_capacity(journal.turns.len());
     let mut per_block: Vec<u64> = Vec::new();
     let mut sum = 0u64;
+    let reasoning = super::reasoning::Carried::of(journal);
     super::replay(journal, &recorded, est, |r| {
         let keep = r.unchanged.min(per_block.len());
         sum -= per_block.drain(keep..).sum::<u64>();
@@ -142,6 +148,7 @@ fn recorded_with_thinking(
             completion_tokens: usage.completion_tokens,
             server_tool_calls: usage.server_tool_calls.unwrap_or(0),
             thinking: carried,
+            reasoning: reasoning.as_ref().map_or(0, |c| c.in_request(r.record, r.blocks)),
             thinking_replayed: keep == Some(thinking::Keep::AllTurns),
             switched: false,
         };
@@ -274,9 +281,12 @@ pub fn prefix_segments(journal: &Journal, est: &dyn Estimator) -> Option<(Unreco
     }
     let slope = cal.last_multiplier();
     // What the replays carry beyond the prefix and the blocks: the thinking of the models that
-    // keep every turn's; the rest of the provider's count is the prefix's, on average.
+    // keep every turn's, and the carried reasoning; the rest of the provider's count is the
+    // prefix's, on average.
     let replayed = |t: &RecordedTurn| if t.thinking_replayed { t.thinking } else { 0 };
-    let residual = |t: &RecordedTurn| Some(t.observed()?.saturating_sub(replayed(t)) as f64 - slope * t.raw as f64);
+    let residual = |t: &RecordedTurn| {
+        Some(t.observed()?.saturating_sub(replayed(t)).saturating_sub(t.reasoning) as f64 - slope * t.raw as f64)
+    };
     let residuals: Vec<f64> = turns.iter().filter_map(residual).collect();
     let mean = |v: &[f64]| crate::tokens::calibrate::apply(1, v.iter().sum::<f64>() / v.len().max(1) as f64);
     let tokens = mean(&residuals);

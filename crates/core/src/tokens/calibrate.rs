@@ -38,6 +38,12 @@
 //! brings re-anchors the fit through the rewrite rule; a switch alone does not (re-anchoring on
 //! every switch, measured, put a pi session switching between two Hugging Face models from
 //! 2.46 / 10.2 % to 2.86 / 10.6 % median / p90).
+//!
+//! **Carried reasoning** ([`Calibrator::carry`]): provider tokens a request holds that the journal
+//! records only as a count — earlier responses' reasoning the harness sends back and the provider
+//! counts (`usage.reasoning_tokens`, `strategy::reasoning`). They are known exactly before the
+//! call, so they are not fitted: an observation is `prompt − carried`, and the estimate adds the
+//! request's carried tokens back. Without them every figure is as before.
 
 /// The fit in force after an observed turn.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -140,6 +146,8 @@ pub struct Calibrator {
     /// Affine mode: the next observation goes to another model than the last observed one
     /// ([`Calibrator::switched`]).
     switch: bool,
+    /// Per turn (index = turn − 1): the carried reasoning of its request ([`Calibrator::carry`]).
+    carried: Vec<u64>,
 }
 
 /// The half-life of the recency weights, in turns.
@@ -187,6 +195,24 @@ impl Calibrator {
         self.affine.is_some()
     }
 
+    /// Sets the provider tokens turn `turn`'s request carries that the journal counts only as a
+    /// number — earlier responses' reasoning sent back (module doc, "Carried reasoning"). Call it
+    /// before [`Calibrator::observe`] of that turn; 0 (the default) changes nothing.
+    pub fn carry(&mut self, turn: usize, tokens: u64) {
+        if turn == 0 || tokens == 0 {
+            return;
+        }
+        if self.carried.len() < turn {
+            self.carried.resize(turn, 0);
+        }
+        self.carried[turn - 1] = tokens;
+    }
+
+    /// The carried reasoning of turn `t`'s request.
+    pub fn carried(&self, t: usize) -> u64 {
+        self.carried.get(t.wrapping_sub(1)).copied().unwrap_or(0)
+    }
+
     /// Records turn `turn`'s provider figure and the raw estimate of its recorded request. Turns
     /// without `prompt_tokens` (or with 0) are not observations; pass `None` and nothing is kept. Turns come
     /// in increasing order (an earlier or repeated turn is ignored).
@@ -194,6 +220,8 @@ impl Calibrator {
         // A call the provider billed nothing for (an aborted request: usage all zero) measured
         // nothing.
         let Some(prompt) = prompt_tokens.filter(|&p| p > 0) else { return };
+        // What the journal does not count but knows exactly is not fitted.
+        let prompt = prompt.saturating_sub(self.carried(turn)).max(1);
         if let Some(last) = self.points.last() {
             if turn <= last.turn {
                 return;
@@ -283,6 +311,11 @@ impl Calibrator {
     /// round-half-up(raw × multiplier + offset before turn `t`); in affine mode a drop is
     /// anchored at the last observed request (module doc, [`Calibrator::is_drop`]).
     pub fn calibrate(&self, t: usize, raw: u64) -> u64 {
+        self.fitted_estimate(t, raw).saturating_add(self.carried(t))
+    }
+
+    /// [`Calibrator::calibrate`] without the carried reasoning.
+    fn fitted_estimate(&self, t: usize, raw: u64) -> u64 {
         match self.before(t) {
             Some(p) if self.is_affine() && (raw as f64) < DROP_RATIO * p.counted => {
                 apply(1, p.multiplier * p.counted + p.offset + p.long_slope * (raw as f64 - p.counted))
@@ -296,13 +329,15 @@ impl Calibrator {
     /// turn `t` (calibrated = round-half-up(slope × raw + offset)): on a drop, the long-run slope
     /// and the offset anchored at the last observed request (never below 0), else
     /// ([`Calibrator::multiplier`], [`Calibrator::offset`]).
+    /// The offset includes the request's carried reasoning ([`Calibrator::carry`]).
     pub fn terms(&self, t: usize, raw: u64) -> (f64, u64) {
-        match self.before(t) {
+        let (slope, offset) = match self.before(t) {
             Some(p) if self.is_drop(t, raw) => {
                 (p.long_slope, apply(1, (p.multiplier - p.long_slope) * p.counted + p.offset))
             }
             _ => (self.multiplier(t), self.offset(t)),
-        }
+        };
+        (slope, offset.saturating_add(self.carried(t)))
     }
 
     /// Affine mode: whether a request of `raw` before turn `t` is a drop (counts less than

@@ -237,6 +237,7 @@ impl Emitter<'_> {
             cost_usd: None,
             server_tool_calls: None,
             thinking_blocks: (thinking > 0).then_some(thinking),
+            reasoning_tokens: None,
         });
         let rec = AssistantRec {
             id: aid.clone(),

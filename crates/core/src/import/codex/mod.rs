@@ -55,6 +55,9 @@ struct Pending {
     /// Hosted tool calls of the response (`web_search_call` items): the provider sampled it in
     /// several steps and its usage sums their inputs ([`Usage::server_tool_calls`]).
     server_tools: u64,
+    /// The response has a `reasoning` item, which Codex keeps in its history and sends back
+    /// ([`Usage::reasoning_tokens`]).
+    reasoning: bool,
 }
 
 pub fn read(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
@@ -222,6 +225,7 @@ impl Reader {
             "message" => self.message(line, p),
             "reasoning" => {
                 self.pending.start(line, ts);
+                self.pending.reasoning = true;
                 self.report.lose("reasoning item");
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => self.call(line, pt, p),
@@ -449,7 +453,13 @@ fn flush(p: &mut Pending, usage: Option<Usage>, seen: &mut Seen, b: &mut Builder
     if usage.is_none() {
         report.skip("response without a token_count (turn kept, no usage)");
     }
-    let usage = usage.map(|u| Usage { server_tool_calls: (done.server_tools > 0).then_some(done.server_tools), ..u });
+    let usage = usage.map(|u| Usage {
+        server_tool_calls: (done.server_tools > 0).then_some(done.server_tools),
+        // Codex keeps every `reasoning` item in its history (`is_api_message`) and sends it back:
+        // its size is the response's reasoning tokens. A response without one sends none back.
+        reasoning_tokens: u.reasoning_tokens.filter(|_| done.reasoning),
+        ..u
+    });
     let id = b.unique_id(&format!("a{}", done.line));
     let text = done.texts.join("\n\n");
     seen.push("assistant", text.clone(), id.clone());

@@ -127,6 +127,9 @@ fn billed(p: &Map<String, Value>, last_total: &mut Option<Value>, report: &mut I
         prompt_tokens: Some(input),
         cached_tokens: Some(u(l, "cached_input_tokens").unwrap_or(0)),
         completion_tokens: Some(u(l, "output_tokens").unwrap_or(0)),
+        // The reasoning the response produced; kept only when the response has a `reasoning`
+        // item to send back (the importer's `flush`).
+        reasoning_tokens: u(l, "reasoning_output_tokens").filter(|&n| n > 0),
         ..Default::default()
     })
 }
