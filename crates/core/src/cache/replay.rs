@@ -60,7 +60,6 @@ fn add_reasoning(c: &strategy::reasoning::Carried, blocks: &[Block], at: usize, 
     }
 }
 
-
 /// Replays `strategy` and simulates the cache; `progress(done, total)` is called after each turn.
 ///
 /// Linear in the journal: per turn, only the blocks after the ones the replay repeated unchanged
