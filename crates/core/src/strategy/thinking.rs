@@ -38,7 +38,7 @@ pub enum Keep {
 /// How `model` (any slug: Bedrock, Vertex, OpenRouter …) keeps earlier thinking blocks; `None`
 /// for a model that is not Claude.
 pub fn keep(model: &str) -> Option<Keep> {
-    let name = crate::cache::prices::normalize(model);
+    let name = crate::tokens::model_name::normalize(model);
     let rest = name.strip_prefix("claude-")?;
     let parts: Vec<&str> = rest.split('-').collect();
     let family = parts.iter().copied().find(|p| p.chars().all(|c| c.is_ascii_alphabetic()))?;

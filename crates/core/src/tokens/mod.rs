@@ -7,6 +7,7 @@
 //!   texts, a memo per distinct content and parallel batch counting;
 //! * [`fast`]: the exact counter behind it (linear-time pre-split and BPE, tiktoken's counts);
 //! * [`memo`]: the persistent token memo in the user's cache folder;
+//! * [`model_name`]: the canonical name of any provider's model slug;
 //! * [`split`]: tiktoken's pre-tokenization of ASCII text, by hand;
 //! * [`calibrate`]: the recency-weighted multiplier against `usage.prompt_tokens`;
 //! * [`budget`]: the budget settings of a harness TOML (journal-v1 §6), each with its rule.
@@ -19,6 +20,7 @@ pub mod estimator;
 pub mod fast;
 pub mod image;
 pub mod memo;
+pub mod model_name;
 pub mod redacted;
 pub mod split;
 
