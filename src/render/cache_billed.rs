@@ -53,7 +53,7 @@ pub fn line(b: &Billed) -> String {
         money(b.cost)
     );
     if b.recorded_cost_turns > 0 {
-        let _ = write!(out, " ({} call(s) without a price at the cost the log recorded)", b.recorded_cost_turns);
+        let _ = write!(out, " ({} call(s) at the cost the log recorded)", b.recorded_cost_turns);
     }
     if b.unpriced_turns > 0 {
         let _ = write!(out, " ({} call(s) without a price left out)", b.unpriced_turns);

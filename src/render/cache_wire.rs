@@ -30,8 +30,8 @@ pub struct BilledDoc {
     /// recorded no cost).
     pub turns: usize,
     pub unpriced_turns: usize,
-    /// Turns whose model has no price, billed at the cost the log recorded (pi, OpenClaw
-    /// `usage.cost.total`).
+    /// Turns billed at the cost the log recorded (pi, OpenClaw `usage.cost.total`), which wins
+    /// over the price table as in `usage` and ccusage.
     pub recorded_cost_turns: usize,
     pub models: Vec<String>,
     /// The figures no turn recorded (`cache_write`, …): `null` above, never guessed.

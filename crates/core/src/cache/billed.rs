@@ -152,8 +152,8 @@ pub struct Billed {
     /// recorded no cost).
     pub turns: usize,
     pub unpriced_turns: usize,
-    /// Turns whose model has no price, billed at the cost the log recorded (pi, OpenClaw
-    /// `usage.cost.total`).
+    /// Turns billed at the cost the log recorded (pi, OpenClaw `usage.cost.total`), which wins
+    /// over the price table as in `usage` and ccusage.
     pub recorded_cost_turns: usize,
     pub models: Vec<String>,
     /// The figures no turn recorded (`cache_write`, …): `null` above, never guessed.
@@ -229,10 +229,11 @@ fn turns(journal: &Journal, walked: &[(Option<String>, Between)], table: &PriceT
         let input =
             u.prompt_tokens.map(|p| p.saturating_sub(u.cached_tokens.unwrap_or(0).saturating_add(write.unwrap_or(0))));
         let price = model.as_deref().and_then(|m| table.lookup(m)).map(|(_, p)| p);
-        let cost = price.as_ref().and_then(|p| call_cost(p, &u));
-        // No price for the model: the cost the log recorded, when it did (pi, OpenClaw).
-        let cost_recorded = cost.is_none() && u.cost_usd.is_some();
-        let cost = cost.or(u.cost_usd);
+        // The cost the log recorded, where it did (pi, OpenClaw: the provider's own charge), wins
+        // over the table — ccusage's rule, and `usage`'s (one figure for "as billed"); else the
+        // table's price of the tokens.
+        let cost_recorded = u.cost_usd.is_some();
+        let cost = u.cost_usd.or_else(|| price.as_ref().and_then(|p| call_cost(p, &u)));
         out.push(BilledTurn {
             turn: k + 1,
             model,

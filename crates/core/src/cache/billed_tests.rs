@@ -128,7 +128,7 @@ fn causes_in_order_ttl_model_switch_floor() {
 }
 
 #[test]
-fn a_call_without_a_price_is_billed_at_the_cost_its_log_recorded() {
+fn a_call_is_billed_at_the_cost_its_log_recorded_else_at_its_price() {
     let j = journal(&[
         r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"qwen3:8b"}"#.into(),
         r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u","text":"q"}"#.into(),
@@ -140,9 +140,25 @@ fn a_call_without_a_price_is_billed_at_the_cost_its_log_recorded() {
         r#"{"rev":8,"ts":"2026-11-29T10:00:07Z","kind":"assistant","id":"a3","text":"z","usage":{"prompt_tokens":1000,"completion_tokens":1,"cost_usd":9.0}}"#.into(),
     ]);
     let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
-    assert_eq!((b.turns, b.unpriced_turns, b.recorded_cost_turns), (3, 1, 1));
-    // A known price wins over the recorded cost; the unpriced call with a recorded cost adds it.
-    assert_eq!(b.cost, Some(0.0 + (1000.0 * 1.25 + 10.0) / 1e6));
+    assert_eq!((b.turns, b.unpriced_turns, b.recorded_cost_turns), (3, 1, 2));
+    // The recorded cost wins over a known price (ccusage's rule, and `usage`'s); the call with
+    // neither is unpriced.
+    assert_eq!(b.cost, Some(0.0 + 9.0));
+}
+
+/// Unseen sweep 2 after h28c priced MiniMax: OpenClaw sessions that record the provider's charge
+/// per call were billed by `cache` at the table's price ($0.6082) while `usage` and ccusage billed
+/// the recorded cost ($0.5898). "As billed" is one figure: the recorded cost wins where there is one.
+#[test]
+fn regression_cache_billed_a_priced_model_at_the_table_not_the_recorded_cost() {
+    let j = journal(&[
+        r#"{"rev":1,"ts":"2026-11-29T10:00:00Z","kind":"session","id":"s","model":"claude-sonnet-4-5"}"#.into(),
+        r#"{"rev":2,"ts":"2026-11-29T10:00:01Z","kind":"user","id":"u","text":"q"}"#.into(),
+        r#"{"rev":3,"ts":"2026-11-29T10:00:02Z","kind":"assistant","id":"a","text":"x","usage":{"prompt_tokens":5000,"completion_tokens":3,"cost_usd":0.0123}}"#.into(),
+    ]);
+    let b = billed(&j, &CharEstimator, &PriceTable::builtin(), None);
+    assert_eq!(b.cost, Some(0.0123));
+    assert_eq!(b.recorded_cost_turns, 1);
 }
 
 #[test]
