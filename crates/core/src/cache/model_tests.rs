@@ -141,16 +141,18 @@ fn entry_refresh_keeps_the_whole_entry_alive() {
     assert_eq!(s.step(&req(&a, 100, 8)).cached, 2000);
 }
 
+/// A request of `n` blocks at `minute`: a 1,200-token system block, then 100-token blocks.
+fn system_then_blocks(n: u128, minute: i64) -> Request {
+    let keys: Vec<u128> = (0..n).collect();
+    let mut tok = vec![100; n as usize];
+    tok[0] = 1200;
+    Request::new(keys, tok, 1, Some(minute * 60_000))
+}
+
 #[test]
 fn anthropic_breakpoints_lookback_and_billing() {
     let mut s = Simulator::new(CacheModel::Anthropic);
-    // System block of 1200 tokens, then 100-token blocks.
-    let mk = |n: u128, minute: i64| {
-        let keys: Vec<u128> = (0..n).collect();
-        let mut tok = vec![100; n as usize];
-        tok[0] = 1200;
-        Request::new(keys, tok, 1, Some(minute * 60_000))
-    };
+    let mk = system_then_blocks;
     let o = s.step(&mk(3, 0));
     assert_eq!((o.prompt, o.cached, o.write), (1403, 0, 1403), "first request: all written");
     let o = s.step(&mk(5, 1));
@@ -203,12 +205,7 @@ fn regression_second_breakpoint_reads_past_a_long_append() {
 #[test]
 fn regression_uncached_tail_past_the_marker_was_written_and_read() {
     let mut s = Simulator::new(CacheModel::Anthropic);
-    let mk = |n: u128, minute: i64| {
-        let keys: Vec<u128> = (0..n).collect();
-        let mut tok = vec![100; n as usize];
-        tok[0] = 1200;
-        Request::new(keys, tok, 1, Some(minute * 60_000))
-    };
+    let mk = system_then_blocks;
     let first = mk(3, 0);
     let mut o = s.step(&first);
     // 3 tokens past the marker: framing, the nearest boundary is the end; nothing changes.
